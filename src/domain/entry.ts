@@ -1,0 +1,73 @@
+import type { PrState } from './states.js';
+import type { Reason } from './reasons.js';
+
+export const MERGEABILITY = ['MERGEABLE', 'NOT_MERGEABLE', 'IN_PROGRESS', 'UNSPECIFIED'] as const;
+export type Mergeability = (typeof MERGEABILITY)[number];
+
+/** What readiness (NOT_READY -> PENDING) depends on; kept current by the engine from the git host. */
+export interface Readiness {
+  hasImpactedTargets: boolean;
+  requiresImpactedTargets: boolean;
+  doesBaseBranchMatch: boolean;
+  gitHubMergeability: Mergeability;
+  isOpen: boolean;
+  isDraft: boolean;
+  /** Why the git host facts are unknown or negative, e.g. "no git host is configured". */
+  note: string | null;
+}
+
+export interface Transition {
+  state: PrState;
+  at: string;
+  reason: Reason;
+}
+
+/** A request to merge, recorded before the git host is asked, so a crash cannot merge twice. */
+export interface MergeIntent {
+  runId: string | null;
+  expectedSha: string;
+  requestedAt: string;
+}
+
+/** One submission of one pull request to one queue. */
+export interface Entry {
+  id: string;
+  queueId: string;
+  /** Submission sequence within the queue: the last tie-breaker of queue order. */
+  seq: number;
+  prNumber: number;
+  prTitle: string;
+  prSha: string;
+  prBaseBranch: string;
+  prAuthor: string;
+  state: PrState;
+  stateChangedAt: string;
+  submittedAt: string;
+  /** When it last became ready (queue order: priority, then this, then seq); null while NOT_READY. */
+  readyAt: string | null;
+  priorityValue: number;
+  priorityName: string;
+  usedDefaultPriorityName: string | null;
+  noBatch: boolean;
+  readiness: Readiness;
+  reason: Reason | null;
+  /** The run currently deciding this entry. */
+  testRunId: string | null;
+  /** Flake reruns used for the current failure. */
+  retriesUsed: number;
+  mergeIntent: MergeIntent | null;
+  mergeCommitSha: string | null;
+  history: Transition[];
+}
+
+export function initialReadiness(): Readiness {
+  return {
+    hasImpactedTargets: false,
+    requiresImpactedTargets: false,
+    doesBaseBranchMatch: true,
+    gitHubMergeability: 'UNSPECIFIED',
+    isOpen: true,
+    isDraft: false,
+    note: null,
+  };
+}

@@ -1,0 +1,40 @@
+import type { Entry } from './entry.js';
+import type { RepoRef } from './repo.js';
+import type { TestRun } from './run.js';
+import type { QueueMode, QueueSettings } from './settings.js';
+import type { QueueState } from './states.js';
+
+/** A unit is what the queue tests and decides as one: a single entry or a batch. */
+export interface Unit {
+  id: string;
+  entryIds: string[];
+  createdAt: string;
+}
+
+/**
+ * One document per queue: settings, state, active entries, units and live runs. Every reconcile is a
+ * single compare-and-set on `version`. Ended entries and finished runs that no live run refers to are
+ * moved out to the archive (see Store.commitQueue).
+ */
+export interface QueueDoc {
+  id: string;
+  orgId: string;
+  repo: RepoRef;
+  /** repoKey(repo): lower-case `host/owner/name`. */
+  repoKey: string;
+  branch: string;
+  state: QueueState;
+  /** While `switching_modes`: the mode being switched to and the state to return to. */
+  switching: { toMode: QueueMode; returnTo: 'running' | 'paused' | 'draining' } | null;
+  settings: QueueSettings;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  /** Next sequence number for entries, units and runs created in this queue. */
+  nextSeq: number;
+  /** Last known head of the target branch. */
+  targetSha: string | null;
+  entries: Entry[];
+  units: Unit[];
+  runs: TestRun[];
+}

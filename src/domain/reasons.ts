@@ -1,0 +1,42 @@
+/** Why an entry is in its state. Every transition carries one. */
+export const REASON_CODES = [
+  'submitted',
+  'ready',
+  'not_ready',
+  'test_started',
+  'tests_passed',
+  'tests_failed',
+  'test_timeout',
+  'merged',
+  'merged_elsewhere',
+  'merge_conflict',
+  'pr_updated',
+  'pr_closed',
+  'base_changed',
+  'converted_to_draft',
+  'cancelled_by_user',
+  'ahead_failed',
+  'ahead_cancelled',
+  'ahead_merged_elsewhere',
+  'readmitted',
+  'restarted_by_user',
+  'urgent_preemption',
+  'retry_passed',
+  'suspect',
+  'bisection_culprit',
+  'bisection_cleared',
+  'mode_switch',
+  'direct_merge',
+  'github_error',
+  'queue_deleted',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+export interface Reason {
+  code: ReasonCode;
+  message: string;
+}
+
+export function reason(code: ReasonCode, message: string): Reason {
+  return { code, message };
+}

@@ -1,0 +1,59 @@
+/** A test run: one CI run of one test branch (target head + an ordered list of PRs). */
+export const RUN_KINDS = ['main', 'bisection'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/**
+ * `creating` is written before the test branch exists, so that a crash between the two is finished
+ * by the next reconcile (branch names derive from the run id, so creating twice is harmless).
+ */
+export const RUN_STATUSES = ['creating', 'pending', 'passed', 'failed', 'timed_out', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type PublicRunStatus = Exclude<RunStatus, 'creating'>;
+
+export const CHECK_STATES = ['pending', 'success', 'failure', 'error'] as const;
+export type CheckState = (typeof CHECK_STATES)[number];
+
+export interface StatusCheck {
+  context: string;
+  state: CheckState;
+  url: string | null;
+}
+
+export interface RunPr {
+  entryId: string;
+  prNumber: number;
+  prSha: string;
+  prTitle: string;
+}
+
+export interface TestRun {
+  id: string;
+  queueId: string;
+  kind: RunKind;
+  status: RunStatus;
+  /** The unit this run decides. */
+  unitId: string;
+  /** Everything on the test branch, in merge order: dependencies first, then the unit's own PRs. */
+  prs: RunPr[];
+  /** Entry ids of the PRs ahead that this run was built on (a prefix of `prs`). */
+  dependencyEntryIds: string[];
+  /** 0 for the first run of this content, 1.. for flake reruns of identical content. */
+  attempt: number;
+  testBranch: string;
+  testBranchSha: string | null;
+  baseSha: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  requiredStatuses: string[];
+  requiredStatusesSource: 'queue' | 'branch_protection';
+  statusChecks: StatusCheck[];
+  /** Set when the branch could not be built: the PR whose merge conflicted. */
+  conflictEntryId: string | null;
+  cancelReason: string | null;
+  /** The test branch was deleted after the run ended. */
+  cleanedUp: boolean;
+}
+
+export function testBranchName(targetBranch: string, runId: string): string {
+  return `mergeq/${targetBranch}/${runId}`;
+}

@@ -1,0 +1,68 @@
+/** Queue settings with their defaults and bounds (api.md, "Queue settings and defaults"). */
+export const QUEUE_MODES = ['single', 'parallel'] as const;
+export type QueueMode = (typeof QUEUE_MODES)[number];
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+
+export interface QueueSettings {
+  mode: QueueMode;
+  concurrency: number;
+  testingTimeoutMinutes: number;
+  canOptimisticallyMerge: boolean;
+  pendingFailureDepth: number;
+  flakeRetries: number;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  bisectionConcurrency: number;
+  createPrsForTestingBranches: boolean;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+  /** null: use the branch protection's required checks. */
+  requiredStatuses: string[] | null;
+  directMergeMode: DirectMergeMode;
+  optimizationMode: OptimizationMode;
+  mergeMethod: MergeMethod;
+}
+
+/** Inclusive integer bounds of the numeric settings. */
+export const SETTING_BOUNDS = {
+  concurrency: [1, 1000],
+  testingTimeoutMinutes: [1, 10080],
+  pendingFailureDepth: [0, 100],
+  flakeRetries: [0, 5],
+  batchingMaxWaitTimeMinutes: [0, 1440],
+  batchingMinSize: [1, 100],
+  bisectionConcurrency: [1, 1000],
+} as const satisfies Partial<Record<keyof QueueSettings, readonly [number, number]>>;
+
+/** Defaults for a new queue; `bisectionConcurrency` follows `concurrency` unless given. */
+export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSettings {
+  const concurrency = overrides.concurrency ?? 1;
+  return {
+    mode: 'single',
+    concurrency,
+    testingTimeoutMinutes: 300,
+    canOptimisticallyMerge: false,
+    pendingFailureDepth: 0,
+    flakeRetries: 1,
+    batch: false,
+    batchingMaxWaitTimeMinutes: 5,
+    batchingMinSize: 4,
+    bisectionConcurrency: concurrency,
+    createPrsForTestingBranches: false,
+    commentsEnabled: true,
+    commandsEnabled: true,
+    statusCheckEnabled: true,
+    requiredStatuses: null,
+    directMergeMode: 'off',
+    optimizationMode: 'off',
+    mergeMethod: 'squash',
+    ...overrides,
+  };
+}

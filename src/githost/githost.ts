@@ -1,0 +1,69 @@
+import type { Mergeability } from '../domain/entry.js';
+import type { RepoRef } from '../domain/repo.js';
+import type { StatusCheck } from '../domain/run.js';
+import type { MergeMethod } from '../domain/settings.js';
+
+export interface PullRequestInfo {
+  number: number;
+  title: string;
+  headSha: string;
+  baseBranch: string;
+  author: string;
+  state: 'open' | 'closed' | 'merged';
+  draft: boolean;
+  mergeability: Mergeability;
+  mergeCommitSha: string | null;
+}
+
+export type CreateBranchResult =
+  | { ok: true; sha: string; baseSha: string }
+  | { ok: false; conflictPrNumber: number };
+
+export type MergeResult =
+  | { ok: true; sha: string }
+  | { ok: false; code: 'merge_conflict' | 'pr_updated'; message: string };
+
+export interface CommitStatusReport {
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  description: string;
+  targetUrl: string | null;
+}
+
+/**
+ * The git host port: everything the engine asks of GitHub (or the sandbox). Every method is
+ * idempotent or guarded (branch names derive from run ids; merges are guarded by the head SHA).
+ */
+export interface GitHost {
+  readonly kind: 'github' | 'sandbox' | 'none';
+  /** null when the PR does not exist. */
+  getPullRequest(repo: RepoRef, prNumber: number): Promise<PullRequestInfo | null>;
+  getBranchHead(repo: RepoRef, branch: string): Promise<string | null>;
+  /** The checks branch protection requires on `branch`. */
+  requiredStatuses(repo: RepoRef, branch: string): Promise<string[]>;
+  /**
+   * Builds `name` from the head of `baseBranch` by merging each PR head in order. Creating a branch
+   * that already exists with the same content answers as if it had just been created.
+   */
+  createTestBranch(
+    repo: RepoRef,
+    spec: { name: string; baseBranch: string; prs: { number: number; sha: string }[] },
+  ): Promise<CreateBranchResult>;
+  /** Deleting a missing branch is not an error. */
+  deleteBranch(repo: RepoRef, name: string): Promise<void>;
+  readStatuses(repo: RepoRef, sha: string): Promise<StatusCheck[]>;
+  mergePullRequest(
+    repo: RepoRef,
+    prNumber: number,
+    opts: { expectedSha: string; method: MergeMethod },
+  ): Promise<MergeResult>;
+  reportStatus(repo: RepoRef, sha: string, report: CommitStatusReport): Promise<void>;
+}
+
+/** Thrown by the `none` host: no git host is configured. */
+export class NoGitHostError extends Error {
+  constructor() {
+    super('no git host is configured');
+    this.name = 'NoGitHostError';
+  }
+}

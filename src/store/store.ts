@@ -1,0 +1,79 @@
+import type { Entry } from '../domain/entry.js';
+import type { ApiToken, Org } from '../domain/org.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { TestCase } from '../domain/quarantine.js';
+import type { TestRun } from '../domain/run.js';
+import type { ImpactedTargets } from '../domain/targets.js';
+
+/** Ended entries and finished runs moved out of a queue document when it is committed. */
+export interface Archive {
+  entries?: Entry[];
+  runs?: TestRun[];
+}
+
+export interface RunFilter {
+  runId?: string;
+  prNumber?: number;
+  finishedSince?: string;
+}
+
+/**
+ * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
+ * plain JSON-compatible objects; adapters return fresh copies, never shared references.
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'mongo';
+  /** Resolves when the store answers; used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Organizations and tokens
+  /** Throws ConflictError when the slug or one of the owners is taken. */
+  createOrg(org: Org): Promise<void>;
+  getOrgById(id: string): Promise<Org | null>;
+  getOrgBySlug(slug: string): Promise<Org | null>;
+  /** The organization owning `host/owner` (ownerKey), if any. */
+  findOrgByOwner(ownerKey: string): Promise<Org | null>;
+  /** Throws ConflictError when another organization owns it; no-op when this one does. */
+  addOrgOwner(orgId: string, ownerKey: string): Promise<void>;
+  createToken(token: ApiToken): Promise<void>;
+  findTokenByHash(hash: string): Promise<ApiToken | null>;
+  getToken(id: string): Promise<ApiToken | null>;
+  listTokens(orgId: string): Promise<ApiToken[]>;
+  /** Returns false when no such token exists; revoking twice keeps the first time. */
+  revokeToken(id: string, at: string): Promise<boolean>;
+  touchToken(id: string, at: string): Promise<void>;
+
+  // Queues
+  /** Throws ConflictError when a queue exists for (repoKey, branch). */
+  insertQueue(queue: QueueDoc): Promise<void>;
+  getQueue(repoKey: string, branch: string): Promise<QueueDoc | null>;
+  getQueueById(id: string): Promise<QueueDoc | null>;
+  listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
+  /**
+   * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
+   * must be `expectedVersion + 1`. The archive is written first (upsert by id, so repeating it after a
+   * failed or interrupted commit is harmless). Returns false on a version conflict.
+   */
+  commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean>;
+  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. */
+  deleteQueue(id: string, expectedVersion: number): Promise<boolean>;
+
+  // Archive of ended entries and finished runs
+  /** The most recent archived entry (highest seq) for that PR in that queue. */
+  latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null>;
+  /** Archived entries whose stateChangedAt is at or after `since`. */
+  archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]>;
+  /** Archived runs of a queue matching the filter, newest first. */
+  archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]>;
+
+  // Impacted targets: large, kept out of the queue document, keyed by PR head SHA
+  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void>;
+  getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null>;
+
+  // Test cases (flaky-test detection and quarantine)
+  upsertTestCase(testCase: TestCase): Promise<void>;
+  getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
+  /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
+  listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+}
