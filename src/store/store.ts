@@ -71,6 +71,12 @@ export interface Store {
   putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void>;
   getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null>;
 
+  /**
+   * A named server secret (e.g. the key that signs page tokens), created on first use and then the
+   * same for every process sharing the store. Concurrent first calls agree on one value.
+   */
+  getOrCreateSecret(name: string, create: () => string): Promise<string>;
+
   // Test cases (flaky-test detection and quarantine)
   upsertTestCase(testCase: TestCase): Promise<void>;
   getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
