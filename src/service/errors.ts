@@ -1,0 +1,33 @@
+/** A field problem, as listed in a problem+json `errors` array. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** An error every door (HTTP, GitHub App, CLI) reports the same way; HTTP renders it as problem+json. */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly errors?: FieldProblem[],
+  ) {
+    super(detail ?? title);
+    this.name = 'ServiceError';
+  }
+}
+
+export const notFound = {
+  queue: (branch: string) => new ServiceError(404, 'queue_not_found', 'Queue not found', `no queue for branch ${branch}`),
+  pullRequest: (prNumber: number) =>
+    new ServiceError(404, 'pull_request_not_found', 'Pull request not found', `pull request #${prNumber} was never submitted to this queue`),
+};
+
+export function forbidden(detail: string): ServiceError {
+  return new ServiceError(403, 'forbidden', 'Forbidden', detail);
+}
+
+export function invalidState(detail: string): ServiceError {
+  return new ServiceError(409, 'invalid_state', 'Invalid state', detail);
+}
