@@ -1,0 +1,89 @@
+import type { Entry } from '../domain/entry.js';
+import { RUN_KINDS, type RunKind } from '../domain/run.js';
+import { isActive, type PrState } from '../domain/states.js';
+import type { QueueActivity } from './queue-activity.js';
+
+export const CONCLUSIONS = ['merged', 'failed', 'cancelled'] as const;
+export type Conclusion = (typeof CONCLUSIONS)[number];
+
+const CONCLUSION_OF: Partial<Record<PrState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
+
+/** The time window of the rolling totals and histograms, in epoch milliseconds, both ends included. */
+export interface TimeWindow {
+  since: number;
+  until: number;
+}
+
+/** The numbers one queue contributes to the metrics. */
+export interface QueueMeasures {
+  depth: number;
+  awaitingMergeability: number;
+  runsInFlight: Record<RunKind, number>;
+  conclusions: Record<Conclusion, number>;
+  restarts: number;
+  /** Submission to first TESTING, for entries first tested within the window. */
+  waitSeconds: number[];
+  /** Run creation to result, for runs that passed or failed within the window. */
+  testSeconds: Record<RunKind, number[]>;
+  /** Submission to end, for entries that ended within the window. */
+  timeInQueueSeconds: number[];
+}
+
+export function measureQueue(activity: QueueActivity, window: TimeWindow): QueueMeasures {
+  const within = (at: string | null): boolean => {
+    if (at === null) return false;
+    const t = Date.parse(at);
+    return t >= window.since && t <= window.until;
+  };
+  const live = activity.queue.entries;
+
+  const measures: QueueMeasures = {
+    depth: live.filter((e) => isActive(e.state)).length,
+    awaitingMergeability: live.filter((e) => e.state === 'NOT_READY').length,
+    runsInFlight: perKind(() => 0),
+    conclusions: { merged: 0, failed: 0, cancelled: 0 },
+    restarts: 0,
+    waitSeconds: [],
+    testSeconds: perKind(() => []),
+    timeInQueueSeconds: [],
+  };
+
+  for (const run of activity.queue.runs) {
+    if (run.status === 'creating' || run.status === 'pending') measures.runsInFlight[run.kind] += 1;
+  }
+  for (const run of activity.runs) {
+    if ((run.status === 'passed' || run.status === 'failed') && within(run.finishedAt)) {
+      measures.testSeconds[run.kind].push(secondsBetween(run.createdAt, run.finishedAt as string));
+    }
+  }
+
+  for (const entry of activity.entries) {
+    const conclusion = CONCLUSION_OF[entry.state];
+    if (conclusion && within(entry.stateChangedAt)) {
+      measures.conclusions[conclusion] += 1;
+      measures.timeInQueueSeconds.push(secondsBetween(entry.submittedAt, entry.stateChangedAt));
+    }
+    measures.restarts += restartsWithin(entry, within);
+    const firstTest = entry.history.find((t) => t.state === 'TESTING');
+    if (firstTest && within(firstTest.at)) measures.waitSeconds.push(secondsBetween(entry.submittedAt, firstTest.at));
+  }
+  return measures;
+}
+
+/** TESTING -> PENDING transitions: the entry's tests were thrown away and it waits to be tested again. */
+function restartsWithin(entry: Entry, within: (at: string) => boolean): number {
+  let count = 0;
+  for (let i = 1; i < entry.history.length; i++) {
+    const step = entry.history[i];
+    if (step && step.state === 'PENDING' && entry.history[i - 1]?.state === 'TESTING' && within(step.at)) count += 1;
+  }
+  return count;
+}
+
+function perKind<T>(make: () => T): Record<RunKind, T> {
+  return Object.fromEntries(RUN_KINDS.map((k) => [k, make()])) as Record<RunKind, T>;
+}
+
+function secondsBetween(from: string, to: string): number {
+  return Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
+}

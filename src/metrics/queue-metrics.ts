@@ -1,0 +1,119 @@
+import { Gauge, Histogram, Registry } from 'prom-client';
+import type { QueueDoc } from '../domain/queue.js';
+import { repoFullName } from '../domain/repo.js';
+import { RUN_KINDS } from '../domain/run.js';
+import type { Store } from '../store/store.js';
+import { loadQueueActivity } from './queue-activity.js';
+import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
+import { UntypedMetric } from './untyped.js';
+
+/** The content type of the exposition format these metrics are written in (0.0.4). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+const HOUR_MS = 60 * 60 * 1000;
+/** Seconds; +Inf is added by prom-client. */
+export const DURATION_BUCKETS: readonly number[] = [60, 300, 600, 900, 1800, 3600, 5400, 7200];
+
+const QUEUE_LABELS = ['repo', 'branch', 'queue_type'] as const;
+type QueueLabel = (typeof QUEUE_LABELS)[number];
+type QueueLabels = Record<QueueLabel, string>;
+
+function defineMetrics(registry: Registry) {
+  const registers = [registry];
+  const labelNames = QUEUE_LABELS;
+  const histogram = (name: string, help: string) =>
+    new Histogram({ name, help, labelNames, buckets: [...DURATION_BUCKETS], registers });
+  return {
+    depth: new Gauge({ name: 'mq_depth_current', help: 'Pull requests in the queue now (every active state).', labelNames, registers }),
+    awaitingMergeability: new Gauge({
+      name: 'mq_awaiting_mergeability',
+      help: 'Pull requests in the queue that are not ready yet (NOT_READY).',
+      labelNames,
+      registers,
+    }),
+    testingSlotsActive: new Gauge({
+      name: 'mq_testing_slots_active',
+      help: 'Test runs in flight (being created or waiting for results).',
+      labelNames,
+      registers,
+    }),
+    conclusions: new UntypedMetric({
+      name: 'mq_pr_conclusions_1h_total',
+      help: 'Pull requests that left the queue in the last hour, by conclusion.',
+      labelNames: [...QUEUE_LABELS, 'conclusion'],
+      registers,
+    }),
+    restarts: new UntypedMetric({
+      name: 'mq_pr_restarts_1h_total',
+      help: 'Test restarts (TESTING -> PENDING) in the last hour.',
+      labelNames,
+      registers,
+    }),
+    waitDuration: histogram(
+      'mq_pr_wait_duration_1h_seconds',
+      'Seconds from submission to first test, of pull requests first tested in the last hour.',
+    ),
+    testDuration: histogram(
+      'mq_pr_test_duration_1h_seconds',
+      'Seconds from creation to result, of test runs that passed or failed in the last hour.',
+    ),
+    timeInQueue: histogram(
+      'mq_pr_time_in_queue_1h_seconds',
+      'Seconds from submission to leaving the queue, of pull requests that left in the last hour.',
+    ),
+  };
+}
+type QueueMetrics = ReturnType<typeof defineMetrics>;
+
+/**
+ * Prometheus text (exposition format 0.0.4) for the queues of an organization, or of one repository
+ * of it. Gauges describe `now`; the `_1h` metrics cover the hour before it. Every series of every
+ * queue is written, at zero when nothing happened, so dashboards always find it. Queues that share
+ * their labels (same owner/name on two hosts) are added together.
+ */
+export async function renderQueueMetrics(store: Store, orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> {
+  const window = { since: now.getTime() - HOUR_MS, until: now.getTime() };
+  const activities = await loadQueueActivity(store, orgId, filter, new Date(window.since).toISOString());
+
+  const registry = new Registry();
+  const metrics = defineMetrics(registry);
+  const labelled = activities.map((activity) => ({ activity, labels: labelsOf(activity.queue) }));
+  // Histograms get their series first: zero() resets one, so it must not follow another queue's
+  // observations under the same labels.
+  for (const { labels } of labelled) {
+    for (const histogram of [metrics.waitDuration, metrics.timeInQueue]) histogram.zero(labels('main'));
+    for (const kind of RUN_KINDS) metrics.testDuration.zero(labels(kind));
+  }
+  for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
+  return registry.metrics();
+}
+
+export { renderQueueMetrics as renderMetrics };
+
+function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {
+  // Entries are counted in the main queue; runs by their kind.
+  const main = labels('main');
+  addTo(metrics.depth, main, m.depth);
+  addTo(metrics.awaitingMergeability, main, m.awaitingMergeability);
+  for (const conclusion of CONCLUSIONS) addTo(metrics.conclusions, { ...main, conclusion }, m.conclusions[conclusion]);
+  addTo(metrics.restarts, main, m.restarts);
+  observeAll(metrics.waitDuration, main, m.waitSeconds);
+  observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);
+  for (const kind of RUN_KINDS) {
+    addTo(metrics.testingSlotsActive, labels(kind), m.runsInFlight[kind]);
+    observeAll(metrics.testDuration, labels(kind), m.testSeconds[kind]);
+  }
+}
+
+function labelsOf(queue: QueueDoc): (queueType: string) => QueueLabels {
+  return (queueType) => ({ repo: repoFullName(queue.repo), branch: queue.branch, queue_type: queueType });
+}
+
+/** `inc` rather than `set`: queues with the same labels add up, and `inc` by 0 still writes the series. */
+function addTo<T extends string>(gauge: Gauge<T>, labels: Record<T, string>, value: number): void {
+  gauge.inc(labels, value);
+}
+
+function observeAll(histogram: Histogram<QueueLabel>, labels: QueueLabels, values: number[]): void {
+  for (const v of values) histogram.observe(labels, v);
+}
