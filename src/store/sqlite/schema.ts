@@ -1,0 +1,106 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append new
+ * migrations at the end, never edit one that has shipped.
+ *
+ * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE orgs (
+    id   TEXT PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    doc  TEXT NOT NULL
+  );
+  CREATE TABLE org_owners (
+    owner_key TEXT PRIMARY KEY,
+    org_id    TEXT NOT NULL REFERENCES orgs(id)
+  );
+  CREATE TABLE tokens (
+    id     TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    hash   TEXT NOT NULL UNIQUE,
+    doc    TEXT NOT NULL
+  );
+  CREATE INDEX tokens_by_org ON tokens(org_id);
+
+  CREATE TABLE queues (
+    id       TEXT PRIMARY KEY,
+    repo_key TEXT NOT NULL,
+    branch   TEXT NOT NULL,
+    org_id   TEXT NOT NULL,
+    version  INTEGER NOT NULL,
+    doc      TEXT NOT NULL,
+    UNIQUE (repo_key, branch)
+  );
+  CREATE INDEX queues_by_org ON queues(org_id);
+
+  CREATE TABLE archived_entries (
+    id               TEXT PRIMARY KEY,
+    queue_id         TEXT NOT NULL,
+    pr_number        INTEGER NOT NULL,
+    seq              INTEGER NOT NULL,
+    state_changed_at TEXT NOT NULL,
+    doc              TEXT NOT NULL
+  );
+  CREATE INDEX archived_entries_by_pr ON archived_entries(queue_id, pr_number, seq);
+  CREATE INDEX archived_entries_by_end ON archived_entries(queue_id, state_changed_at);
+
+  CREATE TABLE archived_runs (
+    id          TEXT PRIMARY KEY,
+    queue_id    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    finished_at TEXT,
+    doc         TEXT NOT NULL
+  );
+  CREATE INDEX archived_runs_by_queue ON archived_runs(queue_id, finished_at);
+  -- The PR numbers a run tested, so runs can be found by PR without reading their documents.
+  CREATE TABLE archived_run_prs (
+    run_id    TEXT NOT NULL,
+    queue_id  TEXT NOT NULL,
+    pr_number INTEGER NOT NULL,
+    PRIMARY KEY (run_id, pr_number)
+  );
+  CREATE INDEX archived_run_prs_by_pr ON archived_run_prs(queue_id, pr_number);
+
+  -- One row per PR head. names: the target names joined by "\\n" (encoding 'lines'), or a JSON
+  -- array when a name contains a newline (encoding 'json'). Joined text reads and writes a list of
+  -- hundreds of thousands of names in milliseconds, where a row per name would take seconds.
+  CREATE TABLE impacted_targets (
+    repo_key    TEXT NOT NULL,
+    pr_number   INTEGER NOT NULL,
+    sha         TEXT NOT NULL,
+    all_targets INTEGER NOT NULL,
+    count       INTEGER NOT NULL,
+    encoding    TEXT NOT NULL,
+    names       TEXT NOT NULL,
+    PRIMARY KEY (repo_key, pr_number, sha)
+  );
+
+  CREATE TABLE secrets (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE test_cases (
+    repo_key       TEXT NOT NULL,
+    test_case_id   TEXT NOT NULL,
+    quarantined_at TEXT,
+    doc            TEXT NOT NULL,
+    PRIMARY KEY (repo_key, test_case_id)
+  );
+  CREATE INDEX test_cases_quarantined ON test_cases(repo_key, quarantined_at DESC, test_case_id)
+    WHERE quarantined_at IS NOT NULL;
+  `,
+];
+
+/** Brings the database to the latest schema. Safe to call on every open, from several processes. */
+export function migrate(db: Database.Database): void {
+  // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let i = current; i < MIGRATIONS.length; i++) db.exec(MIGRATIONS[i]!);
+    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}

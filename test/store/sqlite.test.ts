@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore, openStore, SQLITE_FILE } from '../../src/store/open.js';
+import { storeContract } from './contract.js';
+import { aQueue, aQueueWithEntries, aRun, aTestCase, aToken, anEndedEntry, anOrg, at } from './fixtures.js';
+
+storeContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
+
+describe('sqlite store on a file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mergeq-store-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
+
+  it('creates the data directory and keeps everything across a close and reopen', async () => {
+    const dataDir = join(dir, 'nested', 'data');
+    const org = anOrg({ owners: ['github.com/acme'] });
+    const token = aToken(org.id);
+    const queue = aQueue({ orgId: org.id, version: 1 });
+    const ended = anEndedEntry(queue.id, { prNumber: 4 });
+    const run = aRun(queue.id, [4]);
+    const testCase = aTestCase(queue.repoKey);
+    const targets = Array.from({ length: 1000 }, (_, i) => `t${i}`);
+
+    const first = await openStore({ dataDir });
+    expect(first.kind).toBe('sqlite');
+    await first.createOrg(org);
+    await first.createToken(token);
+    await first.revokeToken(token.id, at(1));
+    await first.insertQueue(queue);
+    const committed = { ...queue, version: 2, state: 'paused' as const };
+    expect(await first.commitQueue(committed, 1, { entries: [ended], runs: [run] })).toBe(true);
+    await first.putImpactedTargets(queue.repoKey, 4, 'sha-4', { all: false, targets });
+    await first.upsertTestCase(testCase);
+    const secret = await first.getOrCreateSecret('key', () => 'created-first');
+    await first.close();
+
+    const second = await openStore({ dataDir });
+    expect(await second.findOrgByOwner('github.com/acme')).toEqual(org);
+    expect(await second.findTokenByHash(token.hash)).toEqual({ ...token, revokedAt: at(1) });
+    expect(await second.getQueue(queue.repoKey, 'main')).toEqual(committed);
+    expect(await second.latestArchivedEntry(queue.id, 4)).toEqual(ended);
+    expect(await second.archivedRuns(queue.id, { prNumber: 4 })).toEqual([run]);
+    expect(await second.getImpactedTargets(queue.repoKey, 4, 'sha-4')).toEqual({ all: false, targets });
+    expect(await second.getTestCase(queue.repoKey, testCase.testCaseId)).toEqual(testCase);
+    expect(await second.getOrCreateSecret('key', () => 'created-second')).toBe(secret);
+    await second.close();
+  });
+
+  it('lets two stores on the same file see each other and agree on secrets', async () => {
+    const path = join(dir, SQLITE_FILE);
+    const a = await openSqliteStore(path);
+    const b = await openSqliteStore(path);
+    try {
+      const [fromA, fromB] = await Promise.all([
+        a.getOrCreateSecret('page-token-key', () => 'from-a'),
+        b.getOrCreateSecret('page-token-key', () => 'from-b'),
+      ]);
+      expect(fromB).toBe(fromA);
+
+      const queue = aQueue({ version: 1 });
+      await a.insertQueue(queue);
+      expect(await b.commitQueue({ ...queue, version: 2 }, 1)).toBe(true);
+      expect(await a.commitQueue({ ...queue, version: 2 }, 1)).toBe(false);
+      expect((await a.getQueueById(queue.id))?.version).toBe(2);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('rolls back the archive of a commit that lost the version race', async () => {
+    const store = await openSqliteStore(join(dir, SQLITE_FILE));
+    try {
+      const queue = aQueue({ version: 1 });
+      await store.insertQueue(queue);
+      await store.commitQueue({ ...queue, version: 2 }, 1);
+      const ended = anEndedEntry(queue.id, { prNumber: 9 });
+      expect(await store.commitQueue({ ...queue, version: 2 }, 1, { entries: [ended] })).toBe(false);
+      expect(await store.latestArchivedEntry(queue.id, 9)).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads and commits a queue of 1,000 entries, round after round', async () => {
+    const store = await openSqliteStore(join(dir, SQLITE_FILE));
+    try {
+      const queue = aQueueWithEntries(1000, { version: 1 });
+      await store.insertQueue(queue);
+      let current = queue;
+      for (let i = 0; i < 21; i++) {
+        const loaded = (await store.getQueue(current.repoKey, current.branch))!;
+        const next = { ...loaded, version: loaded.version + 1, updatedAt: at(i) };
+        expect(await store.commitQueue(next, loaded.version)).toBe(true);
+        current = next;
+      }
+      expect(await store.getQueueById(queue.id)).toEqual(current);
+    } finally {
+      await store.close();
+    }
+  });
+});
