@@ -1,0 +1,51 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ApiToken, Org } from '../domain/org.js';
+import type { Clock } from '../engine/clock.js';
+import { hashToken } from '../service/tokens.js';
+import type { Store } from '../store/store.js';
+import type { Logger } from 'pino';
+import { httpErrors } from './problem.js';
+
+export const TOKEN_HEADER = 'x-api-token';
+/** Last use is recorded at most this often per token: a write per request would cost more than the request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Who is calling: set by `requireToken` for the handlers after it. */
+export interface Caller {
+  org: Org;
+  token: ApiToken;
+}
+
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw new Error('callerOf used on a route without requireToken');
+  return caller;
+}
+
+/**
+ * `x-api-token` → hash → stored token → organization. Runs before the body is read, so an
+ * unauthenticated client cannot make the server buffer anything. The token itself is never logged.
+ */
+export function requireToken(deps: { store: Store; clock: Clock; logger: Logger }): RequestHandler {
+  const lastTouched = new Map<string, number>();
+
+  const touch = (token: ApiToken, nowMs: number) => {
+    const last = Math.max(lastTouched.get(token.id) ?? 0, token.lastUsedAt ? Date.parse(token.lastUsedAt) : 0);
+    if (nowMs - last < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(token.id, nowMs);
+    deps.store.touchToken(token.id, new Date(nowMs).toISOString()).catch((err: unknown) => {
+      deps.logger.warn({ err, tokenId: token.id }, 'could not record the last use of a token');
+    });
+  };
+
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const presented = req.get(TOKEN_HEADER);
+    if (!presented) throw httpErrors.unauthorized(`the ${TOKEN_HEADER} header is required`);
+    const token = await deps.store.findTokenByHash(hashToken(presented));
+    const org = token && !token.revokedAt ? await deps.store.getOrgById(token.orgId) : null;
+    if (!token || !org) throw httpErrors.unauthorized('the API token is unknown or revoked');
+    res.locals.caller = { org, token } satisfies Caller;
+    touch(token, deps.clock.now().getTime());
+    next();
+  };
+}

@@ -1,0 +1,145 @@
+import type { z } from 'zod';
+import type { Org } from '../domain/org.js';
+import type { QuarantineService } from '../service/quarantine-service.js';
+import type { QueueService } from '../service/queue-service.js';
+import { pullRequestRefSchema, setImpactedTargetsSchema, submitPullRequestSchema, testingDetailsSchema } from './schemas/pull-request.js';
+import { listQuarantinedTestsSchema } from './schemas/quarantine.js';
+import { createQueueSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
+import {
+  deleteQueueResponseSchema,
+  quarantinedTestsResponseSchema,
+  queueRecordSchema,
+  setImpactedTargetsResponseSchema,
+  submittedPullRequestSchema,
+  testingDetailsResponseSchema,
+} from './schemas/responses.js';
+import { validate } from './validate.js';
+
+export interface OperationServices {
+  queueService: QueueService;
+  quarantineService: Pick<QuarantineService, 'list'>;
+}
+
+/**
+ * One POST operation under /v1: its request schema validates the body AND is what the OpenAPI
+ * document shows, so the two cannot disagree.
+ */
+export interface Operation {
+  /** Path below /v1. */
+  path: string;
+  summary: string;
+  request: z.ZodType;
+  response: z.ZodType;
+  /** Error statuses this operation can answer beyond those of every operation (400, 401, 413, 415, 429). */
+  errorStatuses: number[];
+  /** Validates `body` (400 invalid_request) and runs the operation for `org`. */
+  run(services: OperationServices, org: Org, body: unknown): Promise<unknown>;
+}
+
+function operation<S extends z.ZodType>(def: {
+  path: string;
+  summary: string;
+  request: S;
+  response: z.ZodType;
+  errorStatuses: number[];
+  run: (services: OperationServices, org: Org, input: z.output<S>) => Promise<unknown>;
+}): Operation {
+  return { ...def, run: (services, org, body) => def.run(services, org, validate(def.request, body)) };
+}
+
+export const OPERATIONS: readonly Operation[] = [
+  operation({
+    path: '/submitPullRequest',
+    summary: 'Submit a pull request to the queue for testing and merging',
+    request: submitPullRequestSchema,
+    response: submittedPullRequestSchema,
+    errorStatuses: [403, 404, 409],
+    run: (s, org, input) => s.queueService.submitPullRequest(org, input),
+  }),
+  operation({
+    path: '/cancelPullRequest',
+    summary: 'Remove a pull request from the queue',
+    request: pullRequestRefSchema,
+    response: submittedPullRequestSchema,
+    errorStatuses: [403, 404, 409],
+    run: (s, org, input) => s.queueService.cancelPullRequest(org, input),
+  }),
+  operation({
+    path: '/restartTestsOnPullRequest',
+    summary: 'Re-run the tests of a pull request that is testing, passed or pending failure',
+    request: pullRequestRefSchema,
+    response: submittedPullRequestSchema,
+    errorStatuses: [403, 404, 409],
+    run: (s, org, input) => s.queueService.restartTestsOnPullRequest(org, input),
+  }),
+  operation({
+    path: '/getSubmittedPullRequest',
+    summary: 'The status of the latest submission of a pull request',
+    request: pullRequestRefSchema,
+    response: submittedPullRequestSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.getSubmittedPullRequest(org, input),
+  }),
+  operation({
+    path: '/setImpactedTargets',
+    summary: 'Set the impacted targets of a pull request head (parallel queues)',
+    request: setImpactedTargetsSchema,
+    response: setImpactedTargetsResponseSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.setImpactedTargets(org, input),
+  }),
+  operation({
+    path: '/getMergeQueueTestingDetails',
+    summary: 'Test runs: one run, the runs that include a pull request, or all runs in flight',
+    request: testingDetailsSchema,
+    response: testingDetailsResponseSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.getMergeQueueTestingDetails(org, input),
+  }),
+  operation({
+    path: '/createQueue',
+    summary: 'Create a merge queue for a branch',
+    request: createQueueSchema,
+    response: queueRecordSchema,
+    errorStatuses: [403, 409],
+    run: (s, org, input) => s.queueService.createQueue(org, input),
+  }),
+  operation({
+    path: '/getQueue',
+    summary: 'Queue state, configuration and enqueued pull requests',
+    request: queueRefSchema,
+    response: queueRecordSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.getQueue(org, input),
+  }),
+  operation({
+    path: '/updateQueue',
+    summary: 'Update queue settings and state; omitted fields stay unchanged',
+    request: updateQueueSchema,
+    response: queueRecordSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.updateQueue(org, input),
+  }),
+  operation({
+    path: '/deleteQueue',
+    summary: 'Delete an empty queue; a missing queue answers {"deleted": false}',
+    request: queueRefSchema,
+    response: deleteQueueResponseSchema,
+    errorStatuses: [403, 409],
+    run: (s, org, input) => s.queueService.deleteQueue(org, input),
+  }),
+  operation({
+    path: '/flaky-tests/list-quarantined-tests',
+    summary: 'A page of the quarantined tests of a repository',
+    request: listQuarantinedTestsSchema,
+    response: quarantinedTestsResponseSchema,
+    errorStatuses: [403],
+    run: (s, org, input) =>
+      s.quarantineService.list(org, {
+        repo: input.repo,
+        orgUrlSlug: input.org_url_slug,
+        pageSize: input.page_query.page_size,
+        pageToken: input.page_query.page_token,
+      }),
+  }),
+];

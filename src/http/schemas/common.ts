@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { liberalInt, nonEmptyString } from './fields.js';
+
+/** Request fields shared by the queue operations (api.md, "Common request fields"). */
+
+export const MAX_NAME_LENGTH = 255;
+export const MAX_BRANCH_LENGTH = 1024;
+
+export const repoSchema = z
+  .object(
+    {
+      host: nonEmptyString(MAX_NAME_LENGTH, 'repository host name, e.g. github.com'),
+      owner: nonEmptyString(MAX_NAME_LENGTH, 'repository owner or organization'),
+      name: nonEmptyString(MAX_NAME_LENGTH, 'repository name'),
+    },
+    { error: (iss) => (iss.input === undefined ? 'Required' : 'expected an object {host, owner, name}') },
+  )
+  .describe('the repository');
+
+export const targetBranchSchema = nonEmptyString(MAX_BRANCH_LENGTH, 'the branch the merge queue targets');
+
+export const prNumberSchema = liberalInt(1, Number.MAX_SAFE_INTEGER, 'pull request number');
+
+export const queueRefFields = { repo: repoSchema, targetBranch: targetBranchSchema };
+
+export function prObject<S extends z.ZodRawShape>(shape: S) {
+  return z.object(shape, { error: (iss) => (iss.input === undefined ? 'Required' : 'expected an object') });
+}
+
+export const prRefSchema = prObject({ number: prNumberSchema }).describe('the pull request');
+
+/** The whole body: an object; anything else is one problem at the root. */
+export function body<S extends z.ZodRawShape>(shape: S) {
+  return z.object(shape, { error: (iss) => (iss.input === undefined ? 'Required: a JSON object' : 'expected a JSON object') });
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  QUEUE_MODES,
+  SETTING_BOUNDS,
+} from '../../domain/settings.js';
+import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
+import { body, queueRefFields } from './common.js';
+import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+
+/** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
+
+function bounded(field: keyof typeof SETTING_BOUNDS, description: string) {
+  const [min, max] = SETTING_BOUNDS[field];
+  return optionalField(liberalInt(min, max, description));
+}
+
+const settingsFields = {
+  mode: optionalField(liberalEnum(QUEUE_MODES, 'single (predictive queue) or parallel (lanes by impacted targets); default single')),
+  concurrency: bounded('concurrency', 'test runs in flight at once; default 1'),
+  testingTimeoutMinutes: bounded('testingTimeoutMinutes', 'a run with no verdict after this many minutes fails; default 300'),
+  canOptimisticallyMerge: optionalField(boolean('a passing run also merges the PRs ahead it contains; default false')),
+  pendingFailureDepth: bounded('pendingFailureDepth', 'runs behind a failure kept as flake evidence; default 0'),
+  flakeRetries: bounded('flakeRetries', 'reruns of a failing run before its PR fails; default 1'),
+  batch: optionalField(boolean('test PRs in batches; default false')),
+  batchingMaxWaitTimeMinutes: bounded('batchingMaxWaitTimeMinutes', 'longest wait for a batch to fill; default 5'),
+  batchingMinSize: bounded('batchingMinSize', 'PRs per batch; default 4'),
+  bisectionConcurrency: bounded('bisectionConcurrency', 'bisection runs in flight at once; default: concurrency at creation'),
+  createPrsForTestingBranches: optionalField(boolean('open a PR for every test branch; default false')),
+  commentsEnabled: optionalField(boolean('comment on PRs; default true')),
+  commandsEnabled: optionalField(boolean('accept /merge comment commands; default true')),
+  statusCheckEnabled: optionalField(boolean('report a commit status on PRs; default true')),
+  // null is a value here: back to the branch protection's required checks.
+  requiredStatuses: z
+    .array(nonEmptyString(255))
+    .max(200, { error: 'at most 200 required statuses' })
+    .nullable()
+    .optional()
+    .describe('the checks a run must pass; null: those branch protection requires (the default)'),
+  directMergeMode: optionalField(liberalEnum(DIRECT_MERGE_MODES, 'merge an up-to-date PR without a test run; default off')),
+  optimizationMode: optionalField(liberalEnum(OPTIMIZATION_MODES, 'default off')),
+  mergeMethod: optionalField(liberalEnum(MERGE_METHODS, 'how a PR merges into the target branch; default squash')),
+};
+
+const stateField = optionalField(
+  liberalEnum(SETTABLE_QUEUE_STATES, 'running, paused or draining (switching_modes is entered by the queue itself)'),
+);
+
+export const createQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+
+export const updateQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+
+/** getQueue and deleteQueue. */
+export const queueRefSchema = body({ ...queueRefFields });
+
+export type SettingsFields = z.output<z.ZodObject<typeof settingsFields>>;

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { MERGEABILITY } from '../../domain/entry.js';
+import { REASON_CODES } from '../../domain/reasons.js';
+import { CHECK_STATES, RUN_KINDS } from '../../domain/run.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES } from '../../domain/settings.js';
+import { PR_STATES, QUEUE_STATES } from '../../domain/states.js';
+import type { PageJson, QuarantinedTestJson } from '../../service/quarantine-service.js';
+import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import type { QueueRecord } from '../../service/queue-record.js';
+import type { SetImpactedTargetsRecord } from '../../service/queue-service.js';
+import type { TestRunRecord } from '../../service/test-run-record.js';
+
+/**
+ * What the operations answer, for the OpenAPI document. Each is checked against the service's record
+ * type at compile time (`satisfies`), so the documentation cannot drift from what is sent.
+ */
+
+const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+const reasonSchema = z.object({ code: z.enum(REASON_CODES), message: z.string() });
+
+const enqueuedFields = {
+  id: z.string(),
+  prNumber: z.number().int(),
+  prTitle: z.string(),
+  prSha: z.string(),
+  prBaseBranch: z.string(),
+  prAuthor: z.string(),
+  state: z.enum(PR_STATES),
+  stateChangedAt: timestamp,
+  position: z.number().int().nullable().describe('1-based place in queue order; null while not ready or not in the queue'),
+  priorityValue: z.number().int(),
+  priorityName: z.string(),
+  usedDefaultPriorityName: z.string().nullable().describe('the default priority name when none was given, else null'),
+  skipTheLine: z.boolean(),
+  noBatch: z.boolean(),
+};
+
+export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
+
+export const submittedPullRequestSchema = z.object({
+  ...enqueuedFields,
+  isCurrentlySubmittedToQueue: z.boolean(),
+  readiness: z.object({
+    hasImpactedTargets: z.boolean(),
+    requiresImpactedTargets: z.boolean(),
+    doesBaseBranchMatch: z.boolean(),
+    gitHubMergeability: z.enum(MERGEABILITY),
+    isOpen: z.boolean(),
+    isDraft: z.boolean(),
+    note: z.string().nullable(),
+  }),
+  reason: reasonSchema.nullable(),
+  testRunId: z.string().nullable(),
+  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
+}) satisfies z.ZodType<SubmittedPullRequestRecord>;
+
+export const queueRecordSchema = z.object({
+  id: z.string(),
+  repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }),
+  branch: z.string(),
+  state: z.enum(QUEUE_STATES),
+  mode: z.enum(QUEUE_MODES),
+  concurrency: z.number().int(),
+  testingTimeoutMinutes: z.number().int(),
+  canOptimisticallyMerge: z.boolean(),
+  pendingFailureDepth: z.number().int(),
+  flakeRetries: z.number().int(),
+  batch: z.boolean(),
+  batchingMaxWaitTimeMinutes: z.number().int(),
+  batchingMinSize: z.number().int(),
+  bisectionConcurrency: z.number().int(),
+  createPrsForTestingBranches: z.boolean(),
+  commentsEnabled: z.boolean(),
+  commandsEnabled: z.boolean(),
+  statusCheckEnabled: z.boolean(),
+  requiredStatuses: z.array(z.string()),
+  requiredStatusesSource: z.enum(['queue', 'branch_protection']),
+  directMergeMode: z.enum(DIRECT_MERGE_MODES),
+  optimizationMode: z.enum(OPTIMIZATION_MODES),
+  mergeMethod: z.enum(MERGE_METHODS),
+  enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('the active pull requests, in queue order'),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}) satisfies z.ZodType<QueueRecord>;
+
+export const testRunSchema = z.object({
+  id: z.string(),
+  kind: z.enum(RUN_KINDS),
+  status: z.enum(['pending', 'passed', 'failed', 'timed_out', 'cancelled']),
+  testBranch: z.string(),
+  testBranchSha: z.string().nullable(),
+  baseSha: z.string().nullable(),
+  createdAt: timestamp,
+  finishedAt: timestamp.nullable(),
+  requiredStatuses: z.array(z.string()),
+  requiredStatusesSource: z.enum(['queue', 'branch_protection']),
+  statusChecks: z.array(z.object({ context: z.string(), state: z.enum(CHECK_STATES), url: z.string().nullable() })),
+  testedPullRequests: z.array(z.object({ prNumber: z.number().int(), prSha: z.string(), prTitle: z.string() })),
+  dependentPrs: z.array(z.number().int()),
+}) satisfies z.ZodType<TestRunRecord>;
+
+export const testingDetailsResponseSchema = z.object({ testRuns: z.array(testRunSchema) });
+
+export const setImpactedTargetsResponseSchema = z.object({
+  prNumber: z.number().int(),
+  prSha: z.string(),
+  impactedTargets: z.object({ all: z.boolean(), count: z.number().int() }),
+}) satisfies z.ZodType<SetImpactedTargetsRecord>;
+
+export const deleteQueueResponseSchema = z.object({ deleted: z.boolean() });
+
+export const quarantinedTestsResponseSchema = z.object({
+  quarantined_tests: z.array(
+    z.object({
+      name: z.string(),
+      parent: z.string().nullable(),
+      file: z.string().nullable(),
+      classname: z.string().nullable(),
+      codeowners: z.array(z.string()),
+      quarantined_at: z.string().nullable(),
+      status_last_updated_at: z.string(),
+      test_case_id: z.string(),
+      variant: z.string().nullable(),
+      status: z.enum(['healthy', 'flaky', 'broken']),
+      quarantine_setting: z.enum(['always', 'auto']),
+    }) satisfies z.ZodType<QuarantinedTestJson>,
+  ),
+  page: z.object({
+    total_rows: z.number().int(),
+    total_pages: z.number().int(),
+    page_index: z.number().int(),
+    next_page_token: z.string(),
+    prev_page_token: z.string(),
+    last_page_token: z.string(),
+  }) satisfies z.ZodType<PageJson>,
+});
+
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  code: z.string().describe('stable, machine-readable error code'),
+  detail: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).describe('field problems (400 invalid_request)'),
+});

@@ -1,0 +1,89 @@
+import type { Entry, Mergeability } from '../domain/entry.js';
+import { positionsOf } from '../domain/position.js';
+import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { Reason } from '../domain/reasons.js';
+import { isActive, type PrState } from '../domain/states.js';
+
+/** Seed 2.4 plus `state` and `position`: one element of the queue record's enqueuedPullRequests. */
+export interface EnqueuedPullRequestRecord {
+  id: string;
+  prNumber: number;
+  prTitle: string;
+  prSha: string;
+  prBaseBranch: string;
+  prAuthor: string;
+  state: PrState;
+  stateChangedAt: string;
+  /** 1-based place in queue order; null while the PR is not ready. */
+  position: number | null;
+  priorityValue: number;
+  priorityName: string;
+  usedDefaultPriorityName: string | null;
+  skipTheLine: boolean;
+  noBatch: boolean;
+}
+
+export interface ReadinessRecord {
+  hasImpactedTargets: boolean;
+  requiresImpactedTargets: boolean;
+  doesBaseBranchMatch: boolean;
+  gitHubMergeability: Mergeability;
+  isOpen: boolean;
+  isDraft: boolean;
+  note: string | null;
+}
+
+/** The submitted-PR record of api.md (getSubmittedPullRequest, submit, cancel, restart). */
+export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
+  isCurrentlySubmittedToQueue: boolean;
+  readiness: ReadinessRecord;
+  reason: Reason | null;
+  testRunId: string | null;
+  history: { state: PrState; at: string; reason: Reason }[];
+}
+
+export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null): EnqueuedPullRequestRecord {
+  return {
+    id: entry.id,
+    prNumber: entry.prNumber,
+    prTitle: entry.prTitle,
+    prSha: entry.prSha,
+    prBaseBranch: entry.prBaseBranch,
+    prAuthor: entry.prAuthor,
+    state: entry.state,
+    stateChangedAt: entry.stateChangedAt,
+    position,
+    priorityValue: entry.priorityValue,
+    priorityName: entry.priorityName,
+    usedDefaultPriorityName: entry.usedDefaultPriorityName,
+    skipTheLine: entry.priorityValue === SKIP_THE_LINE_PRIORITY,
+    noBatch: entry.noBatch,
+  };
+}
+
+/**
+ * `queue` is the document the entry was read from, or null for an archived entry. An entry is
+ * currently submitted while it is active in the queue document.
+ */
+export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | null): SubmittedPullRequestRecord {
+  const inQueue = queue !== null && isActive(entry.state) && queue.entries.some((e) => e.id === entry.id);
+  const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
+  const { readiness } = entry;
+  return {
+    ...toEnqueuedPullRequestRecord(entry, position),
+    isCurrentlySubmittedToQueue: inQueue,
+    readiness: {
+      hasImpactedTargets: readiness.hasImpactedTargets,
+      requiresImpactedTargets: readiness.requiresImpactedTargets,
+      doesBaseBranchMatch: readiness.doesBaseBranchMatch,
+      gitHubMergeability: readiness.gitHubMergeability,
+      isOpen: readiness.isOpen,
+      isDraft: readiness.isDraft,
+      note: readiness.note,
+    },
+    reason: entry.reason ? { code: entry.reason.code, message: entry.reason.message } : null,
+    testRunId: entry.testRunId,
+    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: { code: t.reason.code, message: t.reason.message } })),
+  };
+}

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { activeEntryFor, cancelEntry, changeSettings, restartEntry, submitEntry } from '../domain/commands.js';
+import type { Entry } from '../domain/entry.js';
+import { InvalidStateError } from '../domain/errors.js';
+import type { Org } from '../domain/org.js';
+import { resolvePriority } from '../domain/priority.js';
+import type { QueueDoc } from '../domain/queue.js';
+import { reason } from '../domain/reasons.js';
+import { repoKey } from '../domain/repo.js';
+import { defaultSettings, type QueueSettings } from '../domain/settings.js';
+import { isActive } from '../domain/states.js';
+import { describeTargets } from '../domain/targets.js';
+import type { Clock } from '../engine/clock.js';
+import type { GitHost } from '../githost/githost.js';
+import { ConflictError } from '../store/errors.js';
+import type { Store } from '../store/store.js';
+import { invalidState, notFound } from './errors.js';
+import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
+import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from './pull-request-record.js';
+import { queueErrors } from './queue-errors.js';
+import type {
+  CreateQueueInput,
+  PullRequestRefInput,
+  QueueRefInput,
+  QueueSettingsPatch,
+  SetImpactedTargetsInput,
+  SubmitPullRequestInput,
+  TestingDetailsInput,
+  UpdateQueueInput,
+} from './queue-inputs.js';
+import { toQueueRecord, type QueueRecord } from './queue-record.js';
+import { QueueDocWriter } from './queue-doc-writer.js';
+import { assertSettingsInBounds } from './settings-bounds.js';
+import { assertOwnsRepo } from './tenancy.js';
+import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
+
+/** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
+export interface QueueNotifier {
+  notify(queueId: string): void;
+  /** A PR head's target list was replaced: drop any copy of the old one (the engine caches lists). */
+  forgetImpactedTargets?(repoKey: string, prNumber: number, sha: string): void;
+}
+
+export interface QueueServiceDeps {
+  store: Store;
+  gitHost: GitHost;
+  clock: Clock;
+  notifier: QueueNotifier;
+  /** Ids of new queues and entries; random UUIDs unless a test fixes them. */
+  newId?: () => string;
+}
+
+export interface SetImpactedTargetsRecord {
+  prNumber: number;
+  prSha: string;
+  impactedTargets: { all: boolean; count: number };
+}
+
+const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
+
+/**
+ * The queue operations, used by every door (REST API, GitHub App, CLI). Each checks tenancy first,
+ * records what was asked in the queue document through the pure commands of src/domain/commands.ts,
+ * and leaves the consequences (runs, merges) to the engine, which it notifies.
+ */
+export class QueueService {
+  private readonly store: Store;
+  private readonly gitHost: GitHost;
+  private readonly clock: Clock;
+  private readonly notifier: QueueNotifier;
+  private readonly newId: () => string;
+  private readonly writer: QueueDocWriter;
+
+  constructor(deps: QueueServiceDeps) {
+    this.writer = new QueueDocWriter(deps.store);
+    this.store = deps.store;
+    this.gitHost = deps.gitHost;
+    this.clock = deps.clock;
+    this.notifier = deps.notifier;
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
+    const key = this.keyOf(org, input);
+    const prNumber = input.pr.number;
+    const priority = input.priority === undefined ? null : resolvePriority(input.priority);
+    const entryId = this.newId();
+    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber);
+
+    // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
+    // and before the queue's write lock is taken, so a slow host does not hold up other writers.
+    const before = await this.store.getQueue(key.repoKey, key.branch);
+    if (!before) throw notFound.queue(input.targetBranch);
+    assertAccepting(before);
+    let fetched: PullRequestFacts | null = activeEntryFor(before, prNumber) ? null : await readFacts(before);
+
+    const { queue, result: id, changed } = await this.writer.update(key, async (current) => {
+      assertAccepting(current);
+      const active = activeEntryFor(current, prNumber);
+      const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
+      const submitted = submitEntry(
+        current,
+        { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
+        this.clock.now(),
+      );
+      if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
+      return { queue: submitted.queue, result: submitted.entry.id };
+    });
+    if (changed) this.notifier.notify(queue.id);
+    return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+  }
+
+  async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
+    const key = this.keyOf(org, input);
+    const prNumber = input.pr.number;
+    const why = reason('cancelled_by_user', 'cancelled by a user');
+    const { queue, result: id, changed } = await this.writer.update(key, (current) => {
+      const active = activeEntryFor(current, prNumber);
+      if (!active) return { unchanged: true, result: null };
+      return { queue: asServiceError(() => cancelEntry(current, active.id, why, this.clock.now())), result: active.id };
+    });
+    if (id !== null) {
+      if (changed) this.notifier.notify(queue.id);
+      return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+    }
+    const latest = await this.latestEntry(queue, prNumber);
+    if (!latest) throw notFound.pullRequest(prNumber);
+    if (latest.state !== 'CANCELLED') throw invalidState(`pull request #${prNumber} is ${latest.state} and cannot be cancelled`);
+    return toSubmittedPullRequestRecord(latest, queue);
+  }
+
+  async restartTestsOnPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
+    const key = this.keyOf(org, input);
+    const prNumber = input.pr.number;
+    const { queue, result: id } = await this.writer.update(key, (current) => {
+      const active = activeEntryFor(current, prNumber);
+      if (!active) return { unchanged: true, result: null };
+      return { queue: asServiceError(() => restartEntry(current, active.id, this.clock.now())), result: active.id };
+    });
+    if (id === null) {
+      const latest = await this.latestEntry(queue, prNumber);
+      if (!latest) throw notFound.pullRequest(prNumber);
+      throw invalidState(`pull request #${prNumber} is ${latest.state}; only a pull request in the queue can be restarted`);
+    }
+    this.notifier.notify(queue.id);
+    return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+  }
+
+  async getSubmittedPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
+    const queue = await this.loadQueue(org, input);
+    const latest = await this.latestEntry(queue, input.pr.number);
+    if (!latest) throw notFound.pullRequest(input.pr.number);
+    return toSubmittedPullRequestRecord(latest, queue);
+  }
+
+  /**
+   * Stores the targets of one PR head. May come before the PR is submitted; when the active entry is
+   * at that head, it gains `hasImpactedTargets` and the engine re-plans with the new targets.
+   */
+  async setImpactedTargets(org: Org, input: SetImpactedTargetsInput): Promise<SetImpactedTargetsRecord> {
+    const queue = await this.loadQueue(org, input);
+    const { number: prNumber, sha } = input.pr;
+    await this.store.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets);
+    this.notifier.forgetImpactedTargets?.(queue.repoKey, prNumber, sha);
+
+    const atThisHead = (q: QueueDoc) => {
+      const active = activeEntryFor(q, prNumber);
+      return active && active.prSha === sha ? active : undefined;
+    };
+    if (atThisHead(queue)) {
+      const { queue: updated } = await this.writer.update({ repoKey: queue.repoKey, branch: queue.branch }, (current) => {
+        const entry = atThisHead(current);
+        if (!entry || entry.readiness.hasImpactedTargets) return { unchanged: true, result: null };
+        const marked: Entry = { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } };
+        return { queue: { ...current, entries: current.entries.map((e) => (e.id === entry.id ? marked : e)) }, result: null };
+      });
+      this.notifier.notify(updated.id);
+    }
+    return { prNumber, prSha: sha, impactedTargets: describeTargets(input.impactedTargets) };
+  }
+
+  /** One run (`testRunId`), the runs that include a PR (`pr`), or, without a filter, the runs in flight. */
+  async getMergeQueueTestingDetails(org: Org, input: TestingDetailsInput): Promise<{ testRuns: TestRunRecord[] }> {
+    const queue = await this.loadQueue(org, input);
+    const { testRunId } = input;
+    const prNumber = input.pr?.number;
+    if (testRunId === undefined && prNumber === undefined) {
+      return { testRuns: newestFirst(queue.runs.filter(isInFlight)).map(toTestRunRecord) };
+    }
+    const matches = (run: QueueDoc['runs'][number]) =>
+      (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
+    const live = newestFirst(queue.runs.filter(matches));
+    const archived = await this.store.archivedRuns(queue.id, {
+      ...(testRunId === undefined ? {} : { runId: testRunId }),
+      ...(prNumber === undefined ? {} : { prNumber }),
+    });
+    const liveIds = new Set(live.map((r) => r.id));
+    const runs = [...live, ...archived.filter((r) => matches(r) && !liveIds.has(r.id))];
+    return { testRuns: runs.map(toTestRunRecord) };
+  }
+
+  async createQueue(org: Org, input: CreateQueueInput): Promise<QueueRecord> {
+    assertOwnsRepo(org, input.repo);
+    const patch = settingsPatchOf(input);
+    assertSettingsInBounds(patch);
+    const now = this.clock.now().toISOString();
+    const queue: QueueDoc = {
+      id: this.newId(),
+      orgId: org.id,
+      repo: { host: input.repo.host, owner: input.repo.owner, name: input.repo.name },
+      repoKey: repoKey(input.repo),
+      branch: input.targetBranch,
+      state: input.state ?? 'running',
+      switching: null,
+      settings: defaultSettings(patch),
+      createdAt: now,
+      updatedAt: now,
+      version: 0,
+      nextSeq: 1,
+      targetSha: null,
+      entries: [],
+      units: [],
+      runs: [],
+    };
+    try {
+      await this.store.insertQueue(queue);
+    } catch (err) {
+      if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
+      throw err;
+    }
+    this.notifier.notify(queue.id);
+    return toQueueRecord(queue);
+  }
+
+  async getQueue(org: Org, input: QueueRefInput): Promise<QueueRecord> {
+    return toQueueRecord(await this.loadQueue(org, input));
+  }
+
+  /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
+  async updateQueue(org: Org, input: UpdateQueueInput): Promise<QueueRecord> {
+    const key = this.keyOf(org, input);
+    const patch = settingsPatchOf(input);
+    assertSettingsInBounds(patch);
+    if (Object.keys(patch).length === 0 && input.state === undefined) {
+      return toQueueRecord(await this.loadQueue(org, input));
+    }
+    const { queue } = await this.writer.update(key, (current) => ({
+      queue: changeSettings(current, patch, input.state, this.clock.now()),
+      result: null,
+    }));
+    this.notifier.notify(queue.id);
+    return toQueueRecord(queue);
+  }
+
+  /** Only an empty queue is deleted; deleting a missing queue answers `deleted: false`. */
+  async deleteQueue(org: Org, input: QueueRefInput): Promise<{ deleted: boolean }> {
+    const { deleted, queueId } = await this.writer.delete(this.keyOf(org, input), (queue) => {
+      const active = queue.entries.filter((e) => isActive(e.state)).length;
+      if (active > 0) throw queueErrors.notEmpty(active, queue.branch);
+    });
+    if (queueId) this.notifier.notify(queueId);
+    return { deleted };
+  }
+
+  private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {
+    assertOwnsRepo(org, input.repo);
+    return { repoKey: repoKey(input.repo), branch: input.targetBranch };
+  }
+
+  private async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
+    const key = this.keyOf(org, input);
+    const queue = await this.store.getQueue(key.repoKey, key.branch);
+    if (!queue) throw notFound.queue(input.targetBranch);
+    return queue;
+  }
+
+  /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
+  private async latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
+    const active = activeEntryFor(queue, prNumber);
+    if (active) return active;
+    const inDoc = queue.entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
+    const archived = await this.store.latestArchivedEntry(queue.id, prNumber);
+    if (inDoc && archived) return inDoc.seq >= archived.seq ? inDoc : archived;
+    return inDoc ?? archived ?? null;
+  }
+}
+
+function assertAccepting(queue: QueueDoc): void {
+  const draining = queue.state === 'draining' || (queue.state === 'switching_modes' && queue.switching?.returnTo === 'draining');
+  if (draining) throw queueErrors.notAccepting(queue.branch);
+}
+
+function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
+  const patch: Record<string, unknown> = {};
+  for (const k of SETTING_KEYS) {
+    if (input[k] !== undefined) patch[k] = input[k];
+  }
+  return patch as QueueSettingsPatch;
+}
+
+function factsOf(entry: Entry): PullRequestFacts {
+  const { prTitle, prSha, prBaseBranch, prAuthor, readiness } = entry;
+  return { prTitle, prSha, prBaseBranch, prAuthor, readiness };
+}
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  return (
+    a.priorityValue === b.priorityValue &&
+    a.priorityName === b.priorityName &&
+    a.usedDefaultPriorityName === b.usedDefaultPriorityName &&
+    a.noBatch === b.noBatch
+  );
+}
+
+function entryIn(queue: QueueDoc, id: string): Entry {
+  const entry = queue.entries.find((e) => e.id === id);
+  if (!entry) throw new Error(`entry ${id} is missing from the queue it was just written to`);
+  return entry;
+}
+
+function newestFirst<T extends { createdAt: string }>(runs: T[]): T[] {
+  return [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+/** The domain commands report an invalid state with InvalidStateError; every door answers 409. */
+function asServiceError<T>(apply: () => T): T {
+  try {
+    return apply();
+  } catch (err) {
+    if (err instanceof InvalidStateError) throw invalidState(err.message);
+    throw err;
+  }
+}
