@@ -1,0 +1,10 @@
+import type { Config } from '../config/config.js';
+import type { Clock } from '../engine/clock.js';
+import type { CliIo } from './cli-io.js';
+
+/** What every command gets: its I/O, the configuration (validated when first asked for) and a clock. */
+export interface CliContext {
+  io: CliIo;
+  config(): Config;
+  clock: Clock;
+}

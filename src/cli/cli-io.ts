@@ -1,0 +1,8 @@
+/** Where a CLI run reads its environment and writes its output; tests pass buffers. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+  /** Base of a relative MERGEQ_DATA_DIR; the process's working directory when absent. */
+  cwd?: string;
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { createLogger } from '../../server/logger.js';
+import type { CliContext } from '../cli-context.js';
+
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description(
+      'Run the merge queue service: the REST API under /v1 on MERGEQ_HOST:MERGEQ_PORT, with the store and ' +
+        'git host chosen by the environment (listed by `mergeq --help`). Logs JSON lines to stdout. ' +
+        'Stops cleanly on SIGTERM or SIGINT.',
+    )
+    .action(async () => {
+      const config = ctx.config();
+      const logger = createLogger(config.logLevel, ctx.io.stdout);
+      // Loaded here so the admin commands do not load the HTTP stack and the engine.
+      const [{ startServer }, { stopOnSignals }] = await Promise.all([
+        import('../../server/start-server.js'),
+        import('../../server/shutdown.js'),
+      ]);
+      const server = await startServer(config, { logger });
+      await stopOnSignals(server, logger);
+    });
+}

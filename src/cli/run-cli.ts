@@ -1,0 +1,81 @@
+import { Command } from 'commander';
+import { systemClock, type Clock } from '../engine/clock.js';
+import { loadConfig } from '../config/load-config.js';
+import type { Config } from '../config/config.js';
+import type { CliContext } from './cli-context.js';
+import type { CliIo } from './cli-io.js';
+import { registerOrgCreate } from './commands/org-create.js';
+import { registerServe } from './commands/serve.js';
+import { registerTokenCreate } from './commands/token-create.js';
+import { registerTokenList } from './commands/token-list.js';
+import { registerTokenRevoke } from './commands/token-revoke.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { reportError } from './report-error.js';
+import { packageVersion } from './package-version.js';
+
+const ENVIRONMENT_HELP = `
+Environment (docs/configuration.md has the details):
+  MERGEQ_PORT         port to listen on (3000)
+  MERGEQ_HOST         address to listen on (0.0.0.0)
+  MERGEQ_DATA_DIR     folder of the embedded SQLite store (./data)
+  MONGODB_URI         use MongoDB instead of SQLite
+  MERGEQ_GITHOST      github | sandbox | none (github when APP_ID and a key are set, else none)
+  APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET, GITHUB_API_URL: the GitHub App
+  LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
+
+Admin commands use the same store as the server, also while it runs.
+
+Examples:
+  $ mergeq serve
+  $ mergeq org create acme --owner github.com/acme
+  $ TOKEN=$(mergeq token create --org acme --name ci)
+  $ mergeq token list --org acme
+  $ mergeq token revoke <token-id>
+`;
+
+/**
+ * Runs one `mergeq` command line (without the `node mergeq` part) and returns its exit code. Tests
+ * call it in-process; the bin (main.ts) passes the real process streams and environment.
+ */
+export async function runCli(argv: string[], io: CliIo, options: { clock?: Clock } = {}): Promise<ExitCode> {
+  let config: Config | undefined;
+  const ctx: CliContext = {
+    io,
+    clock: options.clock ?? systemClock,
+    config: () => (config ??= loadConfig(io.env, { cwd: io.cwd })),
+  };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err, io);
+  }
+}
+
+function buildProgram(ctx: CliContext): Command {
+  const program = new Command('mergeq')
+    .description('mergeq: a merge queue service. Runs the service and administers its organizations and API tokens.')
+    .version(packageVersion(), '-V, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void ctx.io.stdout.write(text),
+      writeErr: (text) => void ctx.io.stderr.write(text),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', ENVIRONMENT_HELP);
+
+  registerServe(program, ctx);
+
+  const org = program.command('org').description('Administer organizations: `org create`.');
+  registerOrgCreate(org, ctx);
+
+  const token = program
+    .command('token')
+    .description("Administer an organization's API tokens: `token create`, `token list`, `token revoke`.");
+  registerTokenCreate(token, ctx);
+  registerTokenList(token, ctx);
+  registerTokenRevoke(token, ctx);
+
+  return program;
+}

@@ -1,0 +1,33 @@
+/** The service's configuration, as validated from the environment by `loadConfig`. */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const GIT_HOST_KINDS = ['github', 'sandbox', 'none'] as const;
+export type GitHostKind = (typeof GIT_HOST_KINDS)[number];
+
+export type GitHostConfig =
+  | { kind: 'none' }
+  | { kind: 'sandbox' }
+  | {
+      kind: 'github';
+      appId: number;
+      /** PEM text, from PRIVATE_KEY or read from PRIVATE_KEY_PATH. */
+      privateKey: string;
+      webhookSecret: string;
+      /** GitHub Enterprise or another API-compatible host; null for api.github.com. */
+      apiUrl: string | null;
+    };
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path of the folder holding the embedded SQLite database. */
+  dataDir: string;
+  /** Selects MongoDB instead of the embedded SQLite store. */
+  mongodbUri: string | null;
+  logLevel: LogLevel;
+  gitHost: GitHostConfig;
+  /** Settings that are valid but probably not what was meant; logged at start-up. */
+  warnings: string[];
+}

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import type { Config, GitHostConfig } from './config.js';
+import { envSchema, looksLikePem, resolveGitHostKind, SECRET_VARIABLES, type ParsedEnv } from './env-schema.js';
+
+/** The environment is invalid; each problem names its variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  /** Base of a relative MERGEQ_DATA_DIR; defaults to the working directory. */
+  cwd?: string;
+  readFile?: (path: string) => string;
+}
+
+/** Validates the environment; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined>, options: LoadConfigOptions = {}): Config {
+  const present = presentValues(env);
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  const e = parsed.data;
+  return {
+    port: e.MERGEQ_PORT,
+    host: e.MERGEQ_HOST,
+    dataDir: resolve(options.cwd ?? process.cwd(), e.MERGEQ_DATA_DIR),
+    mongodbUri: e.MONGODB_URI ?? null,
+    logLevel: e.LOG_LEVEL,
+    gitHost: gitHostConfig(e, options.readFile ?? ((path) => readFileSync(path, 'utf8'))),
+    warnings: warningsFor(e),
+  };
+}
+
+/** Empty variables count as unset (`FOO=` in a compose file or .env). */
+function presentValues(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') out[name] = value;
+  }
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): string {
+  const name = String(issue.path[0] ?? 'environment');
+  const value = env[name];
+  const hideValue = SECRET_VARIABLES.has(name) || (issue.code === 'custom' && issue.params?.hideValue === true);
+  return `${name} ${issue.message}${value !== undefined && !hideValue ? ` (got ${JSON.stringify(value)})` : ''}`;
+}
+
+function gitHostConfig(e: ParsedEnv, readFile: (path: string) => string): GitHostConfig {
+  const kind = resolveGitHostKind(e);
+  if (kind !== 'github') return { kind };
+  // The schema guarantees the credentials are present for `github`.
+  return {
+    kind,
+    appId: e.APP_ID!,
+    privateKey: e.PRIVATE_KEY ?? readPrivateKey(e.PRIVATE_KEY_PATH!, readFile),
+    webhookSecret: e.WEBHOOK_SECRET!,
+    apiUrl: e.GITHUB_API_URL ?? null,
+  };
+}
+
+function readPrivateKey(path: string, readFile: (path: string) => string): string {
+  let key: string;
+  try {
+    key = readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError([`PRIVATE_KEY_PATH cannot be read: ${code} (got ${JSON.stringify(path)})`]);
+  }
+  if (!looksLikePem(key)) {
+    throw new ConfigError([`PRIVATE_KEY_PATH must name a PEM private key file (got ${JSON.stringify(path)})`]);
+  }
+  return key;
+}
+
+function warningsFor(e: ParsedEnv): string[] {
+  const warnings: string[] = [];
+  const kind = resolveGitHostKind(e);
+  const hasKey = e.PRIVATE_KEY !== undefined || e.PRIVATE_KEY_PATH !== undefined;
+  if (kind === 'none' && (e.APP_ID !== undefined || hasKey) && e.MERGEQ_GITHOST === undefined) {
+    warnings.push(
+      `GitHub App settings are incomplete (${e.APP_ID === undefined ? 'APP_ID' : 'PRIVATE_KEY or PRIVATE_KEY_PATH'} is not set), so no git host is used`,
+    );
+  }
+  if (kind === 'none') {
+    warnings.push('no git host is configured: the API works, and submitted pull requests wait as NOT_READY');
+  }
+  if (kind === 'sandbox') {
+    warnings.push('MERGEQ_GITHOST=sandbox: repositories and CI are simulated in memory; nothing reaches GitHub');
+  }
+  return warnings;
+}

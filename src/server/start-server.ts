@@ -1,0 +1,97 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { systemClock, type Clock } from '../engine/clock.js';
+import { Engine } from '../engine/engine.js';
+import { createHttpApp } from '../http/app.js';
+import { renderMetrics } from '../metrics/queue-metrics.js';
+import { QuarantineService } from '../service/quarantine-service.js';
+import { QueueService } from '../service/queue-service.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import { buildGitHost } from './git-host.js';
+import { listen, type HttpListener } from './http-listener.js';
+import { createLogger } from './logger.js';
+
+/** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
+export const SHUTDOWN_GRACE_MS = 20_000;
+
+export interface StartServerOptions {
+  logger?: Logger;
+  clock?: Clock;
+  shutdownGraceMs?: number;
+}
+
+export interface RunningServer {
+  /** The port actually bound: differs from `config.port` when that is 0 (tests). */
+  port: number;
+  host: string;
+  storeKind: Store['kind'];
+  gitHostKind: 'github' | 'sandbox' | 'none';
+  /**
+   * Stops accepting connections, lets requests and reconciles in flight finish, closes the store.
+   * Calling it again returns the same promise.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the service from the configuration — store, git host, engine, services, HTTP app — and
+ * listens. Fails (and releases what it opened) when any part cannot start.
+ */
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  for (const warning of config.warnings) logger.warn(warning);
+
+  // Before the store opens: an unusable git host setting should fail without touching the data.
+  const { gitHost, sandbox, sandboxRouter } = buildGitHost(config.gitHost, clock);
+  const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
+  const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }) });
+  const unsubscribeCi = sandbox?.onStatus((event) => {
+    engine.recordStatuses(event.repo, event.sha, event.checks).catch((err: unknown) => {
+      logger.error({ err, sha: event.sha }, 'recording sandbox CI statuses failed');
+    });
+  });
+
+  let listener: HttpListener;
+  try {
+    const app = createHttpApp({
+      store,
+      queueService: new QueueService({ store, gitHost, clock, notifier: engine }),
+      quarantineService: new QuarantineService(store),
+      renderMetrics,
+      logger,
+      clock,
+      sandboxRouter,
+    });
+    listener = await listen(app, { port: config.port, host: config.host, graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS });
+  } catch (err) {
+    unsubscribeCi?.();
+    await store.close();
+    throw err;
+  }
+  engine.start();
+  logger.info(
+    { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
+    `mergeq listening on ${listener.host}:${listener.port}`,
+  );
+
+  let stopping: Promise<void> | undefined;
+  const server = listener;
+  return {
+    port: listener.port,
+    host: listener.host,
+    storeKind: store.kind,
+    gitHostKind: gitHost.kind,
+    stop() {
+      stopping ??= (async () => {
+        await server.close();
+        unsubscribeCi?.();
+        await engine.stop();
+        await store.close();
+        logger.info('mergeq stopped');
+      })();
+      return stopping;
+    },
+  };
+}
