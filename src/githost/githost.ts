@@ -58,6 +58,11 @@ export interface GitHost {
     opts: { expectedSha: string; method: MergeMethod },
   ): Promise<MergeResult>;
   reportStatus(repo: RepoRef, sha: string, report: CommitStatusReport): Promise<void>;
+  /**
+   * Whether commit `headSha` contains commit `ancestorSha` (a PR head is up to date with that target
+   * head), for directMergeMode. Optional: without it, no PR is merged directly.
+   */
+  headContains?(repo: RepoRef, headSha: string, ancestorSha: string): Promise<boolean>;
 }
 
 /** Thrown by the `none` host: no git host is configured. */

@@ -1,0 +1,45 @@
+import type { Entry } from '../domain/entry.js';
+import type { CommitStatusReport } from '../githost/githost.js';
+
+/** GitHub refuses commit status descriptions longer than this. */
+const MAX_DESCRIPTION = 140;
+
+export function statusContext(branch: string): string {
+  return `mergeq (${branch})`;
+}
+
+/** What decides the reported status: the state, and the reason once ended. A moving position is not reported again. */
+export function commitStatusKey(entry: Entry): string {
+  return entry.state === 'FAILED' || entry.state === 'CANCELLED' ? `${entry.state}|${entry.reason?.code ?? ''}` : entry.state;
+}
+
+/** The commit status shown on a PR's head for its entry's state. */
+export function commitStatusFor(entry: Entry, position: number | undefined, branch: string): CommitStatusReport {
+  const make = (state: CommitStatusReport['state'], description: string): CommitStatusReport => ({
+    context: statusContext(branch),
+    state,
+    description: truncate(description),
+    targetUrl: null,
+  });
+  switch (entry.state) {
+    case 'NOT_READY':
+      return make('pending', `Waiting until ready${entry.readiness.note ? `: ${entry.readiness.note}` : ''}`);
+    case 'PENDING':
+      return make('pending', position === undefined ? 'Queued' : `Queued #${position}`);
+    case 'TESTING':
+      return make('pending', 'Testing');
+    case 'TESTS_PASSED':
+      return make('pending', 'Tests passed; merging in queue order');
+    case 'PENDING_FAILURE':
+      return make('pending', 'Testing: a run failed, checking whether it was this pull request');
+    case 'MERGED':
+      return make('success', 'Merged');
+    case 'FAILED':
+    case 'CANCELLED':
+      return make('failure', entry.reason?.message ?? entry.state.toLowerCase());
+  }
+}
+
+function truncate(text: string): string {
+  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
+}

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { runBenchmark } from './benchmark.js';
+import { recommend } from './recommend.js';
+import { SCENARIOS } from './scenario.js';
+import { defaultStrategies } from './strategies.js';
+import { describeSettings, formatTable } from './table.js';
+
+/**
+ * `npm run bench:queue -- --scenario s20 [--seed N] [--json FILE] [--recommend] [--prs N]`
+ * Queue efficiency (benchmarks.md): the oracle, serial and the best single-mode settings, simulated
+ * over the real planner and engine.
+ */
+const program = new Command()
+  .name('bench-queue')
+  .option('--scenario <name>', `one of ${Object.keys(SCENARIOS).join(', ')}`, 's20')
+  .option('--seed <n>', 'random seed', int, 1)
+  .option('--json <file>', 'where to write the results (default bench/results/queue-<scenario>.json)')
+  .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
+  .option('--recommend', 'search single-mode settings for the scenario and print the best few')
+  .parse();
+
+const opts = program.opts<{ scenario: string; seed: number; json?: string; prs?: number; recommend?: boolean }>();
+const base = SCENARIOS[opts.scenario];
+if (!base) {
+  console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  process.exit(2);
+}
+const scenario = opts.prs ? { ...base, prs: Math.min(base.prs, opts.prs) } : base;
+console.log(
+  `scenario ${scenario.name}: ${scenario.prs} PRs at ${scenario.prsPerHour}/h, CI ${describeCi()}, ` +
+    `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, seed ${opts.seed}`,
+);
+
+if (opts.recommend) {
+  const best = await recommend(scenario, opts.seed, {
+    onProgress: (r, phase) => process.stdout.write(phase === 'search' ? '.' : `\n${r.name} on the full scenario done`),
+  });
+  console.log('\n\nBest single-mode settings (full scenario):');
+  console.log(formatTable(best));
+  for (const r of best) console.log(`${r.name}: ${describeSettings(r.settings)}`);
+} else {
+  const result = await runBenchmark(scenario, defaultStrategies(scenario), opts.seed, (r) =>
+    console.error(`  ${r.name} done${r.extra.wallSeconds === undefined ? '' : ` in ${r.extra.wallSeconds}s`}`),
+  );
+  console.log(formatTable(result.strategies));
+  for (const r of result.strategies) if (r.settings) console.log(`${r.name}: ${describeSettings(r.settings)}`);
+  const file = opts.json ?? `bench/results/queue-${scenario.name}.json`;
+  mkdirSync(dirname(file), { recursive: true });
+  const { name, ...parameters } = result.scenario;
+  writeFileSync(file, `${JSON.stringify({ scenario: { name, ...parameters }, strategies: result.strategies }, null, 2)}\n`);
+  console.log(`results written to ${file}`);
+}
+
+function describeCi(): string {
+  const d = scenario!.ciDuration;
+  return d.kind === 'fixed' ? `${d.minutes} min` : `log-normal median ${d.medianMinutes} min, p90 ${d.p90Minutes} min`;
+}
+
+function int(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}

@@ -1,0 +1,35 @@
+import { measure, oracle, type StrategyResult } from './measure.js';
+import type { Scenario } from './scenario.js';
+import { simulate } from './simulate.js';
+import type { Strategy } from './strategies.js';
+import { generateWorkload, type SimPr } from './workload.js';
+
+export interface BenchmarkResult {
+  scenario: Scenario & { seed: number };
+  strategies: StrategyResult[];
+}
+
+/** The oracle and each strategy over the same PRs and the same CI draws. */
+export async function runBenchmark(
+  scenario: Scenario,
+  strategies: readonly Strategy[],
+  seed: number,
+  onResult?: (r: StrategyResult) => void,
+): Promise<BenchmarkResult> {
+  const prs = generateWorkload(scenario, seed);
+  const best = oracle(prs);
+  onResult?.(best);
+  const results = [best];
+  for (const strategy of strategies) {
+    const r = await runStrategy(scenario, prs, strategy, seed, best.timeInQueueP50Min);
+    onResult?.(r);
+    results.push(r);
+  }
+  return { scenario: { ...scenario, seed }, strategies: results };
+}
+
+export async function runStrategy(scenario: Scenario, prs: readonly SimPr[], strategy: Strategy, seed: number, oracleP50Min: number): Promise<StrategyResult> {
+  const sim = await simulate({ scenario, prs, settings: strategy.settings, seed });
+  const result = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min });
+  return { ...result, extra: { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10 } };
+}

@@ -1,0 +1,132 @@
+import type { QueueSettings } from '../domain/settings.js';
+import { shouldMerge, type SimPr } from './workload.js';
+
+/** How one simulated PR ended by the time the books closed. */
+export interface PrOutcome {
+  state: 'MERGED' | 'FAILED' | 'CANCELLED' | 'UNRESOLVED';
+  /** Minutes after the start; null unless merged. */
+  mergedAtMinutes: number | null;
+}
+
+/** One row of the benchmark table (the JSON keys are part of the bench's output format). */
+export interface StrategyResult {
+  name: string;
+  settings: Partial<QueueSettings> | null;
+  merged: number;
+  failed: number;
+  /** Good PRs failed although nothing they break with merged: flake victims. */
+  goodFailed: number;
+  badMerged: number;
+  mergedPerHour: number;
+  timeInQueueP50Min: number;
+  timeInQueueP95Min: number;
+  p50VsOracle: number;
+  ciRunsPerMerged: number;
+  backlogAtEnd: number;
+  keptUp: boolean;
+  /** Details beyond the headline columns. */
+  extra: {
+    cancelled: number;
+    goodFailedRate: number;
+    /** Good PRs failed because one they break with merged (expected in any queue). */
+    conflictFailed: number;
+    ciRuns: number;
+    /** Reason codes of every recorded transition, counted (where the time goes). */
+    reasons?: Record<string, number>;
+    wallSeconds?: number;
+  };
+}
+
+/** Share of unresolved PRs at closing time below which the queue kept up. */
+export const KEPT_UP_BACKLOG_SHARE = 0.05;
+
+export function measure(input: {
+  name: string;
+  settings: Partial<QueueSettings> | null;
+  prs: readonly SimPr[];
+  outcomes: readonly PrOutcome[];
+  ciRuns: number;
+  oracleP50Min: number | null;
+}): StrategyResult {
+  const { prs, outcomes } = input;
+  const count = (f: (o: PrOutcome, i: number) => boolean) => outcomes.filter(f).length;
+  const mergedSet = outcomes.map((o) => o.state === 'MERGED');
+  const partners = partnersOf(prs);
+  const conflictLoser = (i: number) => (partners[i] ?? []).some((j) => mergedSet[j]);
+  const goodFailed = count((o, i) => o.state === 'FAILED' && !prs[i]!.bad && !conflictLoser(i));
+  const conflictFailed = count((o, i) => o.state === 'FAILED' && !prs[i]!.bad && conflictLoser(i));
+  const good = prs.filter((p) => !p.bad).length;
+  const merged = count((o) => o.state === 'MERGED');
+
+  const times = outcomes
+    .map((o, i) => (o.mergedAtMinutes === null ? null : o.mergedAtMinutes - prs[i]!.arrivalMinutes))
+    .filter((t): t is number => t !== null)
+    .sort((a, b) => a - b);
+  const p50 = percentile(times, 0.5);
+  const backlog = count((o) => o.state === 'UNRESOLVED');
+  return {
+    name: input.name,
+    settings: input.settings,
+    merged,
+    failed: count((o) => o.state === 'FAILED'),
+    goodFailed,
+    badMerged: count((o, i) => o.state === 'MERGED' && prs[i]!.bad),
+    mergedPerHour: round(mergedPerHour(prs, outcomes), 2),
+    timeInQueueP50Min: round(p50, 1),
+    timeInQueueP95Min: round(percentile(times, 0.95), 1),
+    p50VsOracle: input.oracleP50Min ? round(p50 / input.oracleP50Min, 2) : 1,
+    ciRunsPerMerged: merged > 0 ? round(input.ciRuns / merged, 2) : 0,
+    backlogAtEnd: backlog,
+    keptUp: backlog < KEPT_UP_BACKLOG_SHARE * prs.length,
+    extra: {
+      cancelled: count((o) => o.state === 'CANCELLED'),
+      goodFailedRate: good > 0 ? round(goodFailed / good, 4) : 0,
+      conflictFailed,
+      ciRuns: input.ciRuns,
+    },
+  };
+}
+
+/**
+ * The lower bound: every PR tested once, on its own, as soon as it arrives; the ones that should
+ * merge do so one CI duration later.
+ */
+export function oracle(prs: readonly SimPr[]): StrategyResult {
+  const merges = shouldMerge(prs);
+  const outcomes: PrOutcome[] = prs.map((p, i) =>
+    merges[i] ? { state: 'MERGED', mergedAtMinutes: p.arrivalMinutes + p.oracleCiMinutes } : { state: 'FAILED', mergedAtMinutes: null },
+  );
+  const result = measure({ name: 'oracle', settings: null, prs, outcomes, ciRuns: prs.length, oracleP50Min: null });
+  return { ...result, p50VsOracle: 1 };
+}
+
+/** Merges between the 10th- and 90th-percentile arrival times, per hour. */
+function mergedPerHour(prs: readonly SimPr[], outcomes: readonly PrOutcome[]): number {
+  const arrivals = prs.map((p) => p.arrivalMinutes).sort((a, b) => a - b);
+  const from = percentile(arrivals, 0.1);
+  const to = percentile(arrivals, 0.9);
+  if (to <= from) return 0;
+  const inWindow = outcomes.filter((o) => o.mergedAtMinutes !== null && o.mergedAtMinutes >= from && o.mergedAtMinutes <= to).length;
+  return inWindow / ((to - from) / 60);
+}
+
+/** Nearest-rank percentile of sorted values; 0 for none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+function partnersOf(prs: readonly SimPr[]): number[][] {
+  const partners: number[][] = prs.map(() => []);
+  for (const p of prs) {
+    if (p.breaksWith === null) continue;
+    partners[p.index]!.push(p.breaksWith);
+    partners[p.breaksWith]!.push(p.index);
+  }
+  return partners;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,124 @@
+import type { Entry } from '../domain/entry.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { TestRun } from '../domain/run.js';
+import type { ImpactedTargets } from '../domain/targets.js';
+import { ConflictError } from '../store/errors.js';
+import type { Archive, RunFilter, Store } from '../store/store.js';
+
+/**
+ * A store for the simulator only: queue documents kept in memory as they are, without the copy that
+ * a real adapter makes (JSON in and out of SQLite was ~70% of a simulation's time with a long queue).
+ * It relies on the engine and planner never changing a document in place — `freeze` makes any such
+ * change throw, and the simulator's tests run both stores and compare the results.
+ */
+export class SimulationStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly queues = new Map<string, QueueDoc>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly runs = new Map<string, TestRun>();
+  private readonly targets = new Map<string, ImpactedTargets>();
+
+  constructor(private readonly options: { freeze?: boolean } = {}) {}
+
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async insertQueue(queue: QueueDoc): Promise<void> {
+    if ([...this.queues.values()].some((q) => q.repoKey === queue.repoKey && q.branch === queue.branch)) {
+      throw new ConflictError(`a queue exists for ${queue.repoKey} ${queue.branch}`);
+    }
+    this.queues.set(queue.id, this.keep(queue));
+  }
+
+  async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
+    return [...this.queues.values()].find((q) => q.repoKey === repoKey && q.branch === branch) ?? null;
+  }
+
+  async getQueueById(id: string): Promise<QueueDoc | null> {
+    return this.queues.get(id) ?? null;
+  }
+
+  async listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
+    return [...this.queues.values()].filter(
+      (q) => (filter.orgId === undefined || q.orgId === filter.orgId) && (filter.repoKey === undefined || q.repoKey === filter.repoKey),
+    );
+  }
+
+  async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
+    if (queue.version !== expectedVersion + 1) throw new Error(`version must be ${expectedVersion + 1}, not ${queue.version}`);
+    for (const e of archive?.entries ?? []) this.entries.set(e.id, this.keep(e));
+    for (const r of archive?.runs ?? []) this.runs.set(r.id, this.keep(r));
+    const current = this.queues.get(queue.id);
+    if (!current || current.version !== expectedVersion) return false;
+    this.queues.set(queue.id, this.keep(queue));
+    return true;
+  }
+
+  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+    if (this.queues.get(id)?.version !== expectedVersion) return false;
+    return this.queues.delete(id);
+  }
+
+  async latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
+    let latest: Entry | null = null;
+    for (const e of this.entries.values()) if (e.queueId === queueId && e.prNumber === prNumber && (!latest || e.seq > latest.seq)) latest = e;
+    return latest;
+  }
+
+  async archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
+    const ids = new Set(queueIds);
+    return [...this.entries.values()].filter((e) => ids.has(e.queueId) && e.stateChangedAt >= since);
+  }
+
+  async archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]> {
+    return [...this.runs.values()]
+      .filter(
+        (r) =>
+          r.queueId === queueId &&
+          (filter.runId === undefined || r.id === filter.runId) &&
+          (filter.prNumber === undefined || r.prs.some((p) => p.prNumber === filter.prNumber)) &&
+          (filter.finishedSince === undefined || (r.finishedAt !== null && r.finishedAt >= filter.finishedSince)),
+      )
+      .reverse();
+  }
+
+  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void> {
+    this.targets.set(`${repoKey}#${prNumber}#${sha}`, this.keep(targets));
+  }
+
+  async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
+    return this.targets.get(`${repoKey}#${prNumber}#${sha}`) ?? null;
+  }
+
+  // Not used by the simulator.
+  createOrg = unsupported;
+  getOrgById = unsupported;
+  getOrgBySlug = unsupported;
+  findOrgByOwner = unsupported;
+  addOrgOwner = unsupported;
+  createToken = unsupported;
+  findTokenByHash = unsupported;
+  getToken = unsupported;
+  listTokens = unsupported;
+  revokeToken = unsupported;
+  touchToken = unsupported;
+  getOrCreateSecret = unsupported;
+  upsertTestCase = unsupported;
+  getTestCase = unsupported;
+  listQuarantinedTests = unsupported;
+
+  private keep<T>(value: T): T {
+    return this.options.freeze ? deepFreeze(value) : value;
+  }
+}
+
+async function unsupported(): Promise<never> {
+  throw new Error('not supported by the simulation store');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}

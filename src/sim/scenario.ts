@@ -1,0 +1,40 @@
+import type { DurationSpec } from '../githost/sandbox/random.js';
+
+/** The load a simulation runs (benchmarks.md, "Queue efficiency"). */
+export interface Scenario {
+  name: string;
+  prsPerHour: number;
+  prs: number;
+  ciDuration: DurationSpec;
+  /** Probability that a PR is bad: every run holding it fails. */
+  badRate: number;
+  /** Probability that a run fails although its content is good. */
+  flakeRate: number;
+  /** One PR in N breaks the build together with an earlier one it does not textually conflict with (0: never). */
+  logicalConflictOneIn: number;
+  /** Impacted targets, used in parallel mode. */
+  targets: { universe: number; perPr: number; allShare: number };
+  /** The books close this long after the last arrival. */
+  closeAfterMinutes: number;
+}
+
+const CI: DurationSpec = { kind: 'lognormal', medianMinutes: 30, p90Minutes: 60 };
+
+function scenario(name: string, over: Partial<Scenario> & Pick<Scenario, 'prsPerHour' | 'prs' | 'targets'>): Scenario {
+  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, logicalConflictOneIn: 100, closeAfterMinutes: 240, ...over };
+}
+
+/** The named scenarios: the same names everywhere, so results compare across versions. */
+export const SCENARIOS: Record<string, Scenario> = {
+  s20: scenario('s20', { prsPerHour: 20, prs: 2000, targets: { universe: 1000, perPr: 3, allShare: 0.02 } }),
+  s100: scenario('s100', { prsPerHour: 100, prs: 4000, targets: { universe: 10_000, perPr: 3, allShare: 0 } }),
+  's100-all': scenario('s100-all', { prsPerHour: 100, prs: 4000, targets: { universe: 1000, perPr: 3, allShare: 0.005 } }),
+  s500: scenario('s500', { prsPerHour: 500, prs: 10_000, targets: { universe: 10_000, perPr: 3, allShare: 0 } }),
+  's20-clean': scenario('s20-clean', {
+    prsPerHour: 20,
+    prs: 2000,
+    badRate: 0.01,
+    flakeRate: 0.02,
+    targets: { universe: 1000, perPr: 3, allShare: 0.02 },
+  }),
+};

@@ -1,0 +1,181 @@
+import { pino } from 'pino';
+import { submitEntry, type SubmitInput } from '../domain/commands.js';
+import { initialReadiness, type Entry } from '../domain/entry.js';
+import { derivedId } from '../domain/ids.js';
+import { repoKey, type RepoRef } from '../domain/repo.js';
+import { defaultSettings, type QueueSettings } from '../domain/settings.js';
+import { Engine, type Fact } from '../engine/engine.js';
+import { VirtualTime } from '../engine/virtual-time.js';
+import type { StatusEvent } from '../githost/sandbox/ci.js';
+import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
+import { recordImpactedTargets, recordStatusChecks } from '../planner/index.js';
+import { openSqliteStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import type { PrOutcome } from './measure.js';
+import { SimulationStore } from './memory-store.js';
+import { newSimQueue } from './sim-queue.js';
+import type { Scenario } from './scenario.js';
+import type { SimPr } from './workload.js';
+
+export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'monorepo' };
+const BRANCH = 'main';
+const START_MS = Date.UTC(2026, 0, 5, 0, 0, 0);
+const MIN = 60_000;
+
+export interface SimulationInput {
+  scenario: Scenario;
+  prs: readonly SimPr[];
+  settings: Partial<QueueSettings>;
+  /** Seed of the CI's flakes and durations (the same for every strategy: common random numbers). */
+  seed: number;
+  /** Virtual minutes per tick: events due within a tick are applied together, then the queue is reconciled once. */
+  tickMinutes?: number;
+  /**
+   * Where the queue lives: the simulation store by default (in memory, no copies), or a real SQLite
+   * `:memory:` store (same results, several times slower with a long queue), or a given store.
+   */
+  store?: 'memory' | 'sqlite' | Store;
+}
+
+export interface SimulationOutput {
+  outcomes: PrOutcome[];
+  /** CI runs started (cancelled, retried and bisection runs included). */
+  ciRuns: number;
+  /** Reason codes of every transition of every entry, counted. */
+  reasons: Record<string, number>;
+  reconciles: number;
+  wallMs: number;
+}
+
+/**
+ * Runs the real engine and planner over the sandbox git host on virtual time: PRs arrive (opened in
+ * the sandbox, submitted like the service does), CI reports when its drawn duration has passed, and
+ * the queue is reconciled once per tick in which something happened or the planner asked to wake up.
+ */
+export async function simulate(input: SimulationInput): Promise<SimulationOutput> {
+  const started = performance.now();
+  const { scenario, prs } = input;
+  const tick = input.tickMinutes ?? 1;
+  const time = new VirtualTime(START_MS);
+  const sandbox = new SandboxGitHost({
+    clock: time,
+    scheduler: time,
+    seed: input.seed,
+    defaultBranch: BRANCH,
+    ci: { contexts: ['ci'], duration: scenario.ciDuration, flakeRate: scenario.flakeRate },
+  });
+  const store =
+    input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new SimulationStore() : input.store;
+  const settings = defaultSettings({ ...input.settings });
+  const queue = newSimQueue(SIM_REPO, BRANCH, settings, time.now());
+  await store.insertQueue(queue);
+  const engine = new Engine({
+    store,
+    gitHost: sandbox,
+    clock: time,
+    scheduler: time,
+    logger: pino({ level: 'silent' }),
+    pollIntervalMs: Number.POSITIVE_INFINITY,
+    retry: { delaysMs: [] },
+  });
+  const statuses: StatusEvent[] = [];
+  sandbox.onStatus((e) => statuses.push(e));
+  const parallel = settings.mode === 'parallel';
+
+  const closeAtMin = (prs.at(-1)?.arrivalMinutes ?? 0) + scenario.closeAfterMinutes;
+  let nextArrival = 0;
+  let nowMin = 0;
+  let reconciles = 0;
+  for (;;) {
+    const candidates = [
+      prs[nextArrival]?.arrivalMinutes,
+      minutesOf(time.nextTimerAt()),
+      minutesOf(engine.wakeUpAt(queue.id)),
+    ].filter((m): m is number => m !== undefined && m !== null);
+    if (candidates.length === 0) break;
+    nowMin = Math.max(nowMin + tick, Math.ceil(Math.min(...candidates) / tick) * tick);
+    if (nowMin > closeAtMin) break;
+    time.setNow(START_MS + nowMin * MIN);
+    time.fireDue();
+
+    const arrived: SimPr[] = [];
+    while (nextArrival < prs.length && prs[nextArrival]!.arrivalMinutes <= nowMin) arrived.push(prs[nextArrival++]!);
+    const now = time.now();
+    const facts: Fact[] = arrived.length > 0 ? [await openPullRequests(store, sandbox, arrived, parallel, now)] : [];
+    if (statuses.length > 0) {
+      const batch = statuses.splice(0);
+      facts.push((q) => batch.reduce((acc, e) => recordStatusChecks(acc, e.sha, e.checks, now), q));
+    }
+    await engine.reconcile(queue.id, { facts });
+    reconciles++;
+  }
+
+  const outcomes = await collectOutcomes(store, queue.id, prs);
+  const output: SimulationOutput = {
+    outcomes: outcomes.outcomes,
+    ciRuns: sandbox.ci.runs.length,
+    reasons: outcomes.reasons,
+    reconciles,
+    wallMs: performance.now() - started,
+  };
+  if (typeof input.store !== 'object') await store.close();
+  return output;
+}
+
+/**
+ * Opens the PRs in the sandbox and answers their submission as one fact: `submitEntry`, the command
+ * the service runs, for each of them.
+ */
+async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: SimPr[], parallel: boolean, now: Date): Promise<Fact> {
+  const submissions: SubmitInput[] = [];
+  for (const pr of arrived) {
+    const opened = sandbox.openPullRequest(SIM_REPO, { title: `Change ${pr.index + 1}`, author: `dev${pr.index % 17}`, bad: pr.bad });
+    if (opened.number !== pr.index + 1) throw new Error(`sandbox numbered PR ${opened.number}, expected ${pr.index + 1}`);
+    if (pr.breaksWith !== null) sandbox.addConflict(SIM_REPO, 'logical', pr.breaksWith + 1, opened.number);
+    if (parallel) {
+      const targets = pr.targets === 'ALL' ? { all: true as const } : { all: false as const, targets: pr.targets };
+      await store.putImpactedTargets(repoKey(SIM_REPO), opened.number, opened.headSha, targets);
+    }
+    submissions.push({
+      entryId: derivedId('sim-entry', repoKey(SIM_REPO), opened.number),
+      prNumber: opened.number,
+      prTitle: opened.title,
+      prSha: opened.headSha,
+      prBaseBranch: opened.baseBranch,
+      prAuthor: opened.author,
+      priority: null,
+      noBatch: null,
+      readiness: initialReadiness(),
+    });
+  }
+  return (q) => {
+    let next = q;
+    for (const s of submissions) {
+      next = submitEntry(next, s, now).queue;
+      if (parallel) next = recordImpactedTargets(next, s.prNumber, s.prSha);
+    }
+    return next;
+  };
+}
+
+async function collectOutcomes(store: Store, queueId: string, prs: readonly SimPr[]): Promise<{ outcomes: PrOutcome[]; reasons: Record<string, number> }> {
+  const doc = await store.getQueueById(queueId);
+  const archived = await store.archivedEntriesEndedSince([queueId], new Date(0).toISOString());
+  const byPr = new Map<number, Entry>();
+  for (const e of [...archived, ...(doc?.entries ?? [])]) {
+    const seen = byPr.get(e.prNumber);
+    if (!seen || seen.seq < e.seq) byPr.set(e.prNumber, e);
+  }
+  const reasons: Record<string, number> = {};
+  for (const e of byPr.values()) for (const h of e.history) reasons[h.reason.code] = (reasons[h.reason.code] ?? 0) + 1;
+  const outcomes = prs.map((pr): PrOutcome => {
+    const e = byPr.get(pr.index + 1);
+    if (!e || (e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED')) return { state: 'UNRESOLVED', mergedAtMinutes: null };
+    return { state: e.state, mergedAtMinutes: e.state === 'MERGED' ? (Date.parse(e.stateChangedAt) - START_MS) / MIN : null };
+  });
+  return { outcomes, reasons };
+}
+
+function minutesOf(ms: number | null): number | null {
+  return ms === null ? null : (ms - START_MS) / MIN;
+}

@@ -1,0 +1,282 @@
+import { NoGitHost, NO_GIT_HOST_NOTE } from '../../src/githost/none.js';
+import { Engine } from '../../src/engine/engine.js';
+import { harness, repo, silentLogger, MIN } from './harness.js';
+
+const ENDED = ['MERGED', 'FAILED', 'CANCELLED'];
+
+describe('engine: pull requests flow through the queue', () => {
+  it('tests and merges a queue of PRs in order, cleaning up its test branches', async () => {
+    const h = await harness();
+    const prs = [await h.submit(), await h.submit(), await h.submit()];
+    await h.settle();
+    expect(await h.states(...prs)).toEqual(['TESTING', 'TESTING', 'TESTING']);
+    expect(h.sandbox.liveTestBranches(repo)).toHaveLength(3);
+
+    await h.advance(10);
+    expect(await h.states(...prs)).toEqual(['MERGED', 'MERGED', 'MERGED']);
+    expect(h.mergeOrder()).toEqual(prs);
+    for (const n of prs) expect(h.sandbox.mergeCount(repo, n)).toBe(1);
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+    const doc = await h.doc();
+    expect(doc.entries).toEqual([]);
+    expect(doc.runs).toEqual([]);
+    expect(doc.targetSha).toBe(await h.sandbox.getBranchHead(repo, 'main'));
+    const first = await h.entry(prs[0]!);
+    expect(first.mergeCommitSha).toBeTruthy();
+    expect(first.history.map((t) => t.state)).toEqual(['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED', 'MERGED']);
+  });
+
+  it('reports a commit status on each PR head as its state changes', async () => {
+    const h = await harness({ settings: { concurrency: 1 } });
+    const a = await h.submit();
+    const b = await h.submit();
+    await h.advance(30);
+    expect(await h.states(a, b)).toEqual(['MERGED', 'MERGED']);
+    const shaB = h.sandbox.pullRequest(repo, b)!.headSha;
+    const reports = h.sandbox.reportedStatuses(repo, shaB).map((r) => [r.context, r.state, r.description]);
+    expect(reports).toContainEqual(['mergeq (main)', 'pending', 'Queued #2']);
+    expect(reports).toContainEqual(['mergeq (main)', 'pending', 'Testing']);
+    expect(reports.at(-1)).toEqual(['mergeq (main)', 'success', 'Merged']);
+    // On state changes only: no two reports in a row say the same.
+    for (let i = 1; i < reports.length; i++) expect(reports[i]).not.toEqual(reports[i - 1]);
+  });
+
+  it('reports no commit status when statusCheckEnabled is off', async () => {
+    const h = await harness({ settings: { statusCheckEnabled: false } });
+    const a = await h.submit();
+    await h.advance(15);
+    expect((await h.entry(a)).state).toBe('MERGED');
+    expect(h.sandbox.reportedStatuses(repo, h.sandbox.pullRequest(repo, a)!.headSha)).toEqual([]);
+  });
+
+  it('fails a bad PR with tests_failed; the PRs behind it restart without it and merge', async () => {
+    const h = await harness({ settings: { flakeRetries: 1 } });
+    const a = await h.submit();
+    const bad = await h.submit({ bad: true });
+    const c = await h.submit();
+    await h.advance(120);
+    expect(await h.states(a, bad, c)).toEqual(['MERGED', 'FAILED', 'MERGED']);
+    const failed = await h.entry(bad);
+    expect(failed.reason?.code).toBe('tests_failed');
+    const behind = await h.entry(c);
+    const states = behind.history.map((t) => t.state);
+    // It was testing on top of the bad PR, went back to PENDING, and was tested again.
+    expect(states.filter((s) => s === 'TESTING').length).toBeGreaterThanOrEqual(2);
+    expect(states.indexOf('PENDING', states.indexOf('TESTING'))).toBeGreaterThan(-1);
+    expect(h.mergeOrder()).toEqual([a, c]);
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+  });
+
+  it('cancels a PR mid-test: its run is dropped and the PR behind restarts without it', async () => {
+    const h = await harness();
+    const a = await h.submit();
+    const b = await h.submit();
+    await h.advance(5);
+    expect(await h.states(a, b)).toEqual(['TESTING', 'TESTING']);
+    await h.cancel(a);
+    await h.settle();
+    expect((await h.entry(a)).state).toBe('CANCELLED');
+    expect((await h.entry(a)).reason?.code).toBe('cancelled_by_user');
+    await h.advance(30);
+    expect(await h.states(a, b)).toEqual(['CANCELLED', 'MERGED']);
+    expect(h.sandbox.mergeCount(repo, a)).toBe(0);
+    // The run that merged b did not contain a.
+    const mergedRunBranches = h.sandbox.ci.runs.filter((r) => r.prNumbers.includes(b) && r.state === 'reported');
+    expect(mergedRunBranches.some((r) => !r.prNumbers.includes(a))).toBe(true);
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+  });
+
+  it('fails a PR whose merge the git host refuses, and merges the ones behind it without it', async () => {
+    const h = await harness({ ci: { hold: true } });
+    const a = await h.submit();
+    const b = await h.submit();
+    await h.settle();
+    // Someone lands a change on main outside the queue that conflicts with a.
+    const outside = h.sandbox.openPullRequest(repo, { title: 'hotfix' });
+    h.sandbox.addConflict(repo, 'textual', outside.number, a);
+    await h.sandbox.mergePullRequest(repo, outside.number, { expectedSha: outside.headSha, method: 'squash' });
+
+    for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
+    await h.settle();
+    const refused = await h.entry(a);
+    expect(refused.state).toBe('FAILED');
+    expect(refused.reason?.code).toBe('merge_conflict');
+    expect(h.sandbox.mergeCount(repo, a)).toBe(0);
+    // b's passing run contained a: it is retested without it before merging.
+    expect((await h.entry(b)).state).not.toBe('MERGED');
+    for (let i = 0; i < 5 && (await h.entry(b)).state !== 'MERGED'; i++) {
+      for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
+      await h.settle();
+    }
+    expect((await h.entry(b)).state).toBe('MERGED');
+    const lastRunOfB = h.sandbox.ci.runs.filter((r) => r.prNumbers.includes(b)).at(-1)!;
+    expect(lastRunOfB.prNumbers).toEqual([b]);
+  });
+
+  it('fails a run that gets no verdict within testingTimeoutMinutes (a wake-up, not a new fact)', async () => {
+    const h = await harness({ settings: { testingTimeoutMinutes: 30, flakeRetries: 0, concurrency: 1 }, ci: { hold: true } });
+    h.engine.start();
+    const a = await h.submit();
+    await h.advance(29);
+    expect((await h.entry(a)).state).toBe('TESTING');
+    await h.advance(2);
+    const timedOut = await h.entry(a);
+    expect(timedOut.state).toBe('FAILED');
+    expect(timedOut.reason?.code).toBe('test_timeout');
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+    await h.engine.stop();
+  });
+
+  it('finds CI results by polling when no status event arrives', async () => {
+    const h = await harness({ listen: false, engine: { pollIntervalMs: MIN } });
+    h.engine.start();
+    const a = await h.submit();
+    const b = await h.submit();
+    await h.advance(9);
+    expect(await h.states(a, b)).toEqual(['TESTING', 'TESTING']);
+    await h.advance(3);
+    expect(await h.states(a, b)).toEqual(['MERGED', 'MERGED']);
+    await h.engine.stop();
+  });
+
+  it('polls NOT_READY PRs until they become ready', async () => {
+    const h = await harness({ engine: { pollIntervalMs: MIN } });
+    h.engine.start();
+    const a = await h.submit({ draft: true });
+    await h.advance(3);
+    expect((await h.entry(a)).state).toBe('NOT_READY');
+    expect((await h.entry(a)).readiness.isDraft).toBe(true);
+    h.sandbox.update(repo, a, { draft: false });
+    await h.advance(2);
+    expect((await h.entry(a)).state).not.toBe('NOT_READY');
+    await h.advance(15);
+    expect((await h.entry(a)).state).toBe('MERGED');
+    await h.engine.stop();
+  });
+
+  it('cancels a queued PR that gets new commits (pr_updated), seen when it is about to merge', async () => {
+    const h = await harness({ ci: { hold: true } });
+    const a = await h.submit();
+    await h.settle();
+    h.sandbox.pushCommit(repo, a);
+    for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
+    await h.settle();
+    const entry = await h.entry(a);
+    expect(entry.state).toMatch(/FAILED|CANCELLED/);
+    expect(entry.reason?.code).toBe('pr_updated');
+    expect(h.sandbox.mergeCount(repo, a)).toBe(0);
+  });
+});
+
+describe('engine: direct merge', () => {
+  it('merges an up-to-date PR whose own checks passed without a test run; a PR that is behind is tested', async () => {
+    const h = await harness({ settings: { directMergeMode: 'always', concurrency: 1 } });
+    const behind = h.sandbox.openPullRequest(repo);
+    const landed = h.sandbox.openPullRequest(repo);
+    await h.sandbox.mergePullRequest(repo, landed.number, { expectedSha: landed.headSha, method: 'squash' });
+    const upToDate = h.sandbox.openPullRequest(repo);
+    const unchecked = h.sandbox.openPullRequest(repo);
+    for (const pr of [behind, upToDate]) h.sandbox.setStatuses(repo, pr.headSha, [{ context: 'ci', state: 'success', url: null }]);
+
+    await h.enqueue(upToDate.number);
+    await h.settle();
+    const direct = await h.entry(upToDate.number);
+    expect(direct.state).toBe('MERGED');
+    expect(direct.reason?.code).toBe('direct_merge');
+    expect(h.sandbox.ci.runs).toHaveLength(0);
+
+    // Main moved again (it now holds upToDate): the other two are not up to date, or have no checks.
+    await h.enqueue(behind.number);
+    await h.enqueue(unchecked.number);
+    await h.advance(30);
+    expect(await h.states(behind.number, unchecked.number)).toEqual(['MERGED', 'MERGED']);
+    expect((await h.entry(behind.number)).reason?.code).toBe('merged');
+    expect(h.sandbox.ci.runs.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('engine: git host errors', () => {
+  it('retries transient errors and carries on', async () => {
+    const h = await harness();
+    const a = await h.submit();
+    h.sandbox.failNext('createTestBranch', 2);
+    await h.settle();
+    expect((await h.entry(a)).state).toBe('TESTING');
+    h.sandbox.failNext('mergePullRequest', 2);
+    await h.advance(10);
+    expect((await h.entry(a)).state).toBe('MERGED');
+  });
+
+  it('fails a PR with github_error only after the retries are exhausted', async () => {
+    const h = await harness();
+    const a = await h.submit();
+    const b = await h.submit();
+    await h.settle();
+    h.sandbox.failNext('mergePullRequest', 3);
+    await h.advance(10);
+    const failed = await h.entry(a);
+    expect(failed.state).toBe('FAILED');
+    expect(failed.reason?.code).toBe('github_error');
+    await h.advance(30);
+    expect((await h.entry(b)).state).toBe('MERGED');
+    expect(h.sandbox.mergeCount(repo, a)).toBe(0);
+  });
+
+  it('tries a test branch again later when the host keeps failing, without failing anyone at once', async () => {
+    const h = await harness({ settings: { concurrency: 1 } });
+    h.engine.start();
+    h.sandbox.failNext('createTestBranch', 1000);
+    const a = await h.submit();
+    await h.settle();
+    expect((await h.entry(a)).state).toBe('TESTING');
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+    h.sandbox.clearInjectedFailures();
+    await h.advance(1);
+    expect(h.sandbox.liveTestBranches(repo)).toHaveLength(1);
+    await h.advance(10);
+    expect((await h.entry(a)).state).toBe('MERGED');
+    await h.engine.stop();
+  });
+});
+
+describe('engine: the none git host', () => {
+  it('keeps PRs NOT_READY with mergeability UNSPECIFIED and says why', async () => {
+    const h = await harness();
+    const engine = new Engine({ store: h.store, gitHost: new NoGitHost(), clock: h.time, scheduler: h.time, logger: silentLogger });
+    const a = await h.submit({}, false);
+    await engine.reconcile(h.queueId);
+    const entry = await h.entry(a);
+    expect(entry.state).toBe('NOT_READY');
+    expect(entry.readiness.gitHubMergeability).toBe('UNSPECIFIED');
+    expect(entry.readiness.note).toBe(NO_GIT_HOST_NOTE);
+  });
+});
+
+describe('engine: scheduling', () => {
+  it('coalesces many notifications into few reconciles', async () => {
+    const h = await harness();
+    await h.submit();
+    await h.settle();
+    let loads = 0;
+    const get = h.store.getQueueById.bind(h.store);
+    h.store.getQueueById = (id) => {
+      loads++;
+      return get(id);
+    };
+    for (let i = 0; i < 50; i++) h.engine.notify(h.queueId);
+    await h.settle();
+    expect(loads).toBeLessThanOrEqual(2);
+  });
+
+  it('stop() waits for the reconcile under way and ignores later notifications', async () => {
+    const h = await harness();
+    const a = await h.submit();
+    await h.engine.stop();
+    expect((await h.entry(a)).state).toBe('TESTING');
+    const before = (await h.doc()).version;
+    h.engine.notify(h.queueId);
+    await h.settle();
+    expect((await h.doc()).version).toBe(before);
+    expect(ENDED).not.toContain((await h.entry(a)).state);
+  });
+});
