@@ -83,8 +83,11 @@ export function cancelEntry(queue: QueueDoc, entryId: string, why: Reason, now: 
 export const RESTARTABLE_STATES = ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'] as const;
 
 /**
- * Reruns the tests of the unit holding the entry, with the same content: its deciding run is
- * cancelled and its entries return to PENDING at the same position. Nothing else restarts.
+ * Reruns the tests of the unit holding the entry, with the same content, without moving it and
+ * without restarting anything else (rule 12): its deciding run is cancelled (a passed result too: it
+ * may no longer be used to merge) and its entries return to PENDING at the same position, to be
+ * retested by the planner. A suspect (PENDING_FAILURE) stays one — the units behind it are built
+ * without it — and the planner reruns its failed run beside the queue at once.
  */
 export function restartEntry(queue: QueueDoc, entryId: string, now: Date): QueueDoc {
   const entry = queue.entries.find((e) => e.id === entryId);
@@ -98,16 +101,18 @@ export function restartEntry(queue: QueueDoc, entryId: string, now: Date): Queue
   const memberIds = new Set(unit ? unit.entryIds : [entryId]);
   const why = reason('restarted_by_user', 'tests restarted by a user');
   const runIds = new Set(queue.entries.filter((e) => memberIds.has(e.id) && e.testRunId).map((e) => e.testRunId));
+  const suspect = entry.state === 'PENDING_FAILURE';
   return {
     ...queue,
-    entries: queue.entries.map((e) =>
-      memberIds.has(e.id) && isActive(e.state) && e.state !== 'PENDING'
-        ? { ...transition(e, 'PENDING', why, now), testRunId: null, retriesUsed: 0 }
-        : e,
-    ),
+    entries: queue.entries.map((e) => {
+      if (!memberIds.has(e.id) || !isActive(e.state) || e.state === 'PENDING' || e.state === 'NOT_READY') return e;
+      return suspect
+        ? { ...transition(e, 'PENDING_FAILURE', why, now), retriesUsed: 0 }
+        : { ...transition(e, 'PENDING', why, now), testRunId: null, retriesUsed: 0 };
+    }),
     runs: queue.runs.map((r) =>
-      runIds.has(r.id) && (r.status === 'creating' || r.status === 'pending')
-        ? { ...r, status: 'cancelled', cancelReason: 'restarted_by_user', finishedAt: now.toISOString() }
+      runIds.has(r.id) && (r.status === 'creating' || r.status === 'pending' || (r.status === 'passed' && !suspect))
+        ? { ...r, status: 'cancelled', cancelReason: 'restarted_by_user', finishedAt: r.finishedAt ?? now.toISOString() }
         : r,
     ),
   };

@@ -14,6 +14,13 @@ export interface Readiness {
   isDraft: boolean;
   /** Why the git host facts are unknown or negative, e.g. "no git host is configured". */
   note: string | null;
+  /**
+   * directMergeMode (rule 10), filled by the engine from the git host: the target branch head SHA
+   * that the PR head was last seen to contain (PR up to date with it), or null/absent if unknown.
+   */
+  containsTargetSha?: string | null;
+  /** directMergeMode: the PR head SHA on which every required check of the PR itself succeeded. */
+  ownChecksPassedSha?: string | null;
 }
 
 export interface Transition {

@@ -23,6 +23,7 @@ export const REASON_CODES = [
   'urgent_preemption',
   'retry_passed',
   'suspect',
+  'failure_confirmed',
   'bisection_culprit',
   'bisection_cleared',
   'mode_switch',

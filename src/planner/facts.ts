@@ -1,0 +1,221 @@
+import type { Entry } from '../domain/entry.js';
+import type { QueueDoc } from '../domain/queue.js';
+import { reason, type Reason } from '../domain/reasons.js';
+import type { StatusCheck, TestRun } from '../domain/run.js';
+import { isActive } from '../domain/states.js';
+import type { PullRequestInfo } from '../githost/githost.js';
+import { Draft, applyingSink } from './draft.js';
+import { isLive } from './run-status.js';
+import { dropResultsWithout, dropResultsWith } from './invalidation.js';
+
+/**
+ * Facts: what the outside world said, recorded as pure QueueDoc -> QueueDoc changes. The engine
+ * records them, then plans again; the planner works out the consequences. The few facts that land or
+ * remove a PR outside the planner's control (a refused merge, a PR merged elsewhere) also drop at once
+ * the results that this made unusable, so that no later merge can rely on them.
+ */
+
+/** The test branch exists: the run is pending. `requiredStatuses` come from branch protection. */
+export function recordRunCreated(
+  q: QueueDoc,
+  runId: string,
+  r: { sha: string; baseSha: string; requiredStatuses?: string[] },
+  _now: Date,
+): QueueDoc {
+  return updateRun(q, runId, (run) => {
+    const fromProtection = q.settings.requiredStatuses === null && r.requiredStatuses !== undefined;
+    return {
+      ...run,
+      status: run.status === 'creating' ? 'pending' : run.status,
+      testBranchSha: r.sha,
+      baseSha: r.baseSha,
+      ...(fromProtection ? { requiredStatuses: r.requiredStatuses!.slice(), requiredStatusesSource: 'branch_protection' as const } : {}),
+    };
+  });
+}
+
+/** The test branch could not be built: that PR does not merge onto the ones before it. */
+export function recordRunConflict(q: QueueDoc, runId: string, conflictPrNumber: number, now: Date): QueueDoc {
+  return updateRun(q, runId, (run) => {
+    if (!isLive(run)) return run;
+    const pr = run.prs.find((p) => p.prNumber === conflictPrNumber) ?? run.prs[run.prs.length - 1];
+    return { ...run, status: 'failed', finishedAt: now.toISOString(), conflictEntryId: pr?.entryId ?? null };
+  });
+}
+
+/** Statuses reported on a test branch head, merged by context into every live run on that SHA. */
+export function recordStatusChecks(q: QueueDoc, testBranchSha: string, checks: StatusCheck[], _now: Date): QueueDoc {
+  let changed = false;
+  const runs = q.runs.map((run) => {
+    if (run.testBranchSha !== testBranchSha || !isLive(run)) return run;
+    const merged = mergeChecks(run.statusChecks, checks);
+    if (merged === run.statusChecks) return run;
+    changed = true;
+    return { ...run, statusChecks: merged };
+  });
+  return changed ? { ...q, runs } : q;
+}
+
+export function recordBranchDeleted(q: QueueDoc, runId: string): QueueDoc {
+  return updateRun(q, runId, (run) => (run.cleanedUp ? run : { ...run, cleanedUp: true }));
+}
+
+/** The git host merged the PR the planner asked to merge. */
+export function recordMerged(q: QueueDoc, entryId: string, mergeCommitSha: string, now: Date): QueueDoc {
+  const entry = q.entries.find((e) => e.id === entryId);
+  if (!entry || !isActive(entry.state)) return q;
+  if (!entry.mergeIntent) return mergedOutsideTheQueue(q, entry, mergeCommitSha || null, now);
+  const d = new Draft(q, now);
+  const why = entry.mergeIntent.runId
+    ? reason('merged', 'merged after its tests passed')
+    : reason('direct_merge', 'merged directly: already up to date with the target branch and its checks passed');
+  d.apply({ type: 'transition', entryId, to: 'MERGED', reason: why, set: { mergeIntent: null } });
+  d.entries.set(entryId, { ...d.entries.get(entryId)!, mergeCommitSha: mergeCommitSha || null });
+  d.apply({ type: 'unplaceEntry', entryId });
+  return { ...d.toDoc(), targetSha: mergeCommitSha || q.targetSha };
+}
+
+/** The git host refused the merge: the PR fails, and what was to merge after it relied on it. */
+export function recordMergeRefused(
+  q: QueueDoc,
+  entryId: string,
+  code: 'merge_conflict' | 'pr_updated',
+  message: string,
+  now: Date,
+): QueueDoc {
+  const entry = q.entries.find((e) => e.id === entryId);
+  if (!entry || !isActive(entry.state)) return q;
+  return removeEntry(q, entry, 'FAILED', reason(code, message), now);
+}
+
+/**
+ * What the git host says about a PR: refreshes the readiness of its active entry, or ends it when it
+ * was closed, merged elsewhere, changed, turned into a draft or moved to another base. `pr` null: the
+ * PR does not exist (then `prNumber` says which one).
+ */
+export function recordPullRequest(
+  q: QueueDoc,
+  pr: PullRequestInfo | null,
+  now: Date,
+  note?: string | null,
+  prNumber?: number,
+): QueueDoc {
+  const number = pr?.number ?? prNumber;
+  if (number === undefined) return q;
+  const entry = q.entries.find((e) => e.prNumber === number && isActive(e.state));
+  if (!entry) return q;
+  const queued = entry.state !== 'NOT_READY';
+
+  if (pr === null) {
+    if (queued) return removeEntry(q, entry, 'CANCELLED', reason('pr_closed', 'the pull request no longer exists'), now);
+    return replaceEntry(q, { ...entry, readiness: { ...entry.readiness, isOpen: false, note: note ?? 'the pull request was not found' } });
+  }
+  if (pr.state === 'merged') {
+    if (entry.mergeIntent) return recordMerged(q, entry.id, pr.mergeCommitSha ?? '', now);
+    return mergedOutsideTheQueue(q, entry, pr.mergeCommitSha, now);
+  }
+  if (queued) {
+    if (pr.state === 'closed') return removeEntry(q, entry, 'CANCELLED', reason('pr_closed', 'the pull request was closed'), now);
+    if (pr.headSha !== entry.prSha) {
+      return removeEntry(q, entry, 'CANCELLED', reason('pr_updated', `new commits were pushed (${pr.headSha.slice(0, 7)}): what was approved is not what would merge`), now);
+    }
+    if (pr.draft) return removeEntry(q, entry, 'CANCELLED', reason('converted_to_draft', 'the pull request was converted to a draft'), now);
+    if (pr.baseBranch !== q.branch) {
+      return removeEntry(q, entry, 'CANCELLED', reason('base_changed', `the base branch changed to ${pr.baseBranch}`), now);
+    }
+  }
+  const shaChanged = pr.headSha !== entry.prSha;
+  const refreshed: Entry = {
+    ...entry,
+    prTitle: pr.title,
+    prAuthor: pr.author,
+    prSha: pr.headSha,
+    prBaseBranch: pr.baseBranch,
+    readiness: {
+      ...entry.readiness,
+      isOpen: pr.state === 'open',
+      isDraft: pr.draft,
+      doesBaseBranchMatch: pr.baseBranch === q.branch,
+      gitHubMergeability: pr.mergeability,
+      // Impacted targets, checks and up-to-dateness belong to one head SHA.
+      ...(shaChanged ? { hasImpactedTargets: false, containsTargetSha: null, ownChecksPassedSha: null } : {}),
+      note: note ?? null,
+    },
+  };
+  return sameEntry(entry, refreshed) ? q : replaceEntry(q, refreshed);
+}
+
+/** Impacted targets are known for that PR head. */
+export function recordImpactedTargets(q: QueueDoc, prNumber: number, sha: string): QueueDoc {
+  const entry = q.entries.find((e) => e.prNumber === prNumber && isActive(e.state) && e.prSha === sha);
+  if (!entry || entry.readiness.hasImpactedTargets) return q;
+  return replaceEntry(q, { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } });
+}
+
+export function recordTargetHead(q: QueueDoc, sha: string): QueueDoc {
+  return q.targetSha === sha ? q : { ...q, targetSha: sha };
+}
+
+// ---- helpers ----
+
+function mergedOutsideTheQueue(q: QueueDoc, entry: Entry, mergeCommitSha: string | null, now: Date): QueueDoc {
+  const d = new Draft(q, now);
+  const queued = d.unitOfEntry(entry.id) !== undefined;
+  d.apply({
+    type: 'transition',
+    entryId: entry.id,
+    to: 'MERGED',
+    reason: reason('merged_elsewhere', 'the pull request was merged outside the queue'),
+    set: { mergeIntent: null },
+  });
+  d.entries.set(entry.id, { ...d.entries.get(entry.id)!, mergeCommitSha });
+  // The target branch now holds it (queued or not): a result that did not test it says nothing.
+  dropResultsWithout(applyingSink(d), [entry.id], reason('ahead_merged_elsewhere', `#${entry.prNumber} was merged outside the queue`));
+  if (queued) d.apply({ type: 'unplaceEntry', entryId: entry.id });
+  // The target head moved to something the queue did not merge: unknown until the engine reads it.
+  return { ...d.toDoc(), targetSha: null };
+}
+
+/** Ends an entry (FAILED/CANCELLED) and drops the merge decisions that relied on it. */
+function removeEntry(q: QueueDoc, entry: Entry, to: 'FAILED' | 'CANCELLED', why: Reason, now: Date): QueueDoc {
+  const d = new Draft(q, now);
+  d.apply({ type: 'transition', entryId: entry.id, to, reason: why, set: { mergeIntent: null } });
+  d.apply({ type: 'unplaceEntry', entryId: entry.id });
+  const removedWhy =
+    to === 'FAILED'
+      ? reason('ahead_failed', `#${entry.prNumber} ahead failed: ${why.message}`)
+      : reason('ahead_cancelled', `#${entry.prNumber} ahead was removed from the queue`);
+  dropResultsWith(applyingSink(d), entry.id, removedWhy);
+  return d.toDoc();
+}
+
+function updateRun(q: QueueDoc, runId: string, f: (run: TestRun) => TestRun): QueueDoc {
+  let changed = false;
+  const runs = q.runs.map((r) => {
+    if (r.id !== runId) return r;
+    const next = f(r);
+    if (next !== r) changed = true;
+    return next;
+  });
+  return changed ? { ...q, runs } : q;
+}
+
+function replaceEntry(q: QueueDoc, entry: Entry): QueueDoc {
+  return { ...q, entries: q.entries.map((e) => (e.id === entry.id ? entry : e)) };
+}
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function mergeChecks(current: StatusCheck[], incoming: StatusCheck[]): StatusCheck[] {
+  const byContext = new Map(current.map((c) => [c.context, c]));
+  let changed = false;
+  for (const c of incoming) {
+    const old = byContext.get(c.context);
+    if (old && old.state === c.state && old.url === c.url) continue;
+    byContext.set(c.context, { context: c.context, state: c.state, url: c.url });
+    changed = true;
+  }
+  return changed ? [...byContext.values()] : current;
+}

@@ -1,0 +1,145 @@
+import type { MergeIntent } from '../domain/entry.js';
+import type { Unit } from '../domain/queue.js';
+import { reason } from '../domain/reasons.js';
+import type { TestRun } from '../domain/run.js';
+import type { Draft, Sink } from './draft.js';
+import { isLanding, restartUnit } from './invalidation.js';
+import { isLiveOrPassed } from './run-status.js';
+import { isLanded, isRemoved, isSuspect } from './units.js';
+
+/**
+ * Merge decisions (rules 2, 3, 6, 10), strictly in queue order: walking from the head, a unit lands
+ * (gets a merge intent) when a passed run proves it — its own run, or with `canOptimisticallyMerge`
+ * any run that contains it after exactly what has landed before it. The walk stops at the first unit
+ * without a proof, so nothing merges past an unresolved unit (a suspect included).
+ */
+export function decideMerges(s: Sink): void {
+  const d = s.d;
+  if (d.state === 'paused') return;
+  const passedByEntry = passedRunsByEntry(d);
+  const proofIds = new Set<string>();
+  for (const e of d.entries.values()) if (e.mergeIntent?.runId) proofIds.add(e.mergeIntent.runId);
+  for (const unit of d.units.slice()) {
+    if (isLanding(d, unit)) continue;
+    const proof = findProof(d, unit, passedByEntry);
+    if (proof) {
+      proofIds.add(proof.id);
+      land(s, unit, proof, proofIds);
+      continue;
+    }
+    if (canMergeDirectly(d, unit)) {
+      land(s, unit, null, proofIds);
+      continue;
+    }
+    return;
+  }
+}
+
+function passedRunsByEntry(d: Draft): Map<string, TestRun[]> {
+  const m = new Map<string, TestRun[]>();
+  for (const run of d.runs.values()) {
+    if (run.status !== 'passed') continue;
+    for (const p of run.prs) {
+      const list = m.get(p.entryId);
+      if (list) list.push(run);
+      else m.set(p.entryId, [run]);
+    }
+  }
+  return m;
+}
+
+/**
+ * A passed run whose content, up to and including this unit, is exactly what lands: everything
+ * before the unit in it has landed, nothing in it was removed. (A PR that landed outside a result
+ * drops that result when it lands, so a result still passed here has tested everything landed.)
+ */
+function findProof(d: Draft, unit: Unit, passedByEntry: Map<string, TestRun[]>): TestRun | null {
+  const first = unit.entryIds[0];
+  if (first === undefined) return null;
+  const suspect = isSuspect(d, unit);
+  const own = d.entry(first)?.testRunId;
+  const candidates = (passedByEntry.get(first) ?? []).slice().sort((a, b) => (a.id === own ? -1 : b.id === own ? 1 : 0));
+  for (const run of candidates) {
+    const current = d.run(run.id);
+    if (current?.status !== 'passed') continue;
+    // A suspect's own rerun does not merge it where it stands (rule 6: it re-enters at the tail).
+    if (suspect && current.unitId === unit.id) continue;
+    if (!d.settings.canOptimisticallyMerge && current.unitId !== unit.id) continue;
+    if (provesUnit(d, current, unit)) return current;
+  }
+  return null;
+}
+
+function provesUnit(d: Draft, run: TestRun, unit: Unit): boolean {
+  const own = new Set(unit.entryIds);
+  let seenOwn = 0;
+  for (const p of run.prs) {
+    const e = d.entry(p.entryId);
+    if (isRemoved(e)) return false;
+    if (own.has(p.entryId)) {
+      seenOwn++;
+      continue;
+    }
+    if (seenOwn === 0 && !isLanded(e)) return false;
+    if (seenOwn > 0 && seenOwn < own.size) return false; // the unit's entries must be contiguous
+  }
+  return seenOwn === own.size;
+}
+
+/** Rule 10: at the head, nothing ahead, up to date with the target head and its own checks passed. */
+function canMergeDirectly(d: Draft, unit: Unit): boolean {
+  if (d.settings.directMergeMode !== 'always' || d.units[0] !== unit || unit.entryIds.length !== 1) return false;
+  const e = d.entry(unit.entryIds[0]!);
+  if (!e || (e.state !== 'PENDING' && e.state !== 'TESTING')) return false;
+  const target = d.base.targetSha;
+  return !!target && e.readiness.containsTargetSha === target && e.readiness.ownChecksPassedSha === e.prSha;
+}
+
+function land(s: Sink, unit: Unit, proof: TestRun | null, proofIds: ReadonlySet<string>): void {
+  const d = s.d;
+  for (const e of d.unitEntries(unit)) {
+    const intent: MergeIntent = { runId: proof?.id ?? null, expectedSha: e.prSha, requestedAt: d.nowIso };
+    const set = { mergeIntent: intent, testRunId: proof?.id ?? e.testRunId };
+    if (!proof) {
+      s.emit({
+        type: 'transition',
+        entryId: e.id,
+        to: 'TESTS_PASSED',
+        reason: reason('direct_merge', 'up to date with the target branch and its own checks passed: merging without a test run'),
+        set,
+      });
+    } else if (e.state === 'TESTS_PASSED') {
+      s.emit({ type: 'patchEntry', entryId: e.id, set });
+    } else {
+      const proven = proof.unitId === unit.id ? 'tests passed' : 'tests passed in a run that contained it';
+      s.emit({ type: 'transition', entryId: e.id, to: 'TESTS_PASSED', reason: reason('tests_passed', proven), set });
+    }
+  }
+  dropResultsLacking(s, unit, proofIds);
+}
+
+/**
+ * The unit will land: results of units still to land that did not test it say nothing any more
+ * (a suspect that merges after all restarts the results that left it out, rule 6).
+ */
+function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>): void {
+  const d = s.d;
+  const ids = unit.entryIds;
+  const label = ids.map((id) => `#${d.entry(id)?.prNumber}`).join(', ');
+  const why = reason('readmitted', `${label} ahead of it merges after all; retesting with it`);
+  const index = d.unitIndex();
+  for (const run of [...d.runs.values()]) {
+    if (!isLiveOrPassed(run) || holdsAll(run, ids)) continue;
+    const at = index.get(run.unitId);
+    const runUnit = at === undefined ? undefined : d.units[at];
+    if (runUnit && isLanding(d, runUnit)) continue;
+    if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
+    if (runUnit && d.unitEntries(runUnit).some((e) => e.testRunId === run.id)) restartUnit(s, runUnit, why);
+  }
+}
+
+function holdsAll(run: TestRun, ids: readonly string[]): boolean {
+  if (ids.length === 1) return run.prs.some((p) => p.entryId === ids[0]);
+  const inRun = new Set(run.prs.map((p) => p.entryId));
+  return ids.every((id) => inRun.has(id));
+}

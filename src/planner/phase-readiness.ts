@@ -1,0 +1,35 @@
+import { derivedId } from '../domain/ids.js';
+import { reason } from '../domain/reasons.js';
+import type { Sink } from './draft.js';
+import { placementIndex } from './placement.js';
+import { notReadyBecause, readinessLost } from './readiness.js';
+
+/** NOT_READY -> PENDING when ready (taking a place in queue order); PENDING -> NOT_READY when not. */
+export function updateReadiness(s: Sink): void {
+  const d = s.d;
+  const becameReady = [];
+  for (const e of d.entries.values()) {
+    if (e.state === 'NOT_READY' && notReadyBecause(e, d.settings) === null) becameReady.push(e);
+  }
+  becameReady.sort((a, b) => a.priorityValue - b.priorityValue || a.seq - b.seq);
+  for (const e of becameReady) {
+    const seq = d.nextSeq;
+    const unit = { id: derivedId(d.base.id, 'unit', seq), entryIds: [e.id], createdAt: d.nowIso };
+    s.emit({ type: 'placeUnit', unit, index: placementIndex(d, e.priorityValue), seq });
+    s.emit({
+      type: 'transition',
+      entryId: e.id,
+      to: 'PENDING',
+      reason: reason('ready', 'ready: waiting for a test run'),
+      set: { readyAt: d.nowIso, testRunId: null, retriesUsed: 0 },
+    });
+  }
+
+  for (const e of [...d.entries.values()]) {
+    if (e.state !== 'PENDING') continue;
+    const lost = readinessLost(e, d.settings);
+    if (lost === null) continue;
+    s.emit({ type: 'unplaceEntry', entryId: e.id });
+    s.emit({ type: 'transition', entryId: e.id, to: 'NOT_READY', reason: reason('not_ready', lost), set: { readyAt: null } });
+  }
+}

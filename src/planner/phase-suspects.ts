@@ -1,0 +1,205 @@
+import { reason, type Reason } from '../domain/reasons.js';
+import type { Unit } from '../domain/queue.js';
+import type { TestRun } from '../domain/run.js';
+import type { Sink } from './draft.js';
+import { evidenceFor } from './evidence.js';
+import { failureReason } from './failure-reason.js';
+import { dropResultsWith, restartUnit } from './invalidation.js';
+import { placementIndex } from './placement.js';
+import { createRun } from './run-builder.js';
+import { isLive } from './run-status.js';
+import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
+import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed } from './suspicion.js';
+import type { Draft } from './draft.js';
+import type { Entry } from '../domain/entry.js';
+
+/**
+ * Suspects (PENDING_FAILURE) are resolved here (rules 4-6).
+ *
+ * A suspect is rerun with the same content, beside the queue, up to `flakeRetries` times — at once,
+ * even while PRs ahead of it in its run are still undecided, so that its verdict is in when they
+ * are. A passing rerun clears it: it goes back to PENDING at its own position while the units behind
+ * still build on it, or re-enters at the tail once they were rebuilt without it (`retry_passed`).
+ * It FAILS once `1 + flakeRetries` of its runs failed with everything ahead of it proven good and
+ * its flake evidence is in without a pass. A PR ahead of it that is removed, moves behind it or is
+ * now left out of its position re-admits it (rule 5).
+ */
+export function resolveSuspects(s: Sink): void {
+  const d = s.d;
+  const exclusion = new SuspectExclusion(d);
+  for (const unit of d.units.slice()) {
+    const entries = d.unitEntries(unit);
+    if (entries[0]?.state !== 'PENDING_FAILURE') continue;
+    const run = decidingRun(d, unit);
+    if (!run) {
+      readmit(s, unit, undefined, reason('readmitted', 'its test run is gone; retesting it'));
+      continue;
+    }
+    if (!failureIsConfirmed(d, unit) && evidenceConfirmsFailure(d, unit)) {
+      for (const e of entries) {
+        s.emit({
+          type: 'transition',
+          entryId: e.id,
+          to: 'PENDING_FAILURE',
+          reason: reason('failure_confirmed', 'its failure was confirmed by another run: the pull requests behind it are now tested without it'),
+        });
+      }
+    }
+    const own = new Set(unit.entryIds);
+    const deps = run.prs.map((p) => p.entryId).filter((id) => !own.has(id) && !isLanded(d.entry(id)));
+    const stale = staleDependency(d, unit, deps, exclusion);
+    if (stale) {
+      readmit(s, unit, run, stale);
+      continue;
+    }
+    const newRuns = d.state === 'running';
+    if (userAskedForARerun(d.entry(unit.entryIds[0]!)!) && !isLive(run)) {
+      if (newRuns) rerun(s, unit, run, false, 'rerun requested by a user');
+      continue;
+    }
+    if (isLive(run)) continue;
+    const unresolved = deps.some((id) => d.entry(id)!.state !== 'TESTS_PASSED');
+
+    if (run.status === 'passed') {
+      if (unresolved) continue; // a user's rerun with PRs ahead still undecided
+      // While the units behind build on it, it simply goes back to its place; once they were
+      // rebuilt without it, it re-enters at the tail (rule 6) rather than restart them all.
+      const at = d.unitIndex().get(unit.id)!;
+      if (exclusion.excludes(unit, at, at + 1)) {
+        reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
+      } else {
+        restartUnit(s, unit, reason('readmitted', 'its rerun passed: it is tested again at its place'));
+      }
+      continue;
+    }
+    // Rule 5: a suspect ahead in its run explains its failure; it is re-examined once that resolves.
+    if (deps.some((id) => d.entry(id)!.state === 'PENDING_FAILURE')) continue;
+    if (run.status === 'cancelled') {
+      if (newRuns) rerun(s, unit, run, false, 'its rerun was cancelled; rerunning');
+      continue;
+    }
+    const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);
+    const retriesUsed = d.entry(unit.entryIds[0]!)!.retriesUsed;
+    if (!ownConflict && retriesUsed < d.settings.flakeRetries) {
+      if (newRuns) rerun(s, unit, run, true, `rerun ${retriesUsed + 1} of ${d.settings.flakeRetries} to rule out a flake`);
+      continue;
+    }
+    if (unresolved) continue;
+    if (!ownConflict && ownFailures(d, unit) < 1 + d.settings.flakeRetries) {
+      // A run that failed with a PR ahead that was later restarted does not count: one more rerun.
+      if (newRuns) rerun(s, unit, run, false, 'one more rerun: the pull requests ahead of it changed since');
+      continue;
+    }
+    const evidence = evidenceFor(d, unit);
+    if (evidence.some(isLive)) continue;
+    if (evidence.some((r) => r.status === 'passed')) {
+      if (!d.settings.canOptimisticallyMerge) {
+        reenterAtTail(s, unit, reason('retry_passed', 'a run that contained it passed: it re-enters the queue at the tail'));
+      }
+      continue;
+    }
+    fail(s, unit, run);
+  }
+}
+
+/** Failed runs of the unit (since it last started testing) with everything ahead of it proven good. */
+function ownFailures(d: Draft, unit: Unit): number {
+  const first = d.entry(unit.entryIds[0]!)!;
+  let since = '';
+  for (let i = first.history.length - 1; i >= 0; i--) {
+    if (first.history[i]!.state === 'TESTING') {
+      since = first.history[i]!.at;
+      break;
+    }
+  }
+  let n = 0;
+  for (const run of d.runs.values()) {
+    if (run.unitId !== unit.id || (run.status !== 'failed' && run.status !== 'timed_out') || run.createdAt < since) continue;
+    const proven = entriesBefore(run, unit).every((id) => {
+      const e = d.entry(id);
+      return isLanded(e) || e?.state === 'TESTS_PASSED';
+    });
+    if (proven) n++;
+  }
+  return n;
+}
+
+/**
+ * A unit of the suspect's run that no longer stands ahead of it as it did: removed, now behind it (it
+ * re-entered at the tail), or a suspect that the suspect's own position now leaves out. Its failure
+ * then says nothing any more: it is re-admitted and retested at its position.
+ */
+function staleDependency(d: Draft, unit: Unit, deps: string[], exclusion: SuspectExclusion): Reason | null {
+  const index = d.unitIndex();
+  const at = index.get(unit.id)!;
+  for (const id of deps) {
+    const e = d.entry(id);
+    const label = prLabel(e, id);
+    if (isRemoved(e)) return reason('readmitted', `${label} ahead of it was removed; retesting it without ${label}`);
+    const u = d.unitOfEntry(id);
+    if (!u) return reason('readmitted', `${label} ahead of it left the queue; retesting it without ${label}`);
+    const depAt = index.get(u.id)!;
+    if (depAt > at) return reason('readmitted', `${label}, tested ahead of it, is now behind it; retesting it`);
+    if (e!.state === 'PENDING_FAILURE' && exclusion.excludes(u, depAt, at)) {
+      return reason('readmitted', `${label} ahead of it failed; retesting it without ${label}`);
+    }
+  }
+  return null;
+}
+
+/** A user restarted the suspect (rule 12) and no rerun started since. */
+function userAskedForARerun(e: Entry): boolean {
+  for (let i = e.history.length - 1; i >= 0; i--) {
+    const code = e.history[i]!.reason.code;
+    if (code === 'restarted_by_user') return true;
+    if (code === 'test_started' || e.history[i]!.state !== 'PENDING_FAILURE') return false;
+  }
+  return false;
+}
+
+function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string): void {
+  const d = s.d;
+  const own = new Set(unit.entryIds);
+  // The same content, less what landed since (the target branch holds it).
+  const content = failed.prs.map((p) => p.entryId).filter((id) => own.has(id) || !isLanded(d.entry(id)));
+  const run = createRun(s, unit, content, { kind: failed.kind, attempt: failed.attempt + 1 });
+  for (const e of d.unitEntries(unit)) {
+    s.emit({
+      type: 'transition',
+      entryId: e.id,
+      to: 'PENDING_FAILURE',
+      reason: reason('test_started', why),
+      set: { testRunId: run.id, ...(countsAsRetry ? { retriesUsed: e.retriesUsed + 1 } : {}) },
+    });
+  }
+}
+
+function readmit(s: Sink, unit: Unit, run: TestRun | undefined, why: Reason): void {
+  if (run && isLive(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
+  restartUnit(s, unit, why);
+}
+
+function reenterAtTail(s: Sink, unit: Unit, why: Reason): void {
+  const d = s.d;
+  const index = placementIndex(d, unitPriority(d, unit), unit);
+  s.emit({ type: 'placeUnit', unit, index, seq: null });
+  for (const e of d.unitEntries(unit)) {
+    s.emit({
+      type: 'transition',
+      entryId: e.id,
+      to: 'PENDING',
+      reason: why,
+      set: { testRunId: null, retriesUsed: 0, readyAt: d.nowIso, mergeIntent: null },
+    });
+  }
+}
+
+function fail(s: Sink, unit: Unit, run: TestRun): void {
+  const d = s.d;
+  const why = failureReason(d, run);
+  for (const e of d.unitEntries(unit)) {
+    s.emit({ type: 'transition', entryId: e.id, to: 'FAILED', reason: why, set: { mergeIntent: null } });
+    s.emit({ type: 'unplaceEntry', entryId: e.id });
+    dropResultsWith(s, e.id, reason('ahead_failed', `#${e.prNumber} ahead of it failed (${why.message}); retesting without it`));
+  }
+}

@@ -1,0 +1,31 @@
+import type { TargetSet } from '../domain/targets.js';
+import type { Sink } from './draft.js';
+import { applyOutcomes } from './phase-outcomes.js';
+import { decideMerges } from './phase-merging.js';
+import { settleQueueState } from './phase-queue-state.js';
+import { updateReadiness } from './phase-readiness.js';
+import { maintainRuns } from './phase-runs.js';
+import { resolveSuspects } from './phase-suspects.js';
+import { decideVerdicts } from './phase-verdicts.js';
+
+/** A decision may enable another (a failure makes a passed unit behind mergeable): repeat until settled. */
+const MAX_PASSES = 8;
+
+/** The planning passes, in order, repeated until a pass decides nothing. */
+export function runPhases(s: Sink, _targets: ReadonlyMap<string, TargetSet>): void {
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const before = countActions(s);
+    decideVerdicts(s);
+    updateReadiness(s);
+    applyOutcomes(s);
+    resolveSuspects(s);
+    decideMerges(s);
+    maintainRuns(s);
+    settleQueueState(s);
+    if (countActions(s) === before) return;
+  }
+}
+
+function countActions(s: Sink): number {
+  return s.d.actionCount;
+}

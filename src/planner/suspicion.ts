@@ -1,0 +1,99 @@
+import type { Unit } from '../domain/queue.js';
+import type { TestRun } from '../domain/run.js';
+import type { Draft } from './draft.js';
+import { decidingRun, isLanded } from './units.js';
+
+/**
+ * How much failing evidence confirms a suspect. Its own failure counts 1. A further failed run that
+ * contains it counts by how little else it could blame: 1 if it adds at most one unproven PR to what
+ * the suspect's own failing run held (its rerun; the run of the unit right behind it), 1/2 for two,
+ * 1/4 for three or four, nothing beyond. After one failure a PR is bad with odds of about 1:2 (at 5%
+ * bad PRs and 10% flaky runs); one strong further failure multiplies them by about 7 (~80% sure).
+ * Tuned with the simulation in test/planner/queue-sim.ts: a higher bar left the PRs behind a bad PR
+ * waiting longer than the few wrongly excluded flakes cost.
+ */
+const CONFIRMING_WEIGHT = 2;
+
+/**
+ * How sure the queue is that a suspect is the culprit. One failure is weak evidence: at a 10% flake
+ * rate most failures are flakes, and rebuilding every unit behind it would cost each of them a CI
+ * cycle for nothing. More failures confirm it (weighed as above); so does a conflict building its
+ * branch — once everything ahead of it in its run is proven good: until then, that explains its
+ * failures as well. A pass of any run containing it clears it instead (it merges). The planner records the
+ * confirmation (`failure_confirmed`), so that it never flips back.
+ */
+export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
+  const first = suspect.entryIds[0];
+  const e = first === undefined ? undefined : d.entry(first);
+  if (!e) return true;
+  for (let i = e.history.length - 1; i >= 0; i--) {
+    const t = e.history[i]!;
+    if (t.state === 'TESTING') return false;
+    if (t.reason.code === 'failure_confirmed') return true;
+  }
+  return false;
+}
+
+/** Whether the evidence now confirms the suspect's failure (see `failureIsConfirmed`). */
+export function evidenceConfirmsFailure(d: Draft, suspect: Unit): boolean {
+  const first = suspect.entryIds[0];
+  const own = decidingRun(d, suspect);
+  if (first === undefined || !own) return true;
+  const since = testingSince(d.entry(first)!.history);
+  const ownContent = new Set(own.prs.map((p) => p.entryId));
+  // While a PR ahead of it in its run is unproven, that PR explains its failures as well as it does.
+  for (const p of own.prs) {
+    if (suspect.entryIds.includes(p.entryId)) break;
+    const e = d.entry(p.entryId);
+    if (!isLanded(e) && e?.state !== 'TESTS_PASSED') return false;
+  }
+  let weight = 0;
+  for (const run of d.runs.values()) {
+    if (run.status !== 'failed' && run.status !== 'timed_out') continue;
+    if (run.createdAt < since || !run.prs.some((p) => p.entryId === first)) continue;
+    if (run.conflictEntryId && suspect.entryIds.includes(run.conflictEntryId)) return true;
+    weight += evidenceWeight(unprovenBeyond(d, run, ownContent));
+    if (weight >= CONFIRMING_WEIGHT) return true;
+  }
+  return false;
+}
+
+function evidenceWeight(added: number): number {
+  if (added <= 1) return 1;
+  if (added === 2) return 0.5;
+  if (added <= 4) return 0.25;
+  return 0;
+}
+
+/** PRs in `run`, outside the suspect's own failing content, that are not proven good. */
+function unprovenBeyond(d: Draft, run: TestRun, suspectContent: ReadonlySet<string>): number {
+  let n = 0;
+  for (const p of run.prs) {
+    if (suspectContent.has(p.entryId)) continue;
+    const e = d.entry(p.entryId);
+    if (!isLanded(e) && e?.state !== 'TESTS_PASSED') n++;
+  }
+  return n;
+}
+
+/** When the entry last started testing (its suspicion began with a run created then or later). */
+function testingSince(history: readonly { state: string; at: string }[]): string {
+  for (let i = history.length - 1; i >= 0; i--) if (history[i]!.state === 'TESTING') return history[i]!.at;
+  return '';
+}
+
+/**
+ * Whether the run of the unit at `index` leaves the suspect at `suspectIndex` out (rule 4). Units
+ * beyond the first `pendingFailureDepth` behind it do at once. The ones within keep it (their results
+ * are its flake evidence) until its failure is corroborated — with `canOptimisticallyMerge` only,
+ * where one of those results passing merges it; without, they are rebuilt at once too.
+ */
+export class SuspectExclusion {
+  constructor(private readonly d: Draft) {}
+
+  excludes(suspect: Unit, suspectIndex: number, index: number): boolean {
+    if (!this.d.settings.canOptimisticallyMerge) return true;
+    if (index - suspectIndex > this.d.settings.pendingFailureDepth) return true;
+    return failureIsConfirmed(this.d, suspect);
+  }
+}

@@ -1,0 +1,18 @@
+import type { PlanInput } from './plan.js';
+import { isLive } from './run-status.js';
+
+/**
+ * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
+ * flight. null when nothing is timed.
+ */
+export function nextWakeUp(input: PlanInput, now: Date): Date | null {
+  const q = input.queue;
+  const timeoutMs = q.settings.testingTimeoutMinutes * 60_000;
+  let earliest = Infinity;
+  for (const run of q.runs) {
+    if (!isLive(run)) continue;
+    const at = Date.parse(run.createdAt) + timeoutMs;
+    if (at > now.getTime() && at < earliest) earliest = at;
+  }
+  return earliest === Infinity ? null : new Date(earliest);
+}
