@@ -1,4 +1,4 @@
-import type { Entry, Mergeability } from '../domain/entry.js';
+import type { Entry, Readiness } from '../domain/entry.js';
 import { positionsOf } from '../domain/position.js';
 import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
@@ -24,15 +24,8 @@ export interface EnqueuedPullRequestRecord {
   noBatch: boolean;
 }
 
-export interface ReadinessRecord {
-  hasImpactedTargets: boolean;
-  requiresImpactedTargets: boolean;
-  doesBaseBranchMatch: boolean;
-  gitHubMergeability: Mergeability;
-  isOpen: boolean;
-  isDraft: boolean;
-  note: string | null;
-}
+/** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
+export type ReadinessRecord = Omit<Readiness, 'containsTargetSha' | 'ownChecksPassedSha'>;
 
 /** The submitted-PR record of api.md (getSubmittedPullRequest, submit, cancel, restart). */
 export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
