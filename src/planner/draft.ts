@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc, Unit } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
+import type { TargetSet } from '../domain/targets.js';
 import { transition } from '../domain/transition.js';
 import type { Action } from './actions.js';
 
@@ -21,7 +22,17 @@ export class Draft {
   private unitIndexCache: Map<string, number> | null = null;
   private unitOfEntryCache: Map<string, Unit> | null = null;
 
-  constructor(queue: QueueDoc, readonly now: Date) {
+  /** Bumped whenever queue order changes (keys `graphCache`). */
+  unitsEpoch = 0;
+  /** Dependency graphs of this draft's units (parallel mode), see parallel/queue-graph.ts. */
+  readonly graphCache = new Map<string, unknown>();
+
+  constructor(
+    queue: QueueDoc,
+    readonly now: Date,
+    /** Impacted targets by entry id; only parallel mode reads them. */
+    readonly targets: ReadonlyMap<string, TargetSet> = new Map(),
+  ) {
     this.base = queue;
     this.state = queue.state;
     this.switching = queue.switching;
@@ -71,6 +82,7 @@ export class Draft {
   private unitsChanged(): void {
     this.unitIndexCache = null;
     this.unitOfEntryCache = null;
+    this.unitsEpoch++;
   }
 
   /** Actions applied so far (lets the planner see whether a pass decided anything). */

@@ -11,7 +11,7 @@ import { isRemoved, isSuspect } from './units.js';
  * `canOptimisticallyMerge` it merges through that result).
  */
 export function isEvidence(d: Draft, run: TestRun): boolean {
-  const depth = d.settings.pendingFailureDepth;
+  const depth = evidenceDepth(d);
   if (depth <= 0 || !isLiveOrPassed(run)) return false;
   const index = d.unitIndex();
   const at = index.get(run.unitId);
@@ -35,7 +35,7 @@ export function evidenceFor(d: Draft, suspect: Unit): TestRun[] {
   const out: TestRun[] = [];
   const index = d.unitIndex();
   const at = index.get(suspect.id)!;
-  const depth = d.settings.pendingFailureDepth;
+  const depth = evidenceDepth(d);
   for (const run of d.runs.values()) {
     if (run.unitId === suspect.id || !isLiveOrPassed(run)) continue;
     const runAt = index.get(run.unitId);
@@ -45,4 +45,9 @@ export function evidenceFor(d: Draft, suspect: Unit): TestRun[] {
     out.push(run);
   }
   return out;
+}
+
+/** In parallel mode every unit of its lane behind an unconfirmed suspect keeps it (see SuspectExclusion). */
+function evidenceDepth(d: Draft): number {
+  return d.settings.mode === 'parallel' ? Infinity : d.settings.pendingFailureDepth;
 }

@@ -6,6 +6,8 @@ import type { Draft, Sink } from './draft.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { isLiveOrPassed } from './run-status.js';
 import { isLanded, isRemoved, isSuspect } from './units.js';
+import type { DependencyGraph } from './parallel/dependency-graph.js';
+import { graphForMerging } from './parallel/queue-graph.js';
 
 /**
  * Merge decisions (rules 2, 3, 6, 10), strictly in queue order: walking from the head, a unit lands
@@ -19,19 +21,26 @@ export function decideMerges(s: Sink): void {
   const passedByEntry = passedRunsByEntry(d);
   const proofIds = new Set<string>();
   for (const e of d.entries.values()) if (e.mergeIntent?.runId) proofIds.add(e.mergeIntent.runId);
-  for (const unit of d.units.slice()) {
-    if (isLanding(d, unit)) continue;
+  // Parallel mode: a unit waits only for the units it depends on; the walk goes on past the others.
+  const graph = d.settings.mode === 'parallel' ? graphForMerging(d) : null;
+  const units = d.units.slice();
+  const lands = new Uint8Array(units.length);
+  for (let k = 0; k < units.length; k++) {
+    const unit = units[k]!;
+    if (isLanding(d, unit)) {
+      lands[k] = 1;
+      continue;
+    }
+    if (graph && graph.directDependencies(k).some((j) => lands[j] === 0)) continue;
     const proof = findProof(d, unit, passedByEntry);
-    if (proof) {
-      proofIds.add(proof.id);
-      land(s, unit, proof, proofIds);
-      continue;
+    const direct = !proof && canMergeDirectly(d, unit);
+    if (!proof && !direct) {
+      if (graph) continue;
+      return;
     }
-    if (canMergeDirectly(d, unit)) {
-      land(s, unit, null, proofIds);
-      continue;
-    }
-    return;
+    if (proof) proofIds.add(proof.id);
+    land(s, unit, proof, proofIds, graph && { graph, index: k });
+    lands[k] = 1;
   }
 }
 
@@ -62,8 +71,9 @@ function findProof(d: Draft, unit: Unit, passedByEntry: Map<string, TestRun[]>):
   for (const run of candidates) {
     const current = d.run(run.id);
     if (current?.status !== 'passed') continue;
-    // A suspect's own rerun does not merge it where it stands (rule 6: it re-enters at the tail).
-    if (suspect && current.unitId === unit.id) continue;
+    // A suspect's own rerun does not merge it where it stands (rule 6: it re-enters at the tail) —
+    // except in parallel mode, where its lane kept it while it was rerun.
+    if (suspect && current.unitId === unit.id && d.settings.mode !== 'parallel') continue;
     if (!d.settings.canOptimisticallyMerge && current.unitId !== unit.id) continue;
     if (provesUnit(d, current, unit)) return current;
   }
@@ -95,7 +105,13 @@ function canMergeDirectly(d: Draft, unit: Unit): boolean {
   return !!target && e.readiness.containsTargetSha === target && e.readiness.ownChecksPassedSha === e.prSha;
 }
 
-function land(s: Sink, unit: Unit, proof: TestRun | null, proofIds: ReadonlySet<string>): void {
+/** Parallel mode: the graph the merge walk uses, with the landing unit's index in it. */
+interface GraphPosition {
+  graph: DependencyGraph;
+  index: number;
+}
+
+function land(s: Sink, unit: Unit, proof: TestRun | null, proofIds: ReadonlySet<string>, at: GraphPosition | null): void {
   const d = s.d;
   for (const e of d.unitEntries(unit)) {
     const intent: MergeIntent = { runId: proof?.id ?? null, expectedSha: e.prSha, requestedAt: d.nowIso };
@@ -115,14 +131,14 @@ function land(s: Sink, unit: Unit, proof: TestRun | null, proofIds: ReadonlySet<
       s.emit({ type: 'transition', entryId: e.id, to: 'TESTS_PASSED', reason: reason('tests_passed', proven), set });
     }
   }
-  dropResultsLacking(s, unit, proofIds);
+  dropResultsLacking(s, unit, proofIds, at);
 }
 
 /**
  * The unit will land: results of units still to land that did not test it say nothing any more
  * (a suspect that merges after all restarts the results that left it out, rule 6).
  */
-function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>): void {
+function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, landing: GraphPosition | null): void {
   const d = s.d;
   const ids = unit.entryIds;
   const label = ids.map((id) => `#${d.entry(id)?.prNumber}`).join(', ');
@@ -133,6 +149,8 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>):
     const at = index.get(run.unitId);
     const runUnit = at === undefined ? undefined : d.units[at];
     if (runUnit && isLanding(d, runUnit)) continue;
+    // Parallel mode: only the units that depend on it had to test it.
+    if (landing && at !== undefined && !dependsOn(landing, at)) continue;
     if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
     if (runUnit && d.unitEntries(runUnit).some((e) => e.testRunId === run.id)) restartUnit(s, runUnit, why);
   }
@@ -142,4 +160,9 @@ function holdsAll(run: TestRun, ids: readonly string[]): boolean {
   if (ids.length === 1) return run.prs.some((p) => p.entryId === ids[0]);
   const inRun = new Set(run.prs.map((p) => p.entryId));
   return ids.every((id) => inRun.has(id));
+}
+
+function dependsOn(landing: GraphPosition, k: number): boolean {
+  if (k <= landing.index || !landing.graph.isIncluded(k)) return false;
+  return landing.graph.closureAhead(k).includes(landing.index);
 }

@@ -67,9 +67,10 @@ export function resolveSuspects(s: Sink): void {
       const at = d.unitIndex().get(unit.id)!;
       if (exclusion.excludes(unit, at, at + 1)) {
         reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
-      } else {
+      } else if (d.settings.mode !== 'parallel') {
         restartUnit(s, unit, reason('readmitted', 'its rerun passed: it is tested again at its place'));
       }
+      // Parallel mode: its lane still builds on it, so the passed rerun proves it (see decideMerges).
       continue;
     }
     // Rule 5: a suspect ahead in its run explains its failure; it is re-examined once that resolves.

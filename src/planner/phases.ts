@@ -1,4 +1,3 @@
-import type { TargetSet } from '../domain/targets.js';
 import type { Sink } from './draft.js';
 import { applyOutcomes } from './phase-outcomes.js';
 import { decideMerges } from './phase-merging.js';
@@ -12,7 +11,7 @@ import { decideVerdicts } from './phase-verdicts.js';
 const MAX_PASSES = 8;
 
 /** The planning passes, in order, repeated until a pass decides nothing. */
-export function runPhases(s: Sink, _targets: ReadonlyMap<string, TargetSet>): void {
+export function runPhases(s: Sink): void {
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const before = countActions(s);
     decideVerdicts(s);

@@ -12,8 +12,8 @@ export interface PlanInput {
 
 /** What the queue should do now. Pure and deterministic; [] when there is nothing to do. */
 export function plan(input: PlanInput, now: Date): Action[] {
-  const sink = new RecordingSink(new Draft(input.queue, now));
-  runPhases(sink, input.targets);
+  const sink = new RecordingSink(new Draft(input.queue, now, input.targets));
+  runPhases(sink);
   return sink.actions;
 }
 

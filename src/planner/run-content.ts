@@ -4,6 +4,8 @@ import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
 import { isLanding } from './invalidation.js';
+import type { DependencyGraph } from './parallel/dependency-graph.js';
+import { closureEntries, graphForRuns } from './parallel/queue-graph.js';
 import { SuspectExclusion } from './suspicion.js';
 import { isLanded, isSuspect, prLabel } from './units.js';
 
@@ -16,8 +18,8 @@ interface ChainItem {
 /**
  * Which entries a unit's run contains: in single mode (rule 1) every unit ahead that has not merged
  * or been removed, then the unit itself — without the suspects ahead that it leaves out (rule 4, see
- * SuspectExclusion). `ContentWalk` is fed the units in queue order; parallel mode will answer with
- * the dependency closure instead.
+ * SuspectExclusion). In parallel mode (rule 3) only the unit's transitive dependencies ahead, taken
+ * in the graph without the confirmed suspects. `ContentWalk` is fed the units in queue order.
  *
  * A unit whose merge is decided counts as merged: the engine builds a test branch only once the
  * merges ahead of it are done, so the target branch holds it. A run built before that, with it
@@ -28,14 +30,18 @@ export class ContentWalk {
   private readonly exclusion: SuspectExclusion;
   private index = 0;
   private readonly hasSuspects: boolean;
+  /** Parallel mode: the graph of the units as they were when the walk began. */
+  private readonly graph: DependencyGraph | null;
 
   constructor(private readonly d: Draft) {
     this.exclusion = new SuspectExclusion(d);
     this.hasSuspects = d.units.some((u) => isSuspect(d, u));
+    this.graph = d.settings.mode === 'parallel' ? graphForRuns(d) : null;
   }
 
   /** The content a run of `unit` (the next unit to be fed) must have. */
   contentFor(unit: Unit): string[] {
+    if (this.graph) return [...closureEntries(this.d, this.graph, this.index), ...unit.entryIds];
     const out: string[] = [];
     for (const item of this.chain) {
       if (item.suspect && this.exclusion.excludes(item.suspect.unit, item.suspect.index, this.index)) continue;
@@ -86,7 +92,7 @@ export class ContentWalk {
   /** Feeds the next unit in queue order. */
   push(unit: Unit): void {
     const at = this.index++;
-    if (isLanding(this.d, unit)) return;
+    if (this.graph || isLanding(this.d, unit)) return;
     const suspect = this.hasSuspects && isSuspect(this.d, unit) ? { unit, index: at } : null;
     for (const id of unit.entryIds) this.chain.push({ entryId: id, suspect });
   }

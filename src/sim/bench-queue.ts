@@ -18,10 +18,11 @@ const program = new Command()
   .option('--seed <n>', 'random seed', int, 1)
   .option('--json <file>', 'where to write the results (default bench/results/queue-<scenario>.json)')
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
+  .option('--only <names>', 'run only these strategies (comma-separated; the oracle always runs)')
   .option('--recommend', 'search single-mode settings for the scenario and print the best few')
   .parse();
 
-const opts = program.opts<{ scenario: string; seed: number; json?: string; prs?: number; recommend?: boolean }>();
+const opts = program.opts<{ scenario: string; seed: number; json?: string; prs?: number; only?: string; recommend?: boolean }>();
 const base = SCENARIOS[opts.scenario];
 if (!base) {
   console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -41,7 +42,9 @@ if (opts.recommend) {
   console.log(formatTable(best));
   for (const r of best) console.log(`${r.name}: ${describeSettings(r.settings)}`);
 } else {
-  const result = await runBenchmark(scenario, defaultStrategies(scenario), opts.seed, (r) =>
+  const only = opts.only?.split(',').map((n) => n.trim());
+  const strategies = defaultStrategies(scenario).filter((st) => !only || only.includes(st.name));
+  const result = await runBenchmark(scenario, strategies, opts.seed, (r) =>
     console.error(`  ${r.name} done${r.extra.wallSeconds === undefined ? '' : ` in ${r.extra.wallSeconds}s`}`),
   );
   console.log(formatTable(result.strategies));

@@ -26,9 +26,15 @@ export function littleLawSettings(scenario: Scenario): Partial<QueueSettings> {
   return { mode: 'single', concurrency: littleLawConcurrency(scenario), batch: false };
 }
 
+/** Parallel mode: one run per lane unit, so Little's law with room for reruns. */
+export function parallelSettings(scenario: Scenario): Partial<QueueSettings> {
+  return { mode: 'parallel', concurrency: littleLawConcurrency(scenario, 2), batch: false, flakeRetries: 1, canOptimisticallyMerge: true };
+}
+
 export function defaultStrategies(scenario: Scenario): Strategy[] {
   return [
     { name: 'serial', settings: { mode: 'single', concurrency: 1, batch: false } },
     { name: 'single', settings: { mode: 'single', batch: false, ...(BEST_SINGLE[scenario.name] ?? littleLawSettings(scenario)) } },
+    { name: 'parallel', settings: parallelSettings(scenario) },
   ];
 }

@@ -33,12 +33,13 @@ export function generateWorkload(scenario: Scenario, seed: number): SimPr[] {
     t += arrivals.exponential(meanGap);
     const conflict = scenario.logicalConflictOneIn > 0 && index > 0 && conflicts.chance(1 / scenario.logicalConflictOneIn);
     const partner = conflicts.int(Math.min(index, CONFLICT_WINDOW));
+    const breaksWith = conflict ? index - 1 - partner : null;
     prs.push({
       index,
       arrivalMinutes: t,
       bad: quality.chance(scenario.badRate),
-      breaksWith: conflict ? index - 1 - partner : null,
-      targets: drawTargets(scenario, targets),
+      breaksWith,
+      targets: sharingWith(drawTargets(scenario, targets), breaksWith === null ? null : prs[breaksWith]!.targets),
       oracleCiMinutes: drawMinutes(scenario.ciDuration, durations),
     });
   }
@@ -51,6 +52,15 @@ function drawTargets(scenario: Scenario, random: Random): 'ALL' | string[] {
   const names = new Set<string>();
   while (names.size < Math.min(perPr, universe)) names.add(`//target:${random.int(universe)}`);
   return all ? 'ALL' : [...names];
+}
+
+/**
+ * Two PRs that break the build together share an impacted target: target analysis exists to find
+ * exactly that (a PR's tests depend on the code the other one changed).
+ */
+function sharingWith(own: 'ALL' | string[], partner: 'ALL' | string[] | null): 'ALL' | string[] {
+  if (own === 'ALL' || partner === null || partner === 'ALL' || partner.length === 0) return own;
+  return own.includes(partner[0]!) ? own : [...own, partner[0]!];
 }
 
 /**
