@@ -21,6 +21,7 @@ export const REASON_CODES = [
   'readmitted',
   'restarted_by_user',
   'urgent_preemption',
+  'all_targets_ahead',
   'retry_passed',
   'suspect',
   'failure_confirmed',

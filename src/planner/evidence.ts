@@ -2,7 +2,7 @@ import type { TestRun } from '../domain/run.js';
 import type { Unit } from '../domain/queue.js';
 import type { Draft } from './draft.js';
 import { isLiveOrPassed } from './run-status.js';
-import { failureIsConfirmed } from './suspicion.js';
+import { SuspectExclusion, failureIsConfirmed } from './suspicion.js';
 import { isRemoved, isSuspect } from './units.js';
 
 /**
@@ -23,7 +23,7 @@ export function isEvidence(d: Draft, run: TestRun): boolean {
     const unit = d.unitOfEntry(p.entryId);
     if (!unit || unit.id === run.unitId || !isSuspect(d, unit)) continue;
     const suspectAt = index.get(unit.id)!;
-    if (at > suspectAt && at - suspectAt <= depth && !failureIsConfirmed(d, unit)) holdsSuspect = true;
+    if (at > suspectAt && at - suspectAt <= depth && !failureIsConfirmed(d, unit) && keptInLane(d, unit)) holdsSuspect = true;
   }
   return holdsSuspect;
 }
@@ -40,7 +40,7 @@ export function evidenceFor(d: Draft, suspect: Unit): TestRun[] {
     if (run.unitId === suspect.id || !isLiveOrPassed(run)) continue;
     const runAt = index.get(run.unitId);
     if (runAt === undefined || runAt <= at || runAt - at > depth) continue;
-    if (!run.prs.some((p) => p.entryId === first)) continue;
+    if (!run.prs.some((p) => p.entryId === first) || !keptInLane(d, suspect)) continue;
     if (run.prs.some((p) => isRemoved(d.entry(p.entryId)))) continue;
     out.push(run);
   }
@@ -50,4 +50,9 @@ export function evidenceFor(d: Draft, suspect: Unit): TestRun[] {
 /** In parallel mode every unit of its lane behind an unconfirmed suspect keeps it (see SuspectExclusion). */
 function evidenceDepth(d: Draft): number {
   return d.settings.mode === 'parallel' ? Infinity : d.settings.pendingFailureDepth;
+}
+
+/** Parallel mode keeps no evidence for a suspect its lane left out at once (SuspectExclusion). */
+function keptInLane(d: Draft, suspect: Unit): boolean {
+  return d.settings.mode !== 'parallel' || !new SuspectExclusion(d).excludes(suspect, 0, 0);
 }

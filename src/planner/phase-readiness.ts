@@ -15,7 +15,7 @@ export function updateReadiness(s: Sink): void {
   for (const e of becameReady) {
     const seq = d.nextSeq;
     const unit = { id: derivedId(d.base.id, 'unit', seq), entryIds: [e.id], createdAt: d.nowIso };
-    s.emit({ type: 'placeUnit', unit, index: placementIndex(d, e.priorityValue), seq });
+    s.emit({ type: 'placeUnit', unit, index: placementIndex(d, e.priorityValue, unit, false), seq });
     s.emit({
       type: 'transition',
       entryId: e.id,

@@ -6,6 +6,8 @@ import { isEvidence } from './evidence.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
+import { AllGate } from './parallel/all-gate.js';
+import { graphForRuns } from './parallel/queue-graph.js';
 import { isLive, isLiveOrPassed } from './run-status.js';
 import { decidingRun, isSuspect, unitState } from './units.js';
 
@@ -63,12 +65,15 @@ function startRuns(s: Sink): void {
   }
   const byUnit = runsByUnit(d);
   const walk = new ContentWalk(d);
-  for (const unit of d.units.slice()) {
+  const gate = d.settings.mode === 'parallel' ? new AllGate(d, graphForRuns(d)) : null;
+  const units = d.units.slice();
+  for (let k = 0; k < units.length; k++) {
+    const unit = units[k]!;
     if (unitState(d, unit) === 'PENDING') {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');
-      } else if (inFlight < d.settings.concurrency) {
+      } else if (inFlight < d.settings.concurrency && (!gate || gate.mayStart(k))) {
         const run = createRun(s, unit, walk.contentFor(unit));
         for (const id of unit.entryIds) {
           s.emit({

@@ -182,7 +182,7 @@ function readmit(s: Sink, unit: Unit, run: TestRun | undefined, why: Reason): vo
 
 function reenterAtTail(s: Sink, unit: Unit, why: Reason): void {
   const d = s.d;
-  const index = placementIndex(d, unitPriority(d, unit), unit);
+  const index = placementIndex(d, unitPriority(d, unit), unit, true);
   s.emit({ type: 'placeUnit', unit, index, seq: null });
   for (const e of d.unitEntries(unit)) {
     s.emit({

@@ -94,22 +94,26 @@ export class SuspectExclusion {
   excludes(suspect: Unit, suspectIndex: number, index: number): boolean {
     // Parallel mode: its lane keeps it while it is rerun for a failure of its own (rule 6); a failure
     // with PRs ahead still unproven (rule 4) or a confirmed one sends the lane on without it at once.
-    if (this.d.settings.mode === 'parallel') return failureIsConfirmed(this.d, suspect) || !aheadIsProven(this.d, suspect);
+    if (this.d.settings.mode === 'parallel') return failureIsConfirmed(this.d, suspect) || suspectedBeforeAheadWasProven(this.d, suspect);
     if (!this.d.settings.canOptimisticallyMerge) return true;
     if (index - suspectIndex > this.d.settings.pendingFailureDepth) return true;
     return failureIsConfirmed(this.d, suspect);
   }
 }
 
-/** Whether everything ahead of the unit in its deciding run has landed or passed. */
-function aheadIsProven(d: Draft, unit: Unit): boolean {
-  const run = decidingRun(d, unit);
-  if (!run) return false;
-  const own = new Set(unit.entryIds);
-  for (const p of run.prs) {
-    if (own.has(p.entryId)) return true;
-    const e = d.entry(p.entryId);
-    if (!isLanded(e) && e?.state !== 'TESTS_PASSED') return false;
+/**
+ * Whether the unit became a suspect while PRs ahead of it in its run were unproven (rule 4, reason
+ * `suspect`) rather than for a failure of its own (rule 6). Read from its history, so that the answer
+ * does not flip when those PRs resolve.
+ */
+function suspectedBeforeAheadWasProven(d: Draft, unit: Unit): boolean {
+  const first = unit.entryIds[0];
+  const history = first === undefined ? [] : (d.entry(first)?.history ?? []);
+  let code: string | null = null;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const t = history[i]!;
+    if (t.state === 'TESTING') break;
+    if (t.state === 'PENDING_FAILURE') code = t.reason.code;
   }
-  return true;
+  return code === 'suspect';
 }

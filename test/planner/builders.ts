@@ -49,6 +49,8 @@ export function readyReadiness(overrides: Partial<Readiness> = {}): Readiness {
 
 export interface SubmitOptions {
   priority?: PriorityName | number;
+  /** Impacted targets of its head (parallel mode): every target, or these names. */
+  targets?: 'ALL' | string[];
   readiness?: Partial<Readiness>;
   sha?: string;
 }

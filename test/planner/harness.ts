@@ -12,12 +12,15 @@ import {
   recordBranchDeleted,
   recordMergeRefused,
   recordMerged,
+  recordImpactedTargets,
   recordPullRequest,
   recordRunConflict,
   recordRunCreated,
   recordStatusChecks,
   type Action,
 } from '../../src/planner/index.js';
+import type { TargetSet } from '../../src/domain/targets.js';
+import { TargetInterner } from '../../src/planner/parallel/interner.js';
 import { emptyQueue, minutesAfter, submitPr, T0, type SubmitOptions } from './builders.js';
 
 export interface MergeRecord {
@@ -56,8 +59,16 @@ export class Harness {
     this.q = emptyQueue(settings);
   }
 
+  /** Impacted targets by entry id, as the engine hands them to the planner (parallel mode). */
+  readonly targets = new Map<string, TargetSet>();
+  private readonly interner = new TargetInterner();
+
   submit(prNumber: number, opts: SubmitOptions = {}): Entry {
-    const { queue, entry } = submitPr(this.q, prNumber, this.now, opts);
+    const withTargets = opts.targets === undefined ? opts : { ...opts, readiness: { hasImpactedTargets: true, ...opts.readiness } };
+    const { queue, entry } = submitPr(this.q, prNumber, this.now, withTargets);
+    if (opts.targets !== undefined) {
+      this.targets.set(entry.id, this.interner.toTargetSet(opts.targets === 'ALL' ? { all: true } : { all: false, targets: opts.targets }));
+    }
     this.q = queue;
     this.settle();
     return this.q.entries.find((e) => e.id === entry.id)!;
@@ -138,6 +149,14 @@ export class Harness {
     this.settle();
   }
 
+  /** Impacted targets were set for the PR's current head (the submitted ones stay its targets). */
+  targetsKnown(prNumber: number): void {
+    const e = this.entry(prNumber);
+    if (!this.targets.has(e.id)) this.targets.set(e.id, this.interner.toTargetSet({ all: false, targets: [] }));
+    this.q = recordImpactedTargets(this.q, prNumber, e.prSha);
+    this.settle();
+  }
+
   pullRequest(info: PullRequestInfo | null, prNumber?: number): void {
     this.q = recordPullRequest(this.q, info, this.now, null, prNumber);
     this.settle();
@@ -147,7 +166,7 @@ export class Harness {
   settle(maxRounds = 200): void {
     for (let round = 0; round < maxRounds; round++) {
       const started = performance.now();
-      const actions = plan({ queue: this.q, targets: new Map() }, this.now);
+      const actions = plan({ queue: this.q, targets: this.targets }, this.now);
       this.slowestPlanMs = Math.max(this.slowestPlanMs, performance.now() - started);
       if (actions.length > 0) {
         this.plans.push(actions);

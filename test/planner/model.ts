@@ -6,6 +6,7 @@ import type { QueueSettings } from '../../src/domain/settings.js';
 import type { PullRequestInfo } from '../../src/githost/githost.js';
 import { isActive } from '../../src/domain/states.js';
 import { archivable, plan } from '../../src/planner/index.js';
+import { intersects } from '../../src/planner/parallel/target-set.js';
 import { Harness } from './harness.js';
 
 /**
@@ -15,7 +16,7 @@ import { Harness } from './harness.js';
  */
 
 export type Step =
-  | { kind: 'submit'; pr: number; priority: 'urgent' | 'high' | 'medium' | 'low'; direct: boolean }
+  | { kind: 'submit'; pr: number; priority: 'urgent' | 'high' | 'medium' | 'low'; direct: boolean; targets: 'ALL' | string[] }
   | { kind: 'answer'; pick: number; flake: boolean }
   | { kind: 'cancel'; pick: number }
   | { kind: 'restart'; pick: number }
@@ -30,7 +31,20 @@ export type Step =
   | { kind: 'archive' };
 
 export const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), pr: fc.integer({ min: 1, max: 12 }), priority: fc.constantFrom('urgent', 'high', 'medium', 'medium', 'medium', 'low'), direct: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('submit' as const),
+      pr: fc.integer({ min: 1, max: 12 }),
+      priority: fc.constantFrom('urgent', 'high', 'medium', 'medium', 'medium', 'low'),
+      direct: fc.boolean(),
+      // Impacted targets (read in parallel mode only): a few names from a small universe, or ALL.
+      targets: fc.oneof(
+        { weight: 1, arbitrary: fc.constant('ALL' as const) },
+        { weight: 6, arbitrary: fc.subarray(['a', 'b', 'c', 'd', 'e']) },
+      ),
+    }),
+  },
   { weight: 14, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), flake: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), pick: fc.nat() }) },
@@ -46,6 +60,7 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 export const settings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
+  mode: fc.constantFrom('single', 'parallel'),
   concurrency: fc.integer({ min: 1, max: 6 }),
   canOptimisticallyMerge: fc.boolean(),
   pendingFailureDepth: fc.constantFrom(0, 1, 2, 10),
@@ -64,8 +79,16 @@ export interface World {
 }
 
 export function checkMerge(w: World, q: QueueDoc, e: Entry): void {
-  // Merges happen in queue order: the entry is at the head, everything ahead already merged.
-  expect(q.units[0]?.entryIds[0]).toBe(e.id);
+  const parallel = q.settings.mode === 'parallel';
+  // Merges happen in queue order: the entry is at the head, everything ahead already merged — in
+  // parallel mode, everything ahead that it depends on (shares a target with).
+  if (parallel) {
+    const at = q.units.findIndex((u) => u.entryIds.includes(e.id));
+    const ahead = q.units.slice(0, at).flatMap((u) => u.entryIds);
+    for (const id of ahead) expect(`${id} shares a target: ${dependsOn(w, e.id, id)}`).toBe(`${id} shares a target: false`);
+  } else {
+    expect(q.units[0]?.entryIds[0]).toBe(e.id);
+  }
   expect(w.bad.has(e.prNumber)).toBe(false);
   expect(w.h.merges.some((m) => m.entryId === e.id || m.prNumber === e.prNumber)).toBe(false);
   const intent = e.mergeIntent!;
@@ -84,11 +107,18 @@ export function checkMerge(w: World, q: QueueDoc, e: Entry): void {
   // ...and everything merged since its test branch was built was in it: the target branch after
   // this merge holds nothing the run did not test.
   const builtAfter = w.h.mergesAtBuild.get(run.id)!;
-  for (const id of merged.slice(builtAfter)) expect(ids).toContain(id);
+  for (const id of merged.slice(builtAfter)) if (!parallel || dependsOn(w, e.id, id)) expect(ids).toContain(id);
   // Without optimistic merging the run tested exactly what the target branch will hold.
   if (!q.settings.canOptimisticallyMerge) {
     for (const id of ids) if (id !== e.id) expect(merged).toContain(id);
   }
+}
+
+/** Whether two entries share an impacted target (parallel mode: then one depends on the other). */
+function dependsOn(w: World, a: string, b: string): boolean {
+  const ta = w.h.targets.get(a);
+  const tb = w.h.targets.get(b);
+  return ta === undefined || tb === undefined || intersects(ta, tb);
 }
 
 export function positionsSnapshot(q: QueueDoc): Map<string, number> {
@@ -125,7 +155,7 @@ export function checkStep(w: World, before: Map<string, number>): void {
   const afterOrder = stayed.slice().sort((a, b) => after.get(a)! - after.get(b)!);
   expect(afterOrder).toEqual(beforeOrder);
   // The planner is at a fixed point after the engine loop.
-  expect(plan({ queue: q, targets: new Map() }, w.h.now)).toEqual([]);
+  expect(plan({ queue: q, targets: w.h.targets }, w.h.now)).toEqual([]);
   // Every deciding run exists.
   for (const e of byId.values()) if (e.testRunId && isActive(e.state)) expect(q.runs.some((r) => r.id === e.testRunId)).toBe(true);
 }
@@ -170,6 +200,7 @@ export function play(w: World, s: Step): void {
       if (h.merges.some((m) => m.prNumber === s.pr) || w.mergedElsewhere.has(s.pr)) return;
       const direct = s.direct && !w.bad.has(s.pr);
       h.submit(s.pr, {
+        targets: s.targets,
         priority: s.priority,
         sha: `pr${s.pr}-${h.q.nextSeq}`,
         readiness: direct ? { containsTargetSha: h.q.targetSha, ownChecksPassedSha: `pr${s.pr}-${h.q.nextSeq}` } : {},
@@ -257,7 +288,11 @@ export function driveToTheEnd(w: World): void {
   h.refuseMerge.clear();
   h.setState('running');
   for (let i = 0; i < 500 && activeEntries(h.q).length > 0; i++) {
-    for (const e of activeEntries(h.q)) if (e.state === 'NOT_READY') h.pullRequest(prInfo(e, {}));
+    for (const e of activeEntries(h.q)) {
+      if (e.state !== 'NOT_READY') continue;
+      h.pullRequest(prInfo(e, {}));
+      h.targetsKnown(e.prNumber);
+    }
     const live = h.liveRuns().filter((r) => r.status === 'pending');
     if (live.length === 0) {
       // Nothing in flight: only the clock can move things (none should be needed).

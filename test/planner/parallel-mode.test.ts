@@ -1,0 +1,216 @@
+import { Harness } from './harness.js';
+
+const parallel = { mode: 'parallel' as const, concurrency: 10, canOptimisticallyMerge: true, flakeRetries: 1 };
+
+describe('parallel rule 1: readiness waits for impacted targets', () => {
+  test('an entry without impacted targets for its head stays NOT_READY and holds no position', () => {
+    const h = new Harness(parallel);
+    h.submit(1);
+    expect(h.state(1)).toBe('NOT_READY');
+    expect(h.entry(1).readiness.hasImpactedTargets).toBe(false);
+    expect(h.order()).toEqual([]);
+    h.submit(2, { targets: ['a'] });
+    expect(h.state(2)).toBe('TESTING');
+  });
+});
+
+describe('parallel rules 2-3: runs hold only the transitive dependencies ahead', () => {
+  test('independent units are tested alone; a unit sharing a target is tested on top of it', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['b'] });
+    h.submit(3, { targets: ['a', 'c'] });
+    expect(h.prsOf(h.runOf(1))).toEqual([1]);
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([1, 3]);
+  });
+
+  test('dependencies are transitive: c on b on a gives [a, b, c]', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a', 'b'] });
+    h.submit(3, { targets: ['b'] });
+    h.submit(4, { targets: ['z'] });
+    expect(h.prsOf(h.runOf(3))).toEqual([1, 2, 3]);
+    expect(h.prsOf(h.runOf(4))).toEqual([4]);
+  });
+
+  test('an empty target list depends on nothing; every unit behind an ALL unit depends on it', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: [] });
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    h.submit(3, { targets: 'ALL' });
+    h.submit(4, { targets: [] });
+    h.submit(5, { targets: ['c'] });
+    expect(h.prsOf(h.runOf(4))).toEqual([3, 4]);
+    expect(h.prsOf(h.runOf(5))).toEqual([3, 5]);
+  });
+
+  test('`concurrency` bounds the runs in flight over all lanes together', () => {
+    const h = new Harness({ ...parallel, concurrency: 2 });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['b'] });
+    h.submit(3, { targets: ['c'] });
+    expect(h.liveRuns()).toHaveLength(2);
+    expect(h.state(3)).toBe('PENDING');
+    h.pass(2);
+    expect(h.state(2)).toBe('MERGED');
+    expect(h.prsOf(h.runOf(3))).toEqual([3]);
+  });
+});
+
+describe('parallel rule 3: independent lanes merge and fail independently', () => {
+  test('two independent units behind a slow one merge before it', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['slow'] });
+    h.submit(2, { targets: ['x'] });
+    h.submit(3, { targets: ['y'] });
+    h.pass(3);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2]);
+    expect(h.state(1)).toBe('TESTING');
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2, 1]);
+  });
+
+  test('a dependent unit that passes first still waits for the unit it depends on', () => {
+    const h = new Harness({ ...parallel, canOptimisticallyMerge: false });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a'] });
+    h.submit(3, { targets: ['b'] });
+    h.pass(2);
+    h.pass(3);
+    expect(h.state(2)).toBe('TESTS_PASSED');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3]);
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 1, 2]);
+  });
+
+  test('with optimistic merging, a passing dependent run also merges the units ahead it contains (rule 3)', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a'] });
+    h.submit(3, { targets: ['b'] });
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
+    expect(h.state(3)).toBe('TESTING');
+  });
+
+  test('a failure in one lane restarts nothing in another', () => {
+    const h = new Harness({ ...parallel, flakeRetries: 0 });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a'] });
+    h.submit(3, { targets: ['b'] });
+    const other = h.runOf(3).id;
+    h.fail(1);
+    // Its own failure: #2's run, which contains it, is the evidence that decides it.
+    expect(h.state(1)).toBe('PENDING_FAILURE');
+    h.fail(2);
+    expect(h.state(1)).toBe('FAILED');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.entry(2).history.map((t) => t.reason.code)).toContain('readmitted');
+    expect(h.runOf(3).id).toBe(other);
+    expect(h.entry(3).history.map((t) => t.reason.code)).not.toContain('ahead_failed');
+  });
+
+  test('a landing unit restarts only the runs of units that depend on it', () => {
+    // #1 direct-merges (rule 10) while #2 (same target) and #3 (other target) test without it.
+    const h = new Harness({ ...parallel, directMergeMode: 'always' });
+    h.q = { ...h.q, targetSha: 'main-0' };
+    h.submit(2, { targets: ['a'] });
+    h.submit(3, { targets: ['b'] });
+    const run3 = h.runOf(3).id;
+    h.pass(2);
+    expect(h.runOf(3).id).toBe(run3);
+  });
+});
+
+describe('parallel rule 4 and rule 6: suspects', () => {
+  test('a unit whose own run fails is rerun while its lane keeps it; a passing rerun merges it in place', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a'] });
+    h.fail(1);
+    expect(h.state(1)).toBe('PENDING_FAILURE');
+    expect(h.runOf(1).attempt).toBe(1);
+    expect(h.prsOf(h.runOf(2))).toEqual([1, 2]);
+    h.pass(1);
+    expect(h.state(1)).toBe('MERGED');
+    expect(h.entry(1).history.map((t) => t.reason.code)).not.toContain('retry_passed');
+  });
+
+  test('a confirmed failure sends its lane on without it; the other lanes never notice', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['a'] });
+    h.submit(3, { targets: ['b'] });
+    const other = h.runOf(3).id;
+    h.fail(1);
+    expect(h.prsOf(h.runOf(2))).toEqual([1, 2]);
+    h.fail(1);
+    expect(h.state(1)).toBe('FAILED');
+    expect(h.entry(1).reason?.code).toBe('tests_failed');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.runOf(3).id).toBe(other);
+    h.pass(3);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2]);
+  });
+
+  test('a bad ALL unit fails on its own; the lanes behind it then go on without it', () => {
+    const h = new Harness({ ...parallel, flakeRetries: 0 });
+    h.submit(1, { targets: 'ALL' });
+    h.submit(2, { targets: ['b'] });
+    h.submit(3, { targets: ['c'] });
+    expect(h.prsOf(h.runOf(2))).toEqual([1, 2]);
+    h.fail(1);
+    // Its own failure: the runs behind that hold it are the evidence.
+    expect(h.state(1)).toBe('PENDING_FAILURE');
+    h.fail(2);
+    expect(h.state(1)).toBe('FAILED');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([3]);
+    h.pass(3);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2]);
+  });
+});
+
+describe('mergeq ALL policy (docs/all-targets.md)', () => {
+  test('an ALL unit goes ahead of the units still under test, which restart on top of it', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['b'] });
+    h.submit(3, { targets: 'ALL' });
+    expect(h.order()).toEqual([3, 1, 2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([3]);
+    expect(h.prsOf(h.runOf(1))).toEqual([3, 1]);
+    expect(h.entry(1).history.map((t) => t.reason.code)).toContain('all_targets_ahead');
+    h.submit(4, { targets: ['c'] });
+    expect(h.prsOf(h.runOf(4))).toEqual([3, 4]);
+    h.pass(4);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 4]);
+  });
+
+  test('an ALL unit stays behind the units already proven, higher priorities and earlier ALL units', () => {
+    const h = new Harness({ ...parallel, canOptimisticallyMerge: false });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: ['b'] });
+    h.pass(2);
+    h.submit(3, { targets: ['c'], priority: 'high' });
+    h.submit(4, { targets: 'ALL' });
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2]);
+    expect(h.order()).toEqual([4, 1, 3]);
+    h.submit(5, { targets: ['d'], priority: 'urgent' });
+    h.submit(6, { targets: 'ALL' });
+    expect(h.order()).toEqual([5, 4, 6, 1, 3]);
+  });
+
+  test('in single mode targets are ignored: nothing moves ahead of units under test', () => {
+    const h = new Harness({ concurrency: 4 });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: 'ALL' });
+    expect(h.order()).toEqual([1, 2]);
+  });
+});
