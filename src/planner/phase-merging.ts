@@ -31,7 +31,7 @@ export function decideMerges(s: Sink): void {
       lands[k] = 1;
       continue;
     }
-    if (graph && graph.directDependencies(k).some((j) => lands[j] === 0)) continue;
+    if (graph && !graph.everyDependency(k, (j) => lands[j] === 1)) continue;
     const proof = findProof(d, unit, passedByEntry);
     const direct = !proof && canMergeDirectly(d, unit);
     if (!proof && !direct) {

@@ -31,7 +31,7 @@ export class DependencyGraph {
   /** @internal use buildDependencyGraph */
   constructor(
     private readonly units: readonly GraphUnit[],
-    /** Direct dependencies of unit k are deps[depStart[k]..depStart[k+1]), ascending. */
+    /** Direct dependencies of unit k are deps[depStart[k]..depStart[k+1]), in no particular order. */
     private readonly depStart: Int32Array,
     private readonly deps: Int32Array,
   ) {
@@ -51,7 +51,15 @@ export class DependencyGraph {
   /** The direct dependencies ahead of an included unit, in queue order (none for excluded ones). */
   directDependencies(unitIndex: number): number[] {
     this.unitAt(unitIndex);
-    return Array.from(this.deps.subarray(this.depStart[unitIndex]!, this.depStart[unitIndex + 1]!));
+    return Array.from(this.deps.subarray(this.depStart[unitIndex]!, this.depStart[unitIndex + 1]!)).sort((a, b) => a - b);
+  }
+
+  /** Whether every direct dependency of the unit satisfies `ok` (without copying them). */
+  everyDependency(unitIndex: number, ok: (dep: number) => boolean): boolean {
+    this.unitAt(unitIndex);
+    const end = this.depStart[unitIndex + 1]!;
+    for (let i = this.depStart[unitIndex]!; i < end; i++) if (!ok(this.deps[i]!)) return false;
+    return true;
   }
 
   /**
@@ -134,7 +142,6 @@ export function buildDependencyGraph(units: readonly GraphUnit[]): DependencyGra
       continue;
     }
     reserve(targets.length + 1);
-    const start = count;
     if (lastAll >= 0) {
       deps[count++] = lastAll;
       addedFor[lastAll] = k;
@@ -149,7 +156,6 @@ export function buildDependencyGraph(units: readonly GraphUnit[]): DependencyGra
       }
       lastHolder[id] = k;
     }
-    if (count - start > 1) deps.subarray(start, count).sort();
     sinceAll[sinceAllCount++] = k;
   }
   depStart[n] = count;

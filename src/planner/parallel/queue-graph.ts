@@ -9,29 +9,35 @@ import { union } from './target-set.js';
 
 /**
  * The dependency graph of a parallel queue as it stands in a draft, over `d.units` (graph index =
- * queue position). Two views:
- * - `forMerging`: every unit that has not landed. A unit merges only once every unit it depends on
- *   has (parallel rule 4: "ahead" read as "ahead and depended on"), suspects included.
- * - `forRuns`: also without the suspects that SuspectExclusion leaves out (rule 4: "a new run takes
+ * queue position). Units that are landing stay in it: nothing ahead of them is left unlanded that
+ * they depend on, so they link nothing that is not linked anyway, and keeping them lets both views
+ * share one graph while no suspect is left out.
+ * - `graphForMerging`: every unit. A unit merges only once every unit it depends on has (parallel
+ *   rule 4: "ahead" read as "ahead and depended on"), suspects included.
+ * - `graphForRuns`: without the suspects that SuspectExclusion leaves out (rule 4: "a new run takes
  *   the dependency closure without the suspects"); one being rerun for a failure of its own stays
  *   in its lane (single-mode rule 6, parallel case).
  * Building is linear in units + targets; the draft caches the last graphs, so the phases of one plan
  * share them while nothing changed.
  */
 export function graphForMerging(d: Draft): DependencyGraph {
-  return cachedGraph(d, (u) => isLanding(d, u));
+  return cachedGraph(d, () => false);
 }
 
 export function graphForRuns(d: Draft): DependencyGraph {
   const exclusion = new SuspectExclusion(d);
-  return cachedGraph(d, (u) => isLanding(d, u) || (isSuspect(d, u) && exclusion.excludes(u, 0, 0)));
+  return cachedGraph(d, (u) => isSuspect(d, u) && exclusion.excludes(u, 0, 0));
 }
 
-/** Entry ids of the units that unit `index` transitively depends on, in queue order. */
+/** Entry ids of the units that unit `index` transitively depends on and that still have to land, in queue order. */
 export function closureEntries(d: Draft, graph: DependencyGraph, index: number): string[] {
   if (!graph.isIncluded(index)) return [];
   const out: string[] = [];
-  for (const k of graph.closureAhead(index)) for (const id of d.units[k]!.entryIds) out.push(id);
+  for (const k of graph.closureAhead(index)) {
+    const unit = d.units[k]!;
+    if (isLanding(d, unit)) continue;
+    for (const id of unit.entryIds) out.push(id);
+  }
   return out;
 }
 
