@@ -3,6 +3,7 @@ import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isEvidence } from './evidence.js';
+import { awaitsBatch } from './phase-batching.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
@@ -64,7 +65,7 @@ function startRuns(s: Sink): void {
   const byUnit = runsByUnit(d);
   const walk = new ContentWalk(d);
   for (const unit of d.units.slice()) {
-    if (unitState(d, unit) === 'PENDING') {
+    if (unitState(d, unit) === 'PENDING' && !awaitsBatch(d, unit)) {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');
