@@ -4,6 +4,7 @@ import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isEvidence } from './evidence.js';
 import { awaitsBatch } from './phase-batching.js';
+import { keepsProbe } from './bisect-batch.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
@@ -50,7 +51,7 @@ function cancelUnneededRuns(s: Sink): void {
     if ((e.state === 'TESTING' || e.state === 'PENDING_FAILURE') && e.testRunId && d.unitOfEntry(e.id)) deciding.add(e.testRunId);
   }
   for (const run of [...d.runs.values()]) {
-    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run)) continue;
+    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
     s.emit({ type: 'cancelRun', runId: run.id, reason: 'no longer needed' });
   }
 }

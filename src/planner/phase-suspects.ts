@@ -7,7 +7,8 @@ import { failureReason } from './failure-reason.js';
 import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
-import { isLive } from './run-status.js';
+import { containsEntry, isLive } from './run-status.js';
+import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed } from './suspicion.js';
 import type { Draft } from './draft.js';
@@ -79,6 +80,11 @@ export function resolveSuspects(s: Sink): void {
       if (newRuns) rerun(s, unit, run, false, 'its rerun was cancelled; rerunning');
       continue;
     }
+    if (unit.entryIds.length > 1) {
+      // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own).
+      if (!unresolved) bisectBatch(s, unit, run);
+      continue;
+    }
     const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);
     const retriesUsed = d.entry(unit.entryIds[0]!)!.retriesUsed;
     if (!ownConflict && retriesUsed < d.settings.flakeRetries) {
@@ -116,6 +122,8 @@ function ownFailures(d: Draft, unit: Unit): number {
   let n = 0;
   for (const run of d.runs.values()) {
     if (run.unitId !== unit.id || (run.status !== 'failed' && run.status !== 'timed_out') || run.createdAt < since) continue;
+    // A bisection prefix that stops before the unit says nothing about it.
+    if (!containsEntry(run, first.id)) continue;
     const proven = entriesBefore(run, unit).every((id) => {
       const e = d.entry(id);
       return isLanded(e) || e?.state === 'TESTS_PASSED';
