@@ -171,7 +171,8 @@ function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why
   const own = new Set(unit.entryIds);
   // The same content, less what landed since (the target branch holds it).
   const content = failed.prs.map((p) => p.entryId).filter((id) => own.has(id) || !isLanded(d.entry(id)));
-  const run = createRun(s, unit, content, { kind: failed.kind, attempt: failed.attempt + 1 });
+  // A culprit named by bisection is rerun as the single unit it now is: a main run.
+  const run = createRun(s, unit, content, { kind: 'main', attempt: failed.attempt + 1 });
   for (const e of d.unitEntries(unit)) {
     s.emit({
       type: 'transition',
