@@ -74,10 +74,23 @@ function findProof(d: Draft, unit: Unit, passedByEntry: Map<string, TestRun[]>):
     // A suspect's own rerun does not merge it where it stands (rule 6: it re-enters at the tail) —
     // except in parallel mode, where its lane kept it while it was rerun.
     if (suspect && current.unitId === unit.id && d.settings.mode !== 'parallel') continue;
-    if (!d.settings.canOptimisticallyMerge && current.unitId !== unit.id) continue;
+    // Without optimistic merging only its own run proves it: a run of the unit (or deciding it: a
+    // batch prefix that passed in bisection) that ends with it. A run of the batch it was split off
+    // tested more than what lands with it.
+    if (!d.settings.canOptimisticallyMerge && ((current.unitId !== unit.id && current.id !== own) || !endsWith(d, current, unit))) continue;
     if (provesUnit(d, current, unit)) return current;
   }
   return null;
+}
+
+/** The run's last PR that has not landed (one merged elsewhere since may follow) is the unit's. */
+function endsWith(d: Draft, run: TestRun, unit: Unit): boolean {
+  for (let i = run.prs.length - 1; i >= 0; i--) {
+    const id = run.prs[i]!.entryId;
+    if (unit.entryIds.includes(id)) return true;
+    if (!isLanded(d.entry(id))) return false;
+  }
+  return false;
 }
 
 function provesUnit(d: Draft, run: TestRun, unit: Unit): boolean {
@@ -91,7 +104,8 @@ function provesUnit(d: Draft, run: TestRun, unit: Unit): boolean {
       continue;
     }
     if (seenOwn === 0 && !isLanded(e)) return false;
-    if (seenOwn > 0 && seenOwn < own.size) return false; // the unit's entries must be contiguous
+    // The unit's entries must be contiguous (apart from a PR merged elsewhere since).
+    if (seenOwn > 0 && seenOwn < own.size && !isLanded(e)) return false;
   }
   return seenOwn === own.size;
 }

@@ -3,6 +3,8 @@ import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isEvidence } from './evidence.js';
+import { awaitsBatch } from './phase-batching.js';
+import { keepsProbe } from './bisect-batch.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
@@ -51,7 +53,7 @@ function cancelUnneededRuns(s: Sink): void {
     if ((e.state === 'TESTING' || e.state === 'PENDING_FAILURE') && e.testRunId && d.unitOfEntry(e.id)) deciding.add(e.testRunId);
   }
   for (const run of [...d.runs.values()]) {
-    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run)) continue;
+    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
     s.emit({ type: 'cancelRun', runId: run.id, reason: 'no longer needed' });
   }
 }
@@ -69,7 +71,7 @@ function startRuns(s: Sink): void {
   const units = d.units.slice();
   for (let k = 0; k < units.length; k++) {
     const unit = units[k]!;
-    if (unitState(d, unit) === 'PENDING') {
+    if (unitState(d, unit) === 'PENDING' && !awaitsBatch(d, unit)) {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');

@@ -7,7 +7,8 @@ import { failureReason } from './failure-reason.js';
 import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
-import { isLive } from './run-status.js';
+import { containsEntry, isLive } from './run-status.js';
+import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed } from './suspicion.js';
 import type { Draft } from './draft.js';
@@ -79,6 +80,11 @@ export function resolveSuspects(s: Sink): void {
       if (newRuns) rerun(s, unit, run, false, 'its rerun was cancelled; rerunning');
       continue;
     }
+    if (unit.entryIds.length > 1) {
+      // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own).
+      if (!unresolved) bisectBatch(s, unit, run);
+      continue;
+    }
     const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);
     const retriesUsed = d.entry(unit.entryIds[0]!)!.retriesUsed;
     if (!ownConflict && retriesUsed < d.settings.flakeRetries) {
@@ -116,6 +122,8 @@ function ownFailures(d: Draft, unit: Unit): number {
   let n = 0;
   for (const run of d.runs.values()) {
     if (run.unitId !== unit.id || (run.status !== 'failed' && run.status !== 'timed_out') || run.createdAt < since) continue;
+    // A bisection prefix that stops before the unit says nothing about it.
+    if (!containsEntry(run, first.id)) continue;
     const proven = entriesBefore(run, unit).every((id) => {
       const e = d.entry(id);
       return isLanded(e) || e?.state === 'TESTS_PASSED';
@@ -163,7 +171,8 @@ function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why
   const own = new Set(unit.entryIds);
   // The same content, less what landed since (the target branch holds it).
   const content = failed.prs.map((p) => p.entryId).filter((id) => own.has(id) || !isLanded(d.entry(id)));
-  const run = createRun(s, unit, content, { kind: failed.kind, attempt: failed.attempt + 1 });
+  // A culprit named by bisection is rerun as the single unit it now is: a main run.
+  const run = createRun(s, unit, content, { kind: 'main', attempt: failed.attempt + 1 });
   for (const e of d.unitEntries(unit)) {
     s.emit({
       type: 'transition',

@@ -1,5 +1,6 @@
 import type { Sink } from './draft.js';
 import { applyOutcomes } from './phase-outcomes.js';
+import { formPendingBatches } from './phase-batching.js';
 import { decideMerges } from './phase-merging.js';
 import { settleQueueState } from './phase-queue-state.js';
 import { updateReadiness } from './phase-readiness.js';
@@ -19,6 +20,7 @@ export function runPhases(s: Sink): void {
     applyOutcomes(s);
     resolveSuspects(s);
     decideMerges(s);
+    formPendingBatches(s);
     maintainRuns(s);
     settleQueueState(s);
     if (countActions(s) === before) return;

@@ -1,9 +1,11 @@
+import { Draft } from './draft.js';
+import { batchDueAt } from './phase-batching.js';
 import type { PlanInput } from './plan.js';
 import { isLive } from './run-status.js';
 
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
- * flight. null when nothing is timed.
+ * flight, or the time a partial batch becomes due. null when nothing is timed.
  */
 export function nextWakeUp(input: PlanInput, now: Date): Date | null {
   const q = input.queue;
@@ -14,5 +16,7 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
     const at = Date.parse(run.createdAt) + timeoutMs;
     if (at > now.getTime() && at < earliest) earliest = at;
   }
+  const due = batchDueAt(new Draft(q, now))?.getTime();
+  if (due !== undefined && due > now.getTime() && due < earliest) earliest = due;
   return earliest === Infinity ? null : new Date(earliest);
 }

@@ -31,10 +31,39 @@ export function parallelSettings(scenario: Scenario): Partial<QueueSettings> {
   return { mode: 'parallel', concurrency: littleLawConcurrency(scenario, 2), batch: false, flakeRetries: 1, canOptimisticallyMerge: true };
 }
 
+/**
+ * Batching on top of a queue's settings: batches of 4 wait at most 10 minutes (a third of a median
+ * CI run), and a failing batch is bisected 3 prefixes at a time without repeating known results.
+ */
+export const BATCHING: Partial<QueueSettings> = {
+  batch: true,
+  batchingMinSize: 4,
+  batchingMaxWaitTimeMinutes: 10,
+  bisectionConcurrency: 3,
+  optimizationMode: 'bisection_skip_redundant_tests',
+};
+
+/**
+ * Single mode with batching. Searched on s20-clean (seed 1): deep flake evidence (the batches behind
+ * a failed batch keep it until their results confirm it) cost fewer restarts than rebuilding at once.
+ */
+export function batchSettings(scenario: Scenario): Partial<QueueSettings> {
+  return {
+    mode: 'single',
+    concurrency: littleLawConcurrency(scenario),
+    flakeRetries: 1,
+    canOptimisticallyMerge: true,
+    pendingFailureDepth: 10,
+    ...BATCHING,
+  };
+}
+
 export function defaultStrategies(scenario: Scenario): Strategy[] {
   return [
     { name: 'serial', settings: { mode: 'single', concurrency: 1, batch: false } },
     { name: 'single', settings: { mode: 'single', batch: false, ...(BEST_SINGLE[scenario.name] ?? littleLawSettings(scenario)) } },
     { name: 'parallel', settings: parallelSettings(scenario) },
+    { name: 'batch', settings: batchSettings(scenario) },
+    { name: 'parallel+batch', settings: { ...parallelSettings(scenario), ...BATCHING } },
   ];
 }

@@ -53,6 +53,7 @@ export interface SubmitOptions {
   targets?: 'ALL' | string[];
   readiness?: Partial<Readiness>;
   sha?: string;
+  noBatch?: boolean;
 }
 
 /** Submits PR `prNumber` (ready unless told otherwise); returns the new queue and entry. */
@@ -67,7 +68,7 @@ export function submitPr(q: QueueDoc, prNumber: number, now: Date, opts: SubmitO
       prBaseBranch: q.branch,
       prAuthor: 'dev',
       priority: opts.priority === undefined ? null : resolvePriority(opts.priority),
-      noBatch: null,
+      noBatch: opts.noBatch ?? null,
       readiness: readyReadiness(opts.readiness),
     },
     now,

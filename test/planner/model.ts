@@ -16,7 +16,7 @@ import { Harness } from './harness.js';
  */
 
 export type Step =
-  | { kind: 'submit'; pr: number; priority: 'urgent' | 'high' | 'medium' | 'low'; direct: boolean; targets: 'ALL' | string[] }
+  | { kind: 'submit'; pr: number; priority: 'urgent' | 'high' | 'medium' | 'low'; direct: boolean; noBatch: boolean; targets: 'ALL' | string[] }
   | { kind: 'answer'; pick: number; flake: boolean }
   | { kind: 'cancel'; pick: number }
   | { kind: 'restart'; pick: number }
@@ -38,6 +38,7 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
       pr: fc.integer({ min: 1, max: 12 }),
       priority: fc.constantFrom('urgent', 'high', 'medium', 'medium', 'medium', 'low'),
       direct: fc.boolean(),
+      noBatch: fc.boolean(),
       // Impacted targets (read in parallel mode only): a few names from a small universe, or ALL.
       targets: fc.oneof(
         { weight: 1, arbitrary: fc.constant('ALL' as const) },
@@ -67,6 +68,21 @@ export const settings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
   flakeRetries: fc.integer({ min: 0, max: 2 }),
   testingTimeoutMinutes: fc.constant(60),
   directMergeMode: fc.constantFrom('off', 'always'),
+});
+
+/** The same, with batching and bisection on. */
+export const batchSettings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
+  concurrency: fc.integer({ min: 1, max: 6 }),
+  canOptimisticallyMerge: fc.boolean(),
+  pendingFailureDepth: fc.constantFrom(0, 1, 2, 10),
+  flakeRetries: fc.integer({ min: 0, max: 2 }),
+  testingTimeoutMinutes: fc.constant(60),
+  directMergeMode: fc.constantFrom('off', 'always'),
+  batch: fc.constant(true),
+  batchingMinSize: fc.integer({ min: 2, max: 5 }),
+  batchingMaxWaitTimeMinutes: fc.constantFrom(0, 5, 30),
+  bisectionConcurrency: fc.integer({ min: 1, max: 3 }),
+  optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests'),
 });
 
 export interface World {
@@ -108,9 +124,11 @@ export function checkMerge(w: World, q: QueueDoc, e: Entry): void {
   // this merge holds nothing the run did not test.
   const builtAfter = w.h.mergesAtBuild.get(run.id)!;
   for (const id of merged.slice(builtAfter)) if (!parallel || dependsOn(w, e.id, id)) expect(ids).toContain(id);
-  // Without optimistic merging the run tested exactly what the target branch will hold.
+  // Without optimistic merging the run tested exactly what the target branch will hold: what merged
+  // before, then its own unit (a batch merges one PR at a time).
   if (!q.settings.canOptimisticallyMerge) {
-    for (const id of ids) if (id !== e.id) expect(merged).toContain(id);
+    const ownUnit = new Set(q.units.find((u) => u.entryIds.includes(e.id))!.entryIds);
+    for (const id of ids) if (!ownUnit.has(id)) expect(merged).toContain(id);
   }
 }
 
@@ -202,6 +220,7 @@ export function play(w: World, s: Step): void {
       h.submit(s.pr, {
         targets: s.targets,
         priority: s.priority,
+        noBatch: s.noBatch && s.pr % 3 === 0,
         sha: `pr${s.pr}-${h.q.nextSeq}`,
         readiness: direct ? { containsTargetSha: h.q.targetSha, ownChecksPassedSha: `pr${s.pr}-${h.q.nextSeq}` } : {},
       });

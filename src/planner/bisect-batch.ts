@@ -1,0 +1,122 @@
+import { derivedId } from '../domain/ids.js';
+import type { Unit } from '../domain/queue.js';
+import { reason } from '../domain/reasons.js';
+import type { TestRun } from '../domain/run.js';
+import { bisectionOutcome, nextProbes, obsoleteProbes } from './batching/bisection.js';
+import { readProbes, type PrefixProbes } from './batch-probes.js';
+import type { Draft, Sink } from './draft.js';
+import { describeFailure } from './failure-reason.js';
+import { createRun } from './run-builder.js';
+import { isLive } from './run-status.js';
+
+/**
+ * Bisection of a batch whose failure is its own (queue-semantics.md, "Batching" rules 3-4): the
+ * batch stays a suspect at its place while `bisection` runs test its prefixes, at most
+ * `bisectionConcurrency` at once. Once the first failing prefix i is known, the batch is split in
+ * place: entries 1..i-1 become a unit proven by the passing prefix i-1 (they merge), entry i stays
+ * a suspect on its own — flake reruns, flake evidence and FAILED as for any single unit — and the
+ * entries after it go back to PENDING, keeping their order, to be batched again.
+ */
+export function bisectBatch(s: Sink, unit: Unit, failed: TestRun): void {
+  const d = s.d;
+  let since = bisectionStart(d, unit);
+  if (since === null) {
+    since = d.nowIso;
+    const f = describeFailure(d, failed);
+    for (const id of unit.entryIds) {
+      s.emit({
+        type: 'transition',
+        entryId: id,
+        to: 'PENDING_FAILURE',
+        reason: reason('bisection_started', `its batch failed (${f.text}): testing prefixes of the batch to find the first culprit`),
+      });
+    }
+  }
+  const n = unit.entryIds.length;
+  let probes = readProbes(d, unit, failed, since);
+  const obsolete = obsoleteProbes(n, probes.known, probes.options);
+  if (obsolete.length > 0) {
+    for (const k of obsolete) for (const run of probes.live.get(k) ?? []) s.emit({ type: 'cancelRun', runId: run.id, reason: 'bisection: this prefix can no longer narrow the search' });
+    probes = readProbes(d, unit, failed, since);
+  }
+  const outcome = bisectionOutcome(n, probes.known, probes.options);
+  if (outcome.kind === 'searching') {
+    if (d.state !== 'running') return;
+    for (const k of nextProbes(n, probes.known, d.settings.bisectionConcurrency, probes.options)) {
+      createRun(s, unit, [...probes.deps, ...unit.entryIds.slice(0, k)], { kind: 'bisection' });
+    }
+    return;
+  }
+  if (outcome.kind === 'all_passed') {
+    const proof = probes.runs.get(n)!;
+    for (const id of unit.entryIds) {
+      s.emit({
+        type: 'transition',
+        entryId: id,
+        to: 'TESTS_PASSED',
+        reason: reason('bisection_cleared', 'its batch passed when retested in bisection: the failure was a flake'),
+        set: { testRunId: proof.id, retriesUsed: 0 },
+      });
+    }
+    return;
+  }
+  split(s, unit, outcome.index, probes);
+}
+
+function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes): void {
+  const d = s.d;
+  const ids = unit.entryIds.slice();
+  const label = (id: string): string => `#${d.entry(id)!.prNumber}`;
+  const cleared = ids.slice(0, i - 1);
+  const culprit = ids[i - 1]!;
+  const rest = ids.slice(i);
+  const failing = probes.runs.get(i)!;
+
+  if (cleared.length > 0) {
+    const proof = probes.runs.get(i - 1)!;
+    const index = d.unitIndex().get(unit.id)!;
+    for (const id of cleared) s.emit({ type: 'unplaceEntry', entryId: id });
+    const seq = d.nextSeq;
+    s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: cleared, createdAt: d.nowIso }, index, seq });
+    const why = reason('bisection_cleared', `bisection: the batch up to ${label(cleared[cleared.length - 1]!)} passed; merging`);
+    for (const id of cleared) s.emit({ type: 'transition', entryId: id, to: 'TESTS_PASSED', reason: why, set: { testRunId: proof.id, retriesUsed: 0 } });
+  }
+
+  for (const id of rest) s.emit({ type: 'unplaceEntry', entryId: id });
+  let at = d.unitIndex().get(unit.id)! + 1;
+  const back = reason('batch_split', `bisection named ${label(culprit)} ahead of it in its batch: back to PENDING to be batched again`);
+  for (const id of rest) {
+    const seq = d.nextSeq;
+    s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: [id], createdAt: d.nowIso }, index: at++, seq });
+    s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: back, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });
+  }
+
+  const f = describeFailure(d, failing);
+  const first = i === 1 ? 'the first entry of the batch failed alone' : `the batch passed up to ${label(ids[i - 2]!)} and failed with it`;
+  s.emit({
+    type: 'transition',
+    entryId: culprit,
+    to: 'PENDING_FAILURE',
+    reason: reason('bisection_culprit', `bisection: ${first} (${f.text}); checking whether it was a flake`),
+    set: { testRunId: failing.id, retriesUsed: 0 },
+  });
+}
+
+/** When the unit's current bisection began; null when it is not being bisected. */
+export function bisectionStart(d: Draft, unit: Unit): string | null {
+  if (unit.entryIds.length < 2) return null;
+  const history = d.entry(unit.entryIds[0]!)?.history ?? [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const t = history[i]!;
+    if (t.state !== 'PENDING_FAILURE') return null;
+    if (t.reason.code === 'bisection_started') return t.at;
+  }
+  return null;
+}
+
+/** A bisection run in flight that its batch still waits for (it decides no entry by itself). */
+export function keepsProbe(d: Draft, run: TestRun): boolean {
+  if (run.kind !== 'bisection' || !isLive(run)) return false;
+  const unit = d.units[d.unitIndex().get(run.unitId) ?? -1];
+  return !!unit && bisectionStart(d, unit) !== null;
+}
