@@ -1,16 +1,4 @@
-import { pino } from 'pino';
-import request from 'supertest';
-import { Engine } from '../../src/engine/engine.js';
-import { VirtualTime } from '../../src/engine/virtual-time.js';
-import { sandboxRoutes } from '../../src/githost/sandbox/routes.js';
-import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
-import { createHttpApp } from '../../src/http/app.js';
-import { renderMetrics } from '../../src/metrics/queue-metrics.js';
-import { QuarantineService } from '../../src/service/quarantine-service.js';
-import { QueueService } from '../../src/service/queue-service.js';
-import { openSqliteStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
-import { seedTenants } from '../http/helpers/test-app.js';
+import { SandboxService } from './sandbox-service.js';
 
 /**
  * Batching with bisection through the REST API, wired as `mergeq serve` wires it (SQLite store, the
@@ -19,7 +7,6 @@ import { seedTenants } from '../http/helpers/test-app.js';
  * runs test its prefixes, and the three good PRs merge while the bad one fails.
  */
 
-const MIN = 60_000;
 const REPO = { host: 'github.com', owner: 'acme', name: 'batched' };
 const QUEUE = { repo: REPO, targetBranch: 'main' };
 const CI_MINUTES = 10;
@@ -38,30 +25,9 @@ interface TestRunRecord {
   testedPullRequests: { prNumber: number }[];
 }
 
-let time: VirtualTime;
-let store: Store;
-let sandbox: SandboxGitHost;
-let engine: Engine;
-let app: ReturnType<typeof createHttpApp>;
-let token: string;
-
-const api = (op: string, body: unknown) =>
-  request(app).post(`/v1/${op}`).set('x-api-token', token).set('Content-Type', 'application/json').send(JSON.stringify(body));
-
-/** The operation's answer; a status other than 200 fails the test with the problem body. */
-async function ok(op: string, body: unknown): Promise<request.Response> {
-  const res = await api(op, body);
-  expect({ op, status: res.status, problem: res.status === 200 ? null : res.body }).toEqual({ op, status: 200, problem: null });
-  return res;
-}
-
-async function openSandboxPull(title: string, bad: boolean): Promise<number> {
-  const res = await request(app).post('/sandbox/pulls').send({ repo: REPO, title, author: 'dev', bad, ciMinutes: CI_MINUTES });
-  expect(res.status).toBe(200);
-  return res.body.number as number;
-}
-
-const settle = () => engine.whenIdle();
+let svc: SandboxService;
+const ok = (op: string, body: unknown) => svc.ok(op, body);
+const openSandboxPull = async (title: string, bad: boolean) => (await svc.openPull(REPO, title, { bad, ciMinutes: CI_MINUTES })).number;
 
 const numbers: number[] = [];
 let bad: number;
@@ -73,35 +39,17 @@ let mostBisectionRunsInFlight = 0;
 const records = new Map<number, PrRecord>();
 
 beforeAll(async () => {
-  time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
-  sandbox = new SandboxGitHost({ clock: time, scheduler: time });
-  store = await openSqliteStore(':memory:');
-  engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger: pino({ level: 'silent' }) });
-  sandbox.onStatus((e) => void engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
-  token = (await seedTenants(store, time.now())).acme.token;
-  app = createHttpApp({
-    store,
-    queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: engine }),
-    quarantineService: new QuarantineService(store),
-    renderMetrics,
-    logger: pino({ level: 'silent' }),
-    clock: time,
-    rateLimit: false,
-    sandboxRouter: sandboxRoutes(sandbox),
-  });
-  engine.start();
-
+  svc = await SandboxService.start();
   await ok('createQueue', { ...QUEUE, mode: 'single', concurrency: 2, batch: true, batchingMinSize: 4, bisectionConcurrency: 3 });
   for (let i = 0; i < 4; i++) numbers.push(await openSandboxPull(`change ${i + 1}`, i === BAD_INDEX));
   bad = numbers[BAD_INDEX]!;
   good = numbers.filter((n) => n !== bad);
   for (const n of numbers) await ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
-  await settle();
+  await svc.settle();
   firstRuns = (await ok('getMergeQueueTestingDetails', QUEUE)).body.testRuns as TestRunRecord[];
 
   for (let minute = 1; minute <= 12 * CI_MINUTES; minute++) {
-    await time.advanceBy(MIN, settle);
-    await settle();
+    await svc.advanceMinutes(1);
     const runs = (await ok('getMergeQueueTestingDetails', QUEUE)).body.testRuns as TestRunRecord[];
     for (const run of runs) seenRuns.set(run.id, run);
     mostBisectionRunsInFlight = Math.max(mostBisectionRunsInFlight, runs.filter((r) => r.kind === 'bisection' && r.status === 'pending').length);
@@ -110,8 +58,7 @@ beforeAll(async () => {
   for (const n of numbers) records.set(n, (await ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: n } })).body as PrRecord);
 });
 afterAll(async () => {
-  await engine?.stop();
-  await store?.close();
+  await svc?.stop();
 });
 
 const testedNumbers = (run: TestRunRecord) => run.testedPullRequests.map((p) => p.prNumber);
@@ -122,7 +69,7 @@ test('the four PRs are tested together in one batch run', () => {
 
 test('the three good PRs are MERGED in queue order; the bad one is FAILED with tests_failed', async () => {
   expect(good.map((n) => [n, records.get(n)!.state])).toEqual(good.map((n) => [n, 'MERGED']));
-  expect(sandbox.mergedInOrder(REPO)).toEqual(good);
+  expect(svc.sandbox.mergedInOrder(REPO)).toEqual(good);
   expect(records.get(bad)!.state).toBe('FAILED');
   expect(records.get(bad)!.reason?.code).toBe('tests_failed');
   expect(records.get(bad)!.history.map((t) => t.reason.code)).toEqual(expect.arrayContaining(['batched', 'bisection_started', 'bisection_culprit']));
@@ -151,7 +98,7 @@ test('the PRs behind the bad one went back to be batched again', () => {
 });
 
 test('the metrics label bisection runs queue_type="bisection"', async () => {
-  const res = await request(app).get('/v1/getMergeQueueMetrics').query({ repo: 'acme/batched', repoHost: 'github.com' }).set('x-api-token', token);
+  const res = await svc.metrics(REPO);
   expect(res.status).toBe(200);
   expect(res.text).toMatch(/^mq_pr_conclusions_1h_total\{[^}]*conclusion="merged"[^}]*\} 3$/m);
   // Finished bisection runs are timed under their own label.

@@ -1,16 +1,5 @@
-import { pino } from 'pino';
 import request from 'supertest';
-import { Engine } from '../../src/engine/engine.js';
-import { VirtualTime } from '../../src/engine/virtual-time.js';
-import { sandboxRoutes } from '../../src/githost/sandbox/routes.js';
-import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
-import { createHttpApp } from '../../src/http/app.js';
-import { renderMetrics } from '../../src/metrics/queue-metrics.js';
-import { QuarantineService } from '../../src/service/quarantine-service.js';
-import { QueueService } from '../../src/service/queue-service.js';
-import { openSqliteStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
-import { seedTenants } from '../http/helpers/test-app.js';
+import { SandboxService } from './sandbox-service.js';
 
 /**
  * Acceptance test of the queue engine, as a user of the REST API sees it. The service is wired as
@@ -21,7 +10,6 @@ import { seedTenants } from '../http/helpers/test-app.js';
  * Scenario: a single-mode queue with concurrency 4; ten PRs, the 3rd one bad, all submitted at once.
  */
 
-const MIN = 60_000;
 const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const QUEUE = { repo: REPO, targetBranch: 'main' };
 const CI_MINUTES = 10;
@@ -45,36 +33,14 @@ interface SandboxPullView {
   state: string;
 }
 
-let time: VirtualTime;
-let store: Store;
-let sandbox: SandboxGitHost;
-let engine: Engine;
-let app: ReturnType<typeof createHttpApp>;
-let token: string;
-
-const api = (op: string, body: unknown) =>
-  request(app).post(`/v1/${op}`).set('x-api-token', token).set('Content-Type', 'application/json').send(JSON.stringify(body));
-
-/** The operation's answer; a status other than 200 fails the test with the problem body. */
-async function ok(op: string, body: unknown): Promise<request.Response> {
-  const res = await api(op, body);
-  expect({ op, status: res.status, problem: res.status === 200 ? null : res.body }).toEqual({ op, status: 200, problem: null });
-  return res;
-}
-
-async function openSandboxPull(title: string, bad: boolean): Promise<number> {
-  const res = await request(app).post('/sandbox/pulls').send({ repo: REPO, title, author: 'dev', bad, ciMinutes: CI_MINUTES });
-  expect(res.status).toBe(200);
-  return res.body.number as number;
-}
-
-const settle = () => engine.whenIdle();
+let svc: SandboxService;
+const ok = (op: string, body: unknown) => svc.ok(op, body);
+const openSandboxPull = async (title: string, bad: boolean) => (await svc.openPull(REPO, title, { bad, ciMinutes: CI_MINUTES })).number;
 
 /** Moves virtual time a minute at a time until no PR is left in the queue; the minutes it took. */
 async function runUntilQuiet(limitMinutes: number): Promise<number> {
   for (let minute = 1; minute <= limitMinutes; minute++) {
-    await time.advanceBy(MIN, settle);
-    await settle();
+    await svc.advanceMinutes(1);
     if ((await ok('getQueue', QUEUE)).body.enqueuedPullRequests.length === 0) return minute;
   }
   const left = (await ok('getQueue', QUEUE)).body.enqueuedPullRequests;
@@ -89,38 +55,20 @@ let minutesToQuiet: number;
 const records = new Map<number, PrRecord>();
 
 beforeAll(async () => {
-  time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
-  sandbox = new SandboxGitHost({ clock: time, scheduler: time });
-  store = await openSqliteStore(':memory:');
-  engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger: pino({ level: 'silent' }) });
-  sandbox.onStatus((e) => void engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
-  token = (await seedTenants(store, time.now())).acme.token;
-  app = createHttpApp({
-    store,
-    queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: engine }),
-    quarantineService: new QuarantineService(store),
-    renderMetrics,
-    logger: pino({ level: 'silent' }),
-    clock: time,
-    rateLimit: false,
-    sandboxRouter: sandboxRoutes(sandbox),
-  });
-  engine.start();
-
+  svc = await SandboxService.start();
   await ok('createQueue', { ...QUEUE, mode: 'single', concurrency: 4 });
   for (let i = 0; i < PR_COUNT; i++) numbers.push(await openSandboxPull(`change ${i + 1}`, i === BAD_INDEX));
   bad = numbers[BAD_INDEX]!;
   good = numbers.filter((n) => n !== bad);
   for (const n of numbers) await ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
-  await settle();
+  await svc.settle();
   firstRuns = (await ok('getMergeQueueTestingDetails', QUEUE)).body.testRuns as TestRunRecord[];
 
   minutesToQuiet = await runUntilQuiet(12 * CI_MINUTES);
   for (const n of numbers) records.set(n, (await ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: n } })).body as PrRecord);
 });
 afterAll(async () => {
-  await engine?.stop();
-  await store?.close();
+  await svc?.stop();
 });
 
 const testedNumbers = (run: TestRunRecord) => run.testedPullRequests.map((p) => p.prNumber);
@@ -147,8 +95,8 @@ test('the nine good PRs are MERGED, each once, in queue order', async () => {
   const mergedAt = good.map((n) => Date.parse(records.get(n)!.stateChangedAt));
   expect(mergedAt).toEqual([...mergedAt].sort((a, b) => a - b));
   // Merges of one CI round share a timestamp: the git host's log tells their order.
-  expect(sandbox.mergedInOrder(REPO)).toEqual(good);
-  const pulls = (await request(app).get('/sandbox/pulls').query(REPO)).body.pulls as SandboxPullView[];
+  expect(svc.sandbox.mergedInOrder(REPO)).toEqual(good);
+  const pulls = (await request(svc.app).get('/sandbox/pulls').query(REPO)).body.pulls as SandboxPullView[];
   expect(pulls.filter((p) => p.state === 'merged').map((p) => p.number)).toEqual(good);
 });
 
@@ -157,7 +105,7 @@ test('the bad PR is FAILED with tests_failed and never reached main', async () =
   expect(record.state).toBe('FAILED');
   expect(record.reason?.code).toBe('tests_failed');
   expect(record.history.at(-1)).toMatchObject({ state: 'FAILED', reason: { code: 'tests_failed' } });
-  const pull = (await request(app).get(`/sandbox/pulls/${bad}`).query(REPO)).body as SandboxPullView;
+  const pull = (await request(svc.app).get(`/sandbox/pulls/${bad}`).query(REPO)).body as SandboxPullView;
   expect(pull.state).toBe('open');
 });
 
@@ -191,7 +139,7 @@ test("the testing details of a PR list its runs with what each tested; the bad P
 });
 
 test('the metrics count nine merged and one failed in the last hour', async () => {
-  const res = await request(app).get('/v1/getMergeQueueMetrics').query({ repo: 'acme/widgets', repoHost: 'github.com' }).set('x-api-token', token);
+  const res = await svc.metrics(REPO);
   expect(res.status).toBe(200);
   expect(res.text).toMatch(/^mq_pr_conclusions_1h_total\{[^}]*conclusion="merged"[^}]*\} 9$/m);
   expect(res.text).toMatch(/^mq_pr_conclusions_1h_total\{[^}]*conclusion="failed"[^}]*\} 1$/m);

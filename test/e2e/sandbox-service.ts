@@ -1,0 +1,97 @@
+import { expect } from '@jest/globals';
+import { pino } from 'pino';
+import request from 'supertest';
+import type { RepoRef } from '../../src/domain/repo.js';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualTime } from '../../src/engine/virtual-time.js';
+import { sandboxRoutes } from '../../src/githost/sandbox/routes.js';
+import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
+import { createHttpApp } from '../../src/http/app.js';
+import { renderMetrics } from '../../src/metrics/queue-metrics.js';
+import { QuarantineService } from '../../src/service/quarantine-service.js';
+import { QueueService } from '../../src/service/queue-service.js';
+import { openSqliteStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { seedTenants } from '../http/helpers/test-app.js';
+
+export const MIN = 60_000;
+
+/**
+ * The service wired as `mergeq serve` wires it in sandbox mode — SQLite store, the real engine
+ * started with its polling, the sandbox git host with its /sandbox routes — with only the wall clock
+ * replaced by virtual time. Tests act through HTTP, as a user of the REST API would.
+ */
+export class SandboxService {
+  readonly sandbox: SandboxGitHost;
+  readonly engine: Engine;
+  readonly app: ReturnType<typeof createHttpApp>;
+
+  private constructor(
+    readonly time: VirtualTime,
+    readonly store: Store,
+    readonly token: string,
+  ) {
+    this.sandbox = new SandboxGitHost({ clock: time, scheduler: time });
+    const { sandbox } = this;
+    this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger: pino({ level: 'silent' }) });
+    sandbox.onStatus((e) => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
+    this.app = createHttpApp({
+      store,
+      queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
+      quarantineService: new QuarantineService(store),
+      renderMetrics,
+      logger: pino({ level: 'silent' }),
+      clock: time,
+      rateLimit: false,
+      sandboxRouter: sandboxRoutes(sandbox),
+    });
+    this.engine.start();
+  }
+
+  static async start(): Promise<SandboxService> {
+    const time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
+    const store = await openSqliteStore(':memory:');
+    const token = (await seedTenants(store, time.now())).acme.token;
+    return new SandboxService(time, store, token);
+  }
+
+  async stop(): Promise<void> {
+    await this.engine.stop();
+    await this.store.close();
+  }
+
+  api(op: string, body: unknown): request.Test {
+    return request(this.app).post(`/v1/${op}`).set('x-api-token', this.token).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  }
+
+  /** The operation's answer; a status other than 200 fails the test with the problem body. */
+  async ok(op: string, body: unknown): Promise<request.Response> {
+    const res = await this.api(op, body);
+    expect({ op, status: res.status, problem: res.status === 200 ? null : res.body }).toEqual({ op, status: 200, problem: null });
+    return res;
+  }
+
+  /** getMergeQueueMetrics for one repository (a GET with query parameters). */
+  metrics(repo: RepoRef): request.Test {
+    return request(this.app).get('/v1/getMergeQueueMetrics').query({ repo: `${repo.owner}/${repo.name}`, repoHost: repo.host }).set('x-api-token', this.token);
+  }
+
+  /** Opens a PR in the sandbox through its /sandbox route. */
+  async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number }): Promise<{ number: number; headSha: string }> {
+    const res = await request(this.app).post('/sandbox/pulls').send({ repo, title, author: 'dev', ...opts });
+    expect(res.status).toBe(200);
+    return { number: res.body.number as number, headSha: res.body.headSha as string };
+  }
+
+  settle(): Promise<void> {
+    return this.engine.whenIdle();
+  }
+
+  /** Moves virtual time on by whole minutes, letting the engine finish its work after each one. */
+  async advanceMinutes(minutes: number): Promise<void> {
+    for (let i = 0; i < minutes; i++) {
+      await this.time.advanceBy(MIN, () => this.settle());
+      await this.settle();
+    }
+  }
+}
