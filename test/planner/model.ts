@@ -60,29 +60,26 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('conflicting' as const), pr: fc.integer({ min: 1, max: 12 }) }) },
 );
 
-export const settings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
-  mode: fc.constantFrom('single', 'parallel'),
+const everyQueue = {
+  mode: fc.constantFrom('single' as const, 'parallel' as const),
   concurrency: fc.integer({ min: 1, max: 6 }),
   canOptimisticallyMerge: fc.boolean(),
   pendingFailureDepth: fc.constantFrom(0, 1, 2, 10),
   flakeRetries: fc.integer({ min: 0, max: 2 }),
   testingTimeoutMinutes: fc.constant(60),
-  directMergeMode: fc.constantFrom('off', 'always'),
-});
+  directMergeMode: fc.constantFrom('off' as const, 'always' as const),
+};
+
+export const settings: fc.Arbitrary<Partial<QueueSettings>> = fc.record(everyQueue);
 
 /** The same, with batching and bisection on. */
 export const batchSettings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
-  concurrency: fc.integer({ min: 1, max: 6 }),
-  canOptimisticallyMerge: fc.boolean(),
-  pendingFailureDepth: fc.constantFrom(0, 1, 2, 10),
-  flakeRetries: fc.integer({ min: 0, max: 2 }),
-  testingTimeoutMinutes: fc.constant(60),
-  directMergeMode: fc.constantFrom('off', 'always'),
+  ...everyQueue,
   batch: fc.constant(true),
   batchingMinSize: fc.integer({ min: 2, max: 5 }),
   batchingMaxWaitTimeMinutes: fc.constantFrom(0, 5, 30),
   bisectionConcurrency: fc.integer({ min: 1, max: 3 }),
-  optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests'),
+  optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const),
 });
 
 export interface World {
