@@ -11,8 +11,7 @@ import { isRemoved, isSuspect } from './units.js';
  * `canOptimisticallyMerge` it merges through that result).
  */
 export function isEvidence(d: Draft, run: TestRun): boolean {
-  const depth = evidenceDepth(d);
-  if (depth <= 0 || !isLiveOrPassed(run)) return false;
+  if (!isLiveOrPassed(run) || (d.settings.mode !== 'parallel' && d.settings.pendingFailureDepth <= 0)) return false;
   const index = d.unitIndex();
   const at = index.get(run.unitId);
   if (at === undefined) return false;
@@ -23,7 +22,7 @@ export function isEvidence(d: Draft, run: TestRun): boolean {
     const unit = d.unitOfEntry(p.entryId);
     if (!unit || unit.id === run.unitId || !isSuspect(d, unit)) continue;
     const suspectAt = index.get(unit.id)!;
-    if (at > suspectAt && at - suspectAt <= depth && !failureIsConfirmed(d, unit) && keptInLane(d, unit)) holdsSuspect = true;
+    if (inReach(d, unit, suspectAt, at) && !failureIsConfirmed(d, unit)) holdsSuspect = true;
   }
   return holdsSuspect;
 }
@@ -35,24 +34,24 @@ export function evidenceFor(d: Draft, suspect: Unit): TestRun[] {
   const out: TestRun[] = [];
   const index = d.unitIndex();
   const at = index.get(suspect.id)!;
-  const depth = evidenceDepth(d);
   for (const run of d.runs.values()) {
     if (run.unitId === suspect.id || !isLiveOrPassed(run)) continue;
     const runAt = index.get(run.unitId);
-    if (runAt === undefined || runAt <= at || runAt - at > depth) continue;
-    if (!run.prs.some((p) => p.entryId === first) || !keptInLane(d, suspect)) continue;
+    if (runAt === undefined || !inReach(d, suspect, at, runAt)) continue;
+    if (!run.prs.some((p) => p.entryId === first)) continue;
     if (run.prs.some((p) => isRemoved(d.entry(p.entryId)))) continue;
     out.push(run);
   }
   return out;
 }
 
-/** In parallel mode every unit of its lane behind an unconfirmed suspect keeps it (see SuspectExclusion). */
-function evidenceDepth(d: Draft): number {
-  return d.settings.mode === 'parallel' ? Infinity : d.settings.pendingFailureDepth;
-}
-
-/** Parallel mode keeps no evidence for a suspect its lane left out at once (SuspectExclusion). */
-function keptInLane(d: Draft, suspect: Unit): boolean {
-  return d.settings.mode !== 'parallel' || !new SuspectExclusion(d).excludes(suspect, 0, 0);
+/**
+ * Whether the run of the unit at `runAt` can be evidence for the suspect at `suspectAt`: one of the
+ * first `pendingFailureDepth` units behind it — in parallel mode any unit of its lane, as long as the
+ * lane keeps the suspect (SuspectExclusion).
+ */
+function inReach(d: Draft, suspect: Unit, suspectAt: number, runAt: number): boolean {
+  if (runAt <= suspectAt) return false;
+  if (d.settings.mode === 'parallel') return !new SuspectExclusion(d).excludes(suspect, suspectAt, runAt);
+  return runAt - suspectAt <= d.settings.pendingFailureDepth;
 }
