@@ -7,7 +7,7 @@ import { defaultSettings, type QueueMode } from '../domain/settings.js';
 import type { PrState } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
 import { Random } from '../githost/sandbox/random.js';
-import { buildDependencyGraph, findLanes, union } from '../planner/parallel/index.js';
+import { buildDependencyGraph, findLanes, union, type GraphUnit } from '../planner/parallel/index.js';
 import { applyActions, plan, recordImpactedTargets, recordRunCreated, recordStatusChecks, type PlanInput } from '../planner/index.js';
 import { newSimQueue } from './sim-queue.js';
 
@@ -189,10 +189,7 @@ export class TargetSampler {
  * target depend on each other): the number of independent lanes and the size of the largest.
  */
 export function describeLanes(fixture: PlannerFixture): { lanes: number; largestLane: number; meanDirectDependencies: number } {
-  const { queue } = fixture.input;
-  const graph = buildDependencyGraph(
-    queue.units.map((u) => ({ id: u.id, targets: union(u.entryIds.map((id) => fixture.allTargets.get(id) ?? 'ALL')), excluded: false })),
-  );
+  const graph = buildDependencyGraph(graphUnits(fixture));
   const { lanes } = findLanes(graph);
   let deps = 0;
   for (let k = 0; k < graph.size; k++) deps += graph.directDependencies(k).length;
@@ -201,4 +198,13 @@ export function describeLanes(fixture: PlannerFixture): { lanes: number; largest
     largestLane: lanes.reduce((m, l) => Math.max(m, l.length), 0),
     meanDirectDependencies: graph.size === 0 ? 0 : deps / graph.size,
   };
+}
+
+/** The measured queue's units as the dependency graph takes them, none excluded. */
+export function graphUnits(fixture: PlannerFixture): GraphUnit[] {
+  return fixture.input.queue.units.map((u) => ({
+    id: u.id,
+    targets: union(u.entryIds.map((id) => fixture.allTargets.get(id) ?? 'ALL')),
+    excluded: false,
+  }));
 }

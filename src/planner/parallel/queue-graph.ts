@@ -17,8 +17,9 @@ import { union } from './target-set.js';
  * - `graphForRuns`: without the suspects that SuspectExclusion leaves out (rule 4: "a new run takes
  *   the dependency closure without the suspects"); one being rerun for a failure of its own stays
  *   in its lane (single-mode rule 6, parallel case).
- * Building is linear in units + targets; the draft caches the last graphs, so the phases of one plan
- * share them while nothing changed.
+ * A graph reads the targets only as far down the queue as the phases ask about (at most linear in
+ * units + targets); the draft caches the last graphs, so the phases of one plan share them while
+ * nothing changed.
  */
 export function graphForMerging(d: Draft): DependencyGraph {
   return cachedGraph(d, () => false);
