@@ -4,14 +4,22 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { QueueMode } from '../domain/settings.js';
 import { plan } from '../planner/index.js';
 import { buildDependencyGraph, type GraphUnit } from '../planner/parallel/index.js';
-import { buildPlannerFixture, defaultFixtureOptions, describeLanes, graphUnits, type PlannerFixture } from './planner-fixture.js';
+import {
+  buildPlannerFixture,
+  defaultFixtureOptions,
+  describeLanes,
+  graphUnits,
+  withAllPrHeld,
+  type PlannerFixture,
+} from './planner-fixture.js';
 
 /**
  * `npm run bench:planner -- [--sizes 100,1000,10000] [--targets 1000] [--universe N] [--runs N] [--json FILE]`
  * Planner scale (benchmarks.md §3): the time of one `plan()` over a busy queue of each size, single
  * and parallel mode, the median of several plans after a warm-up. Only the `plan()` call is timed.
  * A plan reads the dependency graph only as far down the queue as it looks, so parallel rows also
- * time the graph of the whole queue: what a plan that looks at every unit pays on top.
+ * time the graph of the whole queue, and a plan of the same reconcile with an `ALL` PR holding every
+ * unit behind it, where the plan does look at every unit.
  */
 const MODES: readonly QueueMode[] = ['single', 'parallel'];
 /** The bars: one plan of the largest parallel queue, and the growth from 1,000 to 10,000 entries. */
@@ -51,6 +59,7 @@ console.log(
 console.log(
   'whole graph ms (parallel): scanning the dependency graph of every unit; a plan scans it only as far down the queue as it looks',
 );
+console.log('held by ALL ms (parallel): the same reconcile where the first pending PR impacts ALL and holds every unit behind it');
 
 interface Case {
   entries: number;
@@ -59,6 +68,8 @@ interface Case {
   planMs: number;
   /** Parallel mode: median time to scan the dependency graph of every unit. */
   wholeGraphMs: number | null;
+  /** Parallel mode: median plan of the same reconcile with an ALL PR holding the units behind it. */
+  heldByAllMs: number | null;
 }
 interface Row extends Case {
   minMs: number;
@@ -79,6 +90,7 @@ for (const entries of opts.sizes) {
     const buildSeconds = (performance.now() - startedBuild) / 1000;
     const lanes = mode === 'parallel' ? describeLanes(fixture) : null;
     const { times, actions } = timePlans(fixture, opts.runs);
+    const held = mode === 'parallel' ? withAllPrHeld(fixture) : null;
     const row: Row = {
       entries,
       mode,
@@ -90,6 +102,7 @@ for (const entries of opts.sizes) {
       states: describeStates(fixture),
       lanes: lanes ? `${lanes.lanes} (largest ${lanes.largestLane}, ${lanes.meanDirectDependencies.toFixed(0)} deps/unit)` : '-',
       wholeGraphMs: mode === 'parallel' ? round(median(timeWholeGraph(graphUnits(fixture), opts.runs))) : null,
+      heldByAllMs: held ? round(median(timePlans(held, opts.runs).times)) : null,
       buildSeconds,
     };
     rows.push(row);
@@ -117,7 +130,14 @@ if (largest) {
 }
 if (!barsHold) console.log('some bars fail (see above)');
 
-const cases: Case[] = rows.map(({ entries, mode, targetsPerPr, planMs, wholeGraphMs }) => ({ entries, mode, targetsPerPr, planMs, wholeGraphMs }));
+const cases: Case[] = rows.map(({ entries, mode, targetsPerPr, planMs, wholeGraphMs, heldByAllMs }) => ({
+  entries,
+  mode,
+  targetsPerPr,
+  planMs,
+  wholeGraphMs,
+  heldByAllMs,
+}));
 mkdirSync(dirname(opts.json), { recursive: true });
 writeFileSync(
   opts.json,
@@ -184,6 +204,7 @@ function formatRows(list: readonly Row[]): string {
     ['min ms', (r) => r.minMs.toFixed(2)],
     ['max ms', (r) => r.maxMs.toFixed(2)],
     ['whole graph ms', (r) => (r.wholeGraphMs === null ? '-' : r.wholeGraphMs.toFixed(2))],
+    ['held by ALL ms', (r) => (r.heldByAllMs === null ? '-' : r.heldByAllMs.toFixed(2))],
     ['actions', (r) => String(r.actions)],
     ['document', (r) => r.states],
     ['lanes', (r) => r.lanes],

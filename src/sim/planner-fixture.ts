@@ -208,3 +208,18 @@ export function graphUnits(fixture: PlannerFixture): GraphUnit[] {
     excluded: false,
   }));
 }
+
+/**
+ * The same reconcile, except that the first PENDING PR impacts every target: it waits for the units
+ * under test ahead of it to pass, and every unit behind it is held until it starts
+ * (docs/all-targets.md), so the plan looks at every unit of the queue. Parallel mode only; null when
+ * no PR is pending (every ready PR is under test).
+ */
+export function withAllPrHeld(fixture: PlannerFixture): PlannerFixture | null {
+  if (fixture.options.mode !== 'parallel') throw new Error('withAllPrHeld: a parallel fixture expected');
+  const { queue } = fixture.input;
+  const pending = queue.entries.find((e) => e.state === 'PENDING');
+  if (!pending) return null;
+  const allTargets = new Map(fixture.allTargets).set(pending.id, 'ALL');
+  return { ...fixture, allTargets, input: { queue, targets: allTargets } };
+}

@@ -48,6 +48,11 @@ export function unitTargets(d: Draft, unit: Unit): TargetSet {
   return union(unit.entryIds.map((id) => d.targets.get(id) ?? 'ALL'));
 }
 
+/** Whether `unitTargets(d, unit)` is `ALL`, without building a batch's union. */
+export function impactsAll(d: Draft, unit: Unit): boolean {
+  return unit.entryIds.some((id) => (d.targets.get(id) ?? 'ALL') === 'ALL');
+}
+
 function cachedGraph(d: Draft, excluded: (u: Unit) => boolean): DependencyGraph {
   const flags = d.units.map((u) => (excluded(u) ? '1' : '0')).join('');
   const key = `${d.unitsEpoch}:${flags}`;
