@@ -31,13 +31,14 @@ export function decideMerges(s: Sink): void {
       lands[k] = 1;
       continue;
     }
-    if (graph && !graph.everyDependency(k, (j) => lands[j] === 1)) continue;
     const proof = findProof(d, unit, passedByEntry);
     const direct = !proof && canMergeDirectly(d, unit);
     if (!proof && !direct) {
       if (graph) continue;
       return;
     }
+    // Asked only of a unit with a proof: the graph is scanned only as far as its questions reach.
+    if (graph && !graph.everyDependency(k, (j) => lands[j] === 1)) continue;
     if (proof) proofIds.add(proof.id);
     land(s, unit, proof, proofIds, graph && { graph, index: k });
     lands[k] = 1;

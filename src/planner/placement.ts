@@ -3,7 +3,7 @@ import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { Draft } from './draft.js';
 import { isLanding } from './invalidation.js';
 import { isPending, unitPriority, unitState } from './units.js';
-import { unitTargets } from './parallel/queue-graph.js';
+import { impactsAll } from './parallel/queue-graph.js';
 
 /**
  * Where a unit of priority `p` joins queue order (rule 11): ahead of PENDING units of a lower
@@ -24,7 +24,7 @@ export function placementIndex(d: Draft, p: number, unit: Unit, moving: boolean)
     while (i > 0 && isPending(d, units[i - 1]!) && unitPriority(d, units[i - 1]!) > p) i--;
     index = i;
   }
-  if (d.settings.mode === 'parallel' && unitTargets(d, unit) === 'ALL') index = Math.min(index, provenPrefix(d, units, p));
+  if (d.settings.mode === 'parallel' && impactsAll(d, unit)) index = Math.min(index, provenPrefix(d, units, p));
   return index;
 }
 
@@ -39,7 +39,7 @@ function provenPrefix(d: Draft, units: readonly Unit[], p: number): number {
   let i = 0;
   while (i < units.length) {
     const u = units[i]!;
-    const stays = isLanding(d, u) || unitState(d, u) === 'TESTS_PASSED' || unitPriority(d, u) < p || unitTargets(d, u) === 'ALL';
+    const stays = isLanding(d, u) || unitState(d, u) === 'TESTS_PASSED' || unitPriority(d, u) < p || impactsAll(d, u);
     if (!stays) break;
     i++;
   }

@@ -5,7 +5,7 @@ import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
 import { isLanding } from './invalidation.js';
 import type { DependencyGraph } from './parallel/dependency-graph.js';
-import { closureEntries, graphForRuns, unitTargets } from './parallel/queue-graph.js';
+import { closureEntries, graphForRuns, impactsAll } from './parallel/queue-graph.js';
 import { SuspectExclusion } from './suspicion.js';
 import { isLanded, isSuspect, prLabel } from './units.js';
 
@@ -85,7 +85,7 @@ export class ContentWalk {
         return reason('urgent_preemption', `urgent ${label} went ahead of it; retesting behind it`);
       }
       const u = d.unitOfEntry(id);
-      if (this.graph && u && unitTargets(d, u) === 'ALL' && (e?.readyAt ?? '') >= run.createdAt) {
+      if (this.graph && u && impactsAll(d, u) && (e?.readyAt ?? '') >= run.createdAt) {
         return reason('all_targets_ahead', `${label}, which impacts every target, is tested ahead of it; retesting on top of it`);
       }
       return reason('readmitted', `${label} ahead of it is back in the queue; retesting with it`);

@@ -3,12 +3,23 @@ import { dirname } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import type { QueueMode } from '../domain/settings.js';
 import { plan } from '../planner/index.js';
-import { buildPlannerFixture, defaultFixtureOptions, describeLanes, type PlannerFixture } from './planner-fixture.js';
+import { buildDependencyGraph, type GraphUnit } from '../planner/parallel/index.js';
+import {
+  buildPlannerFixture,
+  defaultFixtureOptions,
+  describeLanes,
+  graphUnits,
+  withAllPrHeld,
+  type PlannerFixture,
+} from './planner-fixture.js';
 
 /**
  * `npm run bench:planner -- [--sizes 100,1000,10000] [--targets 1000] [--universe N] [--runs N] [--json FILE]`
  * Planner scale (benchmarks.md §3): the time of one `plan()` over a busy queue of each size, single
  * and parallel mode, the median of several plans after a warm-up. Only the `plan()` call is timed.
+ * A plan reads the dependency graph only as far down the queue as it looks, so parallel rows also
+ * time the graph of the whole queue, and a plan of the same reconcile with an `ALL` PR holding every
+ * unit behind it, where the plan does look at every unit.
  */
 const MODES: readonly QueueMode[] = ['single', 'parallel'];
 /** The bars: one plan of the largest parallel queue, and the growth from 1,000 to 10,000 entries. */
@@ -45,12 +56,20 @@ console.log(
   'measured reconcile: a settled queue (runs in flight, a few passed units waiting for the head, 1% not ready) ' +
     'where the head run just passed and one new PR arrived',
 );
+console.log(
+  'whole graph ms (parallel): scanning the dependency graph of every unit; a plan scans it only as far down the queue as it looks',
+);
+console.log('held by ALL ms (parallel): the same reconcile where the first pending PR impacts ALL and holds every unit behind it');
 
 interface Case {
   entries: number;
   mode: QueueMode;
   targetsPerPr: number;
   planMs: number;
+  /** Parallel mode: median time to scan the dependency graph of every unit. */
+  wholeGraphMs: number | null;
+  /** Parallel mode: median plan of the same reconcile with an ALL PR holding the units behind it. */
+  heldByAllMs: number | null;
 }
 interface Row extends Case {
   minMs: number;
@@ -71,6 +90,7 @@ for (const entries of opts.sizes) {
     const buildSeconds = (performance.now() - startedBuild) / 1000;
     const lanes = mode === 'parallel' ? describeLanes(fixture) : null;
     const { times, actions } = timePlans(fixture, opts.runs);
+    const held = mode === 'parallel' ? withAllPrHeld(fixture) : null;
     const row: Row = {
       entries,
       mode,
@@ -81,6 +101,8 @@ for (const entries of opts.sizes) {
       actions,
       states: describeStates(fixture),
       lanes: lanes ? `${lanes.lanes} (largest ${lanes.largestLane}, ${lanes.meanDirectDependencies.toFixed(0)} deps/unit)` : '-',
+      wholeGraphMs: mode === 'parallel' ? round(median(timeWholeGraph(graphUnits(fixture), opts.runs))) : null,
+      heldByAllMs: held ? round(median(timePlans(held, opts.runs).times)) : null,
       buildSeconds,
     };
     rows.push(row);
@@ -108,7 +130,14 @@ if (largest) {
 }
 if (!barsHold) console.log('some bars fail (see above)');
 
-const cases: Case[] = rows.map(({ entries, mode, targetsPerPr, planMs }) => ({ entries, mode, targetsPerPr, planMs }));
+const cases: Case[] = rows.map(({ entries, mode, targetsPerPr, planMs, wholeGraphMs, heldByAllMs }) => ({
+  entries,
+  mode,
+  targetsPerPr,
+  planMs,
+  wholeGraphMs,
+  heldByAllMs,
+}));
 mkdirSync(dirname(opts.json), { recursive: true });
 writeFileSync(
   opts.json,
@@ -131,6 +160,21 @@ function timePlans(fixture: PlannerFixture, runs: number): { times: number[]; ac
     times.push(performance.now() - started);
   }
   return { times, actions };
+}
+
+/** Times building the graph and scanning it to the last unit (after one untimed scan). */
+function timeWholeGraph(units: readonly GraphUnit[], runs: number): number[] {
+  const scan = (): void => {
+    if (units.length > 0) buildDependencyGraph(units).directDependencies(units.length - 1);
+  };
+  scan();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    scan();
+    times.push(performance.now() - started);
+  }
+  return times;
 }
 
 function describeStates(fixture: PlannerFixture): string {
@@ -159,6 +203,8 @@ function formatRows(list: readonly Row[]): string {
     ['plan ms (median)', (r) => r.planMs.toFixed(2)],
     ['min ms', (r) => r.minMs.toFixed(2)],
     ['max ms', (r) => r.maxMs.toFixed(2)],
+    ['whole graph ms', (r) => (r.wholeGraphMs === null ? '-' : r.wholeGraphMs.toFixed(2))],
+    ['held by ALL ms', (r) => (r.heldByAllMs === null ? '-' : r.heldByAllMs.toFixed(2))],
     ['actions', (r) => String(r.actions)],
     ['document', (r) => r.states],
     ['lanes', (r) => r.lanes],

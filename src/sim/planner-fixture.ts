@@ -7,7 +7,7 @@ import { defaultSettings, type QueueMode } from '../domain/settings.js';
 import type { PrState } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
 import { Random } from '../githost/sandbox/random.js';
-import { buildDependencyGraph, findLanes, union } from '../planner/parallel/index.js';
+import { buildDependencyGraph, findLanes, union, type GraphUnit } from '../planner/parallel/index.js';
 import { applyActions, plan, recordImpactedTargets, recordRunCreated, recordStatusChecks, type PlanInput } from '../planner/index.js';
 import { newSimQueue } from './sim-queue.js';
 
@@ -189,10 +189,7 @@ export class TargetSampler {
  * target depend on each other): the number of independent lanes and the size of the largest.
  */
 export function describeLanes(fixture: PlannerFixture): { lanes: number; largestLane: number; meanDirectDependencies: number } {
-  const { queue } = fixture.input;
-  const graph = buildDependencyGraph(
-    queue.units.map((u) => ({ id: u.id, targets: union(u.entryIds.map((id) => fixture.allTargets.get(id) ?? 'ALL')), excluded: false })),
-  );
+  const graph = buildDependencyGraph(graphUnits(fixture));
   const { lanes } = findLanes(graph);
   let deps = 0;
   for (let k = 0; k < graph.size; k++) deps += graph.directDependencies(k).length;
@@ -201,4 +198,28 @@ export function describeLanes(fixture: PlannerFixture): { lanes: number; largest
     largestLane: lanes.reduce((m, l) => Math.max(m, l.length), 0),
     meanDirectDependencies: graph.size === 0 ? 0 : deps / graph.size,
   };
+}
+
+/** The measured queue's units as the dependency graph takes them, none excluded. */
+export function graphUnits(fixture: PlannerFixture): GraphUnit[] {
+  return fixture.input.queue.units.map((u) => ({
+    id: u.id,
+    targets: union(u.entryIds.map((id) => fixture.allTargets.get(id) ?? 'ALL')),
+    excluded: false,
+  }));
+}
+
+/**
+ * The same reconcile, except that the first PENDING PR impacts every target: it waits for the units
+ * under test ahead of it to pass, and every unit behind it is held until it starts
+ * (docs/all-targets.md), so the plan looks at every unit of the queue. Parallel mode only; null when
+ * no PR is pending (every ready PR is under test).
+ */
+export function withAllPrHeld(fixture: PlannerFixture): PlannerFixture | null {
+  if (fixture.options.mode !== 'parallel') throw new Error('withAllPrHeld: a parallel fixture expected');
+  const { queue } = fixture.input;
+  const pending = queue.entries.find((e) => e.state === 'PENDING');
+  if (!pending) return null;
+  const allTargets = new Map(fixture.allTargets).set(pending.id, 'ALL');
+  return { ...fixture, allTargets, input: { queue, targets: allTargets } };
 }

@@ -1,7 +1,7 @@
 import type { QueueMode } from '../../src/domain/settings.js';
 import { Random } from '../../src/githost/sandbox/random.js';
 import { plan } from '../../src/planner/index.js';
-import { buildPlannerFixture, defaultFixtureOptions, describeLanes, TargetSampler } from '../../src/sim/planner-fixture.js';
+import { buildPlannerFixture, defaultFixtureOptions, describeLanes, TargetSampler, withAllPrHeld } from '../../src/sim/planner-fixture.js';
 
 /** The documents bench:planner times: small versions of them, checked for the state mix they promise. */
 const small = (mode: QueueMode) =>
@@ -37,6 +37,15 @@ describe('planner bench fixture', () => {
     expect(created).toHaveLength(1);
     // Pure: the same input gives the same plan.
     expect(plan(f.input, f.now)).toEqual(actions);
+  });
+
+  it('parallel: with the first pending PR impacting ALL, it lands the same units but starts no run behind that PR', () => {
+    const f = withAllPrHeld(small('parallel'))!;
+    const held = f.input.queue.entries.find((e) => e.state === 'PENDING')!;
+    expect(f.input.targets.get(held.id)).toBe('ALL');
+    const actions = plan(f.input, f.now);
+    expect(actions.filter((a) => (a.type === 'transition' || a.type === 'patchEntry') && a.set?.mergeIntent)).toHaveLength(6);
+    expect(actions.filter((a) => a.type === 'createRun')).toEqual([]);
   });
 
   it('is deterministic for a seed and draws distinct sorted target ids', () => {

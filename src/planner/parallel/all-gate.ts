@@ -2,7 +2,7 @@ import type { Draft } from '../draft.js';
 import { isLanding } from '../invalidation.js';
 import { unitState } from '../units.js';
 import type { DependencyGraph } from './dependency-graph.js';
-import { unitTargets } from './queue-graph.js';
+import { impactsAll } from './queue-graph.js';
 
 /**
  * mergeq's policy for `ALL` units (parallel rule 5; docs/all-targets.md): an `ALL` unit is tested on
@@ -13,24 +13,61 @@ import { unitTargets } from './queue-graph.js';
  * - A unit that depends on an `ALL` unit starts once that unit has started: before, its run would
  *   hold the same unproven units.
  * The lanes ahead are not disturbed at all, and a bad or flaky unit ahead costs only its own lane.
+ *
+ * Asked in queue order by the walk that starts runs. What the closure of each unit ahead holds is
+ * folded along the direct dependencies once, instead of walking every asked unit's closure: behind
+ * a pending `ALL` unit every unit is asked and refused, and those walks were quadratic in the queue
+ * length. Every included unit behind that `ALL` unit depends on it (directly or through a later
+ * `ALL` unit), so the fold stops there and the graph is not read any further.
  */
 export class AllGate {
+  /** pendingAllIn[j] === 1: unit j or a unit it depends on is an `ALL` unit still PENDING (not landing). */
+  private readonly pendingAllIn: Uint8Array;
+  /** provenThrough[j] === 1: unit j and every unit it depends on have passed or are landing. */
+  private readonly provenThrough: Uint8Array;
+  /** Units 0..folded-1 are folded into the two arrays above. */
+  private folded = 0;
+  /** The first included `ALL` unit found PENDING and not landing: every included unit behind it is held. */
+  private holdingAll = -1;
+  private lastAsked = -1;
+
   constructor(
     private readonly d: Draft,
     private readonly graph: DependencyGraph,
-  ) {}
+  ) {
+    this.pendingAllIn = new Uint8Array(graph.size);
+    this.provenThrough = new Uint8Array(graph.size);
+  }
 
-  /** Whether the unit at `index` (PENDING) may start its run now. */
+  /**
+   * Whether the unit at `index` (PENDING) may start its run now. Units are asked about in queue
+   * order; the state of every unit ahead of `index` must be final by then (the walk has passed it).
+   */
   mayStart(index: number): boolean {
-    const d = this.d;
+    if (index < this.lastAsked) throw new RangeError(`AllGate asked about unit ${index} after unit ${this.lastAsked}`);
+    this.lastAsked = index;
     if (!this.graph.isIncluded(index)) return true;
-    const all = unitTargets(d, d.units[index]!) === 'ALL';
-    for (const k of this.graph.closureAhead(index)) {
-      const unit = d.units[k]!;
-      if (isLanding(d, unit)) continue;
+    this.foldUpTo(index);
+    if (this.holdingAll >= 0 && index > this.holdingAll) return false;
+    if (impactsAll(this.d, this.d.units[index]!)) return this.graph.everyDependency(index, (j) => this.provenThrough[j] === 1);
+    return this.graph.everyDependency(index, (j) => this.pendingAllIn[j] === 0);
+  }
+
+  /** Folds the units ahead of `index` (up to a holding `ALL` unit); each one's dependencies come first. */
+  private foldUpTo(index: number): void {
+    const { d, graph, pendingAllIn, provenThrough } = this;
+    for (; this.folded < index && this.holdingAll < 0; this.folded++) {
+      const j = this.folded;
+      // Nothing depends on an excluded unit: its entries are never read.
+      if (!graph.isIncluded(j)) continue;
+      const unit = d.units[j]!;
+      const landing = isLanding(d, unit);
       const state = unitState(d, unit);
-      if (all ? state !== 'TESTS_PASSED' : state === 'PENDING' && unitTargets(d, unit) === 'ALL') return false;
+      const pendingAll = !landing && state === 'PENDING' && impactsAll(d, unit);
+      if (pendingAll) this.holdingAll = j;
+      const proven = landing || state === 'TESTS_PASSED';
+      pendingAllIn[j] = pendingAll || !graph.everyDependency(j, (i) => pendingAllIn[i] === 0) ? 1 : 0;
+      provenThrough[j] = proven && graph.everyDependency(j, (i) => provenThrough[i] === 1) ? 1 : 0;
     }
-    return true;
   }
 }

@@ -1,4 +1,5 @@
 import type { TargetSet } from '../../domain/targets.js';
+import { DirectDependencies } from './direct-dependencies.js';
 
 /** One unit as the graph sees it, given in queue order. */
 export interface GraphUnit {
@@ -12,29 +13,23 @@ export interface GraphUnit {
 }
 
 /**
- * Which units ahead each unit depends on (parallel mode rule 2), built in one pass over the
- * targets instead of intersecting every pair of units.
- *
- * Direct dependencies of an included unit are: for each of its targets, the nearest included unit
- * ahead holding that target (an `ALL` unit holds every target), and the nearest `ALL` unit ahead.
- * An `ALL` unit depends on every included unit ahead since the previous `ALL` unit, and on that
- * one. Their transitive closure is exactly the closure of "intersects": a farther unit sharing a
- * target is reached through the nearer holder, which shares it too.
+ * Which units ahead each unit depends on (parallel mode rule 2), found in one pass over the targets
+ * instead of intersecting every pair of units, and only as far down the queue as the questions asked
+ * reach (see DirectDependencies). The transitive closure of the direct dependencies is exactly the
+ * closure of "intersects": a farther unit sharing a target is reached through the nearer holder,
+ * which shares it too.
  *
  * Units are referred to by their index in the input.
  */
 export class DependencyGraph {
+  private readonly direct: DirectDependencies;
   private readonly visited: Int32Array;
   private readonly stack: Int32Array;
   private stamp = 0;
 
   /** @internal use buildDependencyGraph */
-  constructor(
-    private readonly units: readonly GraphUnit[],
-    /** Direct dependencies of unit k are deps[depStart[k]..depStart[k+1]), in no particular order. */
-    private readonly depStart: Int32Array,
-    private readonly deps: Int32Array,
-  ) {
+  constructor(private readonly units: readonly GraphUnit[]) {
+    this.direct = new DirectDependencies(units);
     this.visited = new Int32Array(units.length);
     this.stack = new Int32Array(units.length);
   }
@@ -50,15 +45,16 @@ export class DependencyGraph {
 
   /** The direct dependencies ahead of an included unit, in queue order (none for excluded ones). */
   directDependencies(unitIndex: number): number[] {
-    this.unitAt(unitIndex);
-    return Array.from(this.deps.subarray(this.depStart[unitIndex]!, this.depStart[unitIndex + 1]!)).sort((a, b) => a - b);
+    const direct = this.scannedTo(unitIndex);
+    return Array.from(direct.dependencies.subarray(direct.startOf(unitIndex), direct.endOf(unitIndex))).sort((a, b) => a - b);
   }
 
   /** Whether every direct dependency of the unit satisfies `ok` (without copying them). */
   everyDependency(unitIndex: number, ok: (dep: number) => boolean): boolean {
-    this.unitAt(unitIndex);
-    const end = this.depStart[unitIndex + 1]!;
-    for (let i = this.depStart[unitIndex]!; i < end; i++) if (!ok(this.deps[i]!)) return false;
+    const direct = this.scannedTo(unitIndex);
+    const deps = direct.dependencies;
+    const end = direct.endOf(unitIndex);
+    for (let i = direct.startOf(unitIndex); i < end; i++) if (!ok(deps[i]!)) return false;
     return true;
   }
 
@@ -70,16 +66,19 @@ export class DependencyGraph {
     if (this.unitAt(unitIndex).excluded) {
       throw new RangeError(`unit ${unitIndex} is excluded from the graph and has no closure`);
     }
+    // Everything the walk reaches is ahead of the unit, so scanned with it.
+    const direct = this.scannedTo(unitIndex);
+    const deps = direct.dependencies;
     const stamp = this.nextStamp();
-    const { visited, stack, deps, depStart } = this;
+    const { visited, stack } = this;
     const found: number[] = [];
     let top = 0;
     stack[top++] = unitIndex;
     visited[unitIndex] = stamp;
     while (top > 0) {
       const unit = stack[--top]!;
-      const end = depStart[unit + 1]!;
-      for (let d = depStart[unit]!; d < end; d++) {
+      const end = direct.endOf(unit);
+      for (let d = direct.startOf(unit); d < end; d++) {
         const dep = deps[d]!;
         if (visited[dep] === stamp) continue;
         visited[dep] = stamp;
@@ -98,6 +97,13 @@ export class DependencyGraph {
     return unit;
   }
 
+  /** The direct dependencies, scanned at least up to a valid unit index. */
+  private scannedTo(unitIndex: number): DirectDependencies {
+    this.unitAt(unitIndex);
+    this.direct.extendTo(unitIndex);
+    return this.direct;
+  }
+
   private nextStamp(): number {
     if (this.stamp === 0x7fffffff) {
       this.visited.fill(0);
@@ -107,67 +113,7 @@ export class DependencyGraph {
   }
 }
 
-/** O(units + total targets) time; memory O(units + largest target id + direct dependencies). */
+/** Cheap: the work happens as questions about the units are asked, O(total targets) at most. */
 export function buildDependencyGraph(units: readonly GraphUnit[]): DependencyGraph {
-  const n = units.length;
-  const lastHolder = new Int32Array(targetUniverse(units)).fill(-1);
-  /** addedFor[j] === k: j is already a dependency of k. */
-  const addedFor = new Int32Array(n).fill(-1);
-  /** Included units after the last `ALL` unit, in queue order. */
-  const sinceAll = new Int32Array(n);
-  let sinceAllCount = 0;
-  let lastAll = -1;
-
-  const depStart = new Int32Array(n + 1);
-  let deps = new Int32Array(Math.max(16, 2 * n));
-  let count = 0;
-  const reserve = (more: number): void => {
-    if (count + more <= deps.length) return;
-    const grown = new Int32Array(Math.max(2 * deps.length, count + more));
-    grown.set(deps.subarray(0, count));
-    deps = grown;
-  };
-
-  for (let k = 0; k < n; k++) {
-    depStart[k] = count;
-    const { targets, excluded } = units[k]!;
-    if (excluded) continue;
-    if (targets === 'ALL') {
-      reserve(sinceAllCount + 1);
-      if (lastAll >= 0) deps[count++] = lastAll;
-      deps.set(sinceAll.subarray(0, sinceAllCount), count);
-      count += sinceAllCount;
-      lastAll = k;
-      sinceAllCount = 0;
-      continue;
-    }
-    reserve(targets.length + 1);
-    if (lastAll >= 0) {
-      deps[count++] = lastAll;
-      addedFor[lastAll] = k;
-    }
-    for (let t = 0; t < targets.length; t++) {
-      const id = targets[t]!;
-      const holder = lastHolder[id]!;
-      // A holder behind the last ALL unit is reached through it (and -1 is never > lastAll).
-      if (holder > lastAll && addedFor[holder] !== k) {
-        addedFor[holder] = k;
-        deps[count++] = holder;
-      }
-      lastHolder[id] = k;
-    }
-    sinceAll[sinceAllCount++] = k;
-  }
-  depStart[n] = count;
-  return new DependencyGraph(units, depStart, deps.slice(0, count));
-}
-
-/** One more than the largest target id of an included unit. */
-function targetUniverse(units: readonly GraphUnit[]): number {
-  let universe = 0;
-  for (const { targets, excluded } of units) {
-    if (excluded || targets === 'ALL' || targets.length === 0) continue;
-    universe = Math.max(universe, targets[targets.length - 1]! + 1);
-  }
-  return universe;
+  return new DependencyGraph(units);
 }

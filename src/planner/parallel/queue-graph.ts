@@ -17,8 +17,9 @@ import { union } from './target-set.js';
  * - `graphForRuns`: without the suspects that SuspectExclusion leaves out (rule 4: "a new run takes
  *   the dependency closure without the suspects"); one being rerun for a failure of its own stays
  *   in its lane (single-mode rule 6, parallel case).
- * Building is linear in units + targets; the draft caches the last graphs, so the phases of one plan
- * share them while nothing changed.
+ * A graph reads the targets only as far down the queue as the phases ask about (at most linear in
+ * units + targets); the draft caches the last graphs, so the phases of one plan share them while
+ * nothing changed.
  */
 export function graphForMerging(d: Draft): DependencyGraph {
   return cachedGraph(d, () => false);
@@ -45,6 +46,11 @@ export function closureEntries(d: Draft, graph: DependencyGraph, index: number):
 export function unitTargets(d: Draft, unit: Unit): TargetSet {
   if (unit.entryIds.length === 1) return d.targets.get(unit.entryIds[0]!) ?? 'ALL';
   return union(unit.entryIds.map((id) => d.targets.get(id) ?? 'ALL'));
+}
+
+/** Whether `unitTargets(d, unit)` is `ALL`, without building a batch's union. */
+export function impactsAll(d: Draft, unit: Unit): boolean {
+  return unit.entryIds.some((id) => (d.targets.get(id) ?? 'ALL') === 'ALL');
 }
 
 function cachedGraph(d: Draft, excluded: (u: Unit) => boolean): DependencyGraph {

@@ -117,6 +117,40 @@ describe('closureAhead', () => {
   });
 });
 
+describe('answering in any order', () => {
+  it('gives the reference answers whichever unit is asked about first', () => {
+    const queueAndOrder = arbitraryQueue.chain((units) =>
+      fc.tuple(fc.constant(units), fc.shuffledSubarray([...units.keys()], { minLength: units.length })),
+    );
+    fc.assert(
+      fc.property(queueAndOrder, ([units, order]) => {
+        const graph = buildDependencyGraph(units);
+        for (const k of order) {
+          expect(graph.directDependencies(k)).toEqual(naiveDirectDependencies(units, k));
+          if (!units[k]!.excluded) expect(graph.closureAhead(k)).toEqual(naiveClosureAhead(units, k));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads no targets behind the units asked about', () => {
+    const ahead = queue(['a', list('x')], ['b', list('y')], ['c', list('x', 'y')]);
+    const unread: GraphUnit = {
+      id: 'tail',
+      excluded: false,
+      get targets(): never {
+        throw new Error('the targets of a unit behind were read');
+      },
+    };
+    const graph = buildDependencyGraph([...ahead, unread, unread]);
+    expect(graph.closureAhead(2)).toEqual([0, 1]);
+    expect(graph.everyDependency(1, () => false)).toBe(true);
+    expect(graph.isIncluded(4)).toBe(true);
+    expect(() => graph.directDependencies(3)).toThrow('the targets of a unit behind were read');
+  });
+});
+
 describe('directDependencies', () => {
   it('are the nearest holder of each target and the nearest ALL unit; an ALL unit takes all since the last', () => {
     fc.assert(
