@@ -15,9 +15,10 @@ import { isLive } from './run-status.js';
  * `bisectionConcurrency` at once. Once the first failing prefix i is known, the batch is split in
  * place: entries 1..i-1 become a unit proven by the passing prefix i-1 (they merge), entry i stays
  * a suspect on its own — flake reruns, flake evidence and FAILED as for any single unit — and the
- * entries after it go back to PENDING, keeping their order, to be batched again.
+ * entries after it go back to PENDING, keeping their order, to be batched again. With `decide` false
+ * (PRs ahead of the batch in its run are unresolved) the prefixes are tested but nothing is decided.
  */
-export function bisectBatch(s: Sink, unit: Unit, failed: TestRun): void {
+export function bisectBatch(s: Sink, unit: Unit, failed: TestRun, decide: boolean): void {
   const d = s.d;
   let since = bisectionStart(d, unit);
   if (since === null) {
@@ -47,6 +48,7 @@ export function bisectBatch(s: Sink, unit: Unit, failed: TestRun): void {
     }
     return;
   }
+  if (!decide) return;
   if (outcome.kind === 'all_passed') {
     const proof = probes.runs.get(n)!;
     for (const id of unit.entryIds) {

@@ -11,6 +11,7 @@ import { ContentWalk } from './run-content.js';
 import { AllGate } from './parallel/all-gate.js';
 import { graphForRuns } from './parallel/queue-graph.js';
 import { isLive, isLiveOrPassed } from './run-status.js';
+import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
 import { decidingRun, isSuspect, unitState } from './units.js';
 
 /**
@@ -69,9 +70,14 @@ function startRuns(s: Sink): void {
   const walk = new ContentWalk(d);
   const gate = d.settings.mode === 'parallel' ? new AllGate(d, graphForRuns(d)) : null;
   const units = d.units.slice();
+  const exclusion = new SuspectExclusion(d);
+  let batchAhead = -1;
   for (let k = 0; k < units.length; k++) {
     const unit = units[k]!;
-    if (unitState(d, unit) === 'PENDING' && !awaitsBatch(d, unit)) {
+    // Single mode: a run that would contain a failed batch still being bisected waits for its split.
+    if (!gate && isSuspect(d, unit) && isUnsplitBatch(unit)) batchAhead = k;
+    const waitsForSplit = batchAhead >= 0 && batchAhead < k && !exclusion.excludes(units[batchAhead]!, batchAhead, k);
+    if (unitState(d, unit) === 'PENDING' && !awaitsBatch(d, unit) && !waitsForSplit) {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');

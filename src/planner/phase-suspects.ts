@@ -81,8 +81,10 @@ export function resolveSuspects(s: Sink): void {
       continue;
     }
     if (unit.entryIds.length > 1) {
-      // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own).
-      if (!unresolved) bisectBatch(s, unit, run);
+      // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own). In
+      // single mode its prefixes are tested at once, on top of the PRs ahead as its own run was
+      // (speculation, rule 1); what they name waits until those PRs are resolved.
+      if (!unresolved || d.settings.mode !== 'parallel') bisectBatch(s, unit, run, !unresolved);
       continue;
     }
     const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);

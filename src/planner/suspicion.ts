@@ -19,7 +19,8 @@ const CONFIRMING_WEIGHT = 2;
  * rate most failures are flakes, and rebuilding every unit behind it would cost each of them a CI
  * cycle for nothing. More failures confirm it (weighed as above); so does a conflict building its
  * branch — once everything ahead of it in its run is proven good: until then, that explains its
- * failures as well. A pass of any run containing it clears it instead (it merges). The planner records the
+ * failures as well — and so does bisection naming it the culprit of its batch. A pass of any run
+ * containing it clears it instead (it merges). The planner records the
  * confirmation (`failure_confirmed`), so that it never flips back.
  */
 export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
@@ -29,7 +30,8 @@ export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
   for (let i = e.history.length - 1; i >= 0; i--) {
     const t = e.history[i]!;
     if (t.state === 'TESTING') return false;
-    if (t.reason.code === 'failure_confirmed') return true;
+    // Bisection narrowed its batch's failure down to it: the prefix before it passed.
+    if (t.reason.code === 'failure_confirmed' || t.reason.code === 'bisection_culprit') return true;
   }
   return false;
 }
@@ -97,8 +99,16 @@ export class SuspectExclusion {
     if (this.d.settings.mode === 'parallel') return failureIsConfirmed(this.d, suspect) || suspectedBeforeAheadWasProven(this.d, suspect);
     if (!this.d.settings.canOptimisticallyMerge) return true;
     if (index - suspectIndex > this.d.settings.pendingFailureDepth) return true;
+    // A failed batch is kept until bisection has split it: rebuilding without all of it would
+    // leave out its good PRs too, and rebuild once more when they come back.
+    if (isUnsplitBatch(suspect)) return false;
     return failureIsConfirmed(this.d, suspect);
   }
+}
+
+/** A suspect batch of several PRs, which bisection has yet to split (single mode keeps it, see above). */
+export function isUnsplitBatch(suspect: Unit): boolean {
+  return suspect.entryIds.length > 1;
 }
 
 /**

@@ -121,19 +121,121 @@ describe('batching rule 3: a failing batch is bisected over its prefixes', () =>
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3]);
   });
 
-  test('a batch is not bisected while a unit ahead of it in its run is unresolved', () => {
+  test('single mode: a batch behind unresolved units is bisected at once on top of them; the split waits for them', () => {
     const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2 });
     for (const pr of [1, 2, 3, 4]) h.submit(pr);
     h.fail(3);
-    expect(h.entry(3).reason?.code).toBe('suspect');
-    expect(bisectionRuns(h)).toEqual([]);
-    h.pass(1);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
-    // Its run had everything ahead proven: its failure is its own; its prefixes are tested on it.
+    expect(h.entry(3).reason?.code).toBe('bisection_started');
+    // Speculation as for its own run: its prefixes are tested on the batch ahead of it.
     expect(bisectionRuns(h).map((r) => h.prsOf(r))).toEqual([
       [1, 2, 3],
       [1, 2, 3, 4],
     ]);
+    const longer = probe(h, [1, 2, 3, 4]);
+    h.report(probe(h, [1, 2, 3]), 'failure');
+    expect(h.q.runs.find((r) => r.id === longer.id)!.status).toBe('cancelled');
+    // #1 and #2 could still explain that failure: nothing is named while they are unresolved.
+    expect([h.state(3), h.state(4)]).toEqual(['PENDING_FAILURE', 'PENDING_FAILURE']);
+    expect(h.entry(3).history.map((t) => t.reason.code)).not.toContain('bisection_culprit');
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
+    expect(h.state(3)).toBe('FAILED');
+    expect(h.entry(3).history.map((t) => t.reason.code)).toContain('bisection_culprit');
+    expect(h.entry(4).history.map((t) => t.reason.code)).toContain('batch_split');
+  });
+
+  test('single mode: a batch is not bisected while a suspect ahead of it in its run explains its failure (rule 5)', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
+    for (const pr of [1, 2, 3, 4]) h.submit(pr);
+    h.fail(1);
+    h.fail(3);
+    expect(h.state(3)).toBe('PENDING_FAILURE');
+    expect(h.entry(1).reason?.code).toBe('bisection_started');
+    expect(bisectionRuns(h).every((r) => !h.prsOf(r).includes(3))).toBe(true);
+  });
+
+  test('single mode: units within pendingFailureDepth keep a failed batch until it is split and start no runs meanwhile', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 2 });
+    for (const pr of [1, 2, 3, 4, 5, 6]) h.submit(pr);
+    const behind = h.runOf(3);
+    expect(h.state(5)).toBe('PENDING');
+    h.fail(1);
+    // The run of #3-#4 still contains the batch: it is its flake evidence, not cancelled.
+    expect(h.runOf(3).id).toBe(behind.id);
+    expect(h.liveRuns().map((r) => r.id)).toContain(behind.id);
+    // #5-#6 would have to be tested with the failed batch in it or without its good PRs: they wait.
+    expect(h.state(5)).toBe('PENDING');
+    expect(h.liveRuns().some((r) => h.prsOf(r).includes(5))).toBe(false);
+    h.report(probe(h, [1]), 'success');
+    h.report(probe(h, [1, 2]), 'failure');
+    // Split: #1 merges, #2 is named (confirmed, so no longer kept), the others go on without it.
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+    expect(h.state(2)).toBe('FAILED');
+    expect(h.prsOf(h.runOf(3))).toEqual([3, 4]);
+    expect(h.prsOf(h.runOf(5))).toEqual([3, 4, 5, 6]);
+  });
+
+  test('single mode: a pass of a unit behind a failed batch still being bisected merges all of it (the failure was a flake)', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 2 });
+    for (const pr of [1, 2, 3, 4]) h.submit(pr);
+    h.fail(1);
+    h.pass(3);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 4]);
+    expect(bisectionRuns(h)).toEqual([]);
+  });
+
+  test('beyond pendingFailureDepth, units behind a failed batch go on without it at once', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 0 });
+    for (const pr of [1, 2, 3, 4]) h.submit(pr);
+    h.fail(1);
+    expect(h.prsOf(h.runOf(3))).toEqual([3, 4]);
+  });
+
+  test('single mode: a failed batch stays in the runs behind it even once further failures confirm it, until it is split', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 3, canOptimisticallyMerge: true, pendingFailureDepth: 2 });
+    for (const pr of [1, 2]) h.submit(pr);
+    h.submit(3, { noBatch: true });
+    h.submit(4, { noBatch: true });
+    const behind = h.runOf(4);
+    h.fail(1);
+    h.fail(3);
+    expect(h.entry(1).history.map((t) => t.reason.code)).toContain('failure_confirmed');
+    expect(h.runOf(4).id).toBe(behind.id);
+    expect(h.prsOf(h.runOf(4))).toEqual([1, 2, 3, 4]);
+  });
+
+  test('a culprit named by bisection counts as confirmed, even when the only failure naming it was the run of its whole batch', () => {
+    const h = new Harness({
+      ...BATCH4,
+      batchingMinSize: 2,
+      concurrency: 2,
+      canOptimisticallyMerge: true,
+      pendingFailureDepth: 2,
+      flakeRetries: 1,
+      bisectionConcurrency: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+    });
+    for (const pr of [1, 2, 3, 4]) h.submit(pr);
+    h.fail(1);
+    // Prefix [1, 2] is the failed batch itself: only [1] is tested.
+    expect(bisectionRuns(h).map((r) => h.prsOf(r))).toEqual([[1]]);
+    h.report(probe(h, [1]), 'success');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+    expect(h.state(2)).toBe('PENDING_FAILURE');
+    expect(h.runOf(2).attempt).toBe(1);
+    // Its rerun goes on beside the queue; the units behind no longer wait for it.
+    expect(h.prsOf(h.runOf(3))).toEqual([3, 4]);
+  });
+
+  test('a culprit named by bisection counts as confirmed: while it is rerun, the units behind go on without it', () => {
+    const h = new Harness({ ...BATCH4, batchingMinSize: 2, concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 2, flakeRetries: 1 });
+    for (const pr of [1, 2, 3, 4]) h.submit(pr);
+    h.fail(1);
+    h.report(probe(h, [1]), 'success');
+    h.report(probe(h, [1, 2]), 'failure');
+    expect(h.state(2)).toBe('PENDING_FAILURE');
+    expect(h.runOf(2).attempt).toBe(1);
+    expect(h.prsOf(h.runOf(3))).toEqual([3, 4]);
   });
 
   test('units behind a bisected batch go on without it and keep their place; split entries keep theirs', () => {

@@ -7,7 +7,7 @@ import {
 import { spreadProbes } from './spread-probes.js';
 
 /**
- * Bisection of a failing batch of n entries, once every unit ahead of it is resolved
+ * Bisection of a failing batch of n entries, decided once every unit ahead of it is resolved
  * (queue-semantics.md, "Batching" rules 3-4). The search tests prefixes of the batch as `bisection`
  * runs; `known` holds this bisection's own runs by prefix length (`pending` while in flight).
  *
