@@ -44,16 +44,17 @@ export const BATCHING: Partial<QueueSettings> = {
 };
 
 /**
- * Single mode with batching. Searched on s20-clean (seed 1): deep flake evidence (the batches behind
- * a failed batch keep it until their results confirm it) cost fewer restarts than rebuilding at once.
+ * Single mode with batching. Searched on s20-clean (seed 1): the batches behind a failed batch wait
+ * for its split (deep `pendingFailureDepth`) rather than being rebuilt twice, and a culprit named by
+ * bisection is not rerun (its failure is confirmed by the prefix before it passing).
  */
 export function batchSettings(scenario: Scenario): Partial<QueueSettings> {
   return {
     mode: 'single',
     concurrency: littleLawConcurrency(scenario),
-    flakeRetries: 1,
+    flakeRetries: 0,
     canOptimisticallyMerge: true,
-    pendingFailureDepth: 10,
+    pendingFailureDepth: 20,
     ...BATCHING,
   };
 }
