@@ -19,9 +19,9 @@ const CONFIRMING_WEIGHT = 2;
  * rate most failures are flakes, and rebuilding every unit behind it would cost each of them a CI
  * cycle for nothing. More failures confirm it (weighed as above); so does a conflict building its
  * branch — once everything ahead of it in its run is proven good: until then, that explains its
- * failures as well — and so does bisection naming it the culprit of its batch. A pass of any run
- * containing it clears it instead (it merges). The planner records the
- * confirmation (`failure_confirmed`), so that it never flips back.
+ * failures as well — and, in single mode, so does bisection naming it the culprit of its batch. A
+ * pass of any run containing it clears it instead (it merges). The planner records the confirmation
+ * (`failure_confirmed`), so that it never flips back.
  */
 export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
   const first = suspect.entryIds[0];
@@ -30,8 +30,10 @@ export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
   for (let i = e.history.length - 1; i >= 0; i--) {
     const t = e.history[i]!;
     if (t.state === 'TESTING') return false;
-    // Bisection narrowed its batch's failure down to it: the prefix before it passed.
-    if (t.reason.code === 'failure_confirmed' || t.reason.code === 'bisection_culprit') return true;
+    if (t.reason.code === 'failure_confirmed') return true;
+    // Single mode: bisection narrowed its batch's failure down to it (the prefix before it passed).
+    // A parallel lane keeps it while it is rerun instead (rule 6), which measured better there.
+    if (t.reason.code === 'bisection_culprit' && d.settings.mode !== 'parallel') return true;
   }
   return false;
 }
