@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { FailureTiming } from '../githost/sandbox/ci.js';
 import { runBenchmark } from './benchmark.js';
 import { recommend } from './recommend.js';
 import { SCENARIOS } from './scenario.js';
@@ -20,18 +21,31 @@ const program = new Command()
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
   .option('--only <names>', 'run only these strategies (comma-separated; the oracle always runs)')
   .option('--recommend', 'search single-mode settings for the scenario and print the best few')
+  .addOption(
+    new Option('--failure-timing <when>', 'when a failing CI run reports: at the end of its duration, or at a uniformly drawn share of it')
+      .choices(['end', 'uniform']),
+  )
   .parse();
 
-const opts = program.opts<{ scenario: string; seed: number; json?: string; prs?: number; only?: string; recommend?: boolean }>();
+const opts = program.opts<{
+  scenario: string;
+  seed: number;
+  json?: string;
+  prs?: number;
+  only?: string;
+  recommend?: boolean;
+  failureTiming?: FailureTiming;
+}>();
 const base = SCENARIOS[opts.scenario];
 if (!base) {
   console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   process.exit(2);
 }
-const scenario = opts.prs ? { ...base, prs: Math.min(base.prs, opts.prs) } : base;
+const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) } : {}), ...(opts.failureTiming ? { failureTiming: opts.failureTiming } : {}) };
 console.log(
   `scenario ${scenario.name}: ${scenario.prs} PRs at ${scenario.prsPerHour}/h, CI ${describeCi()}, ` +
-    `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, seed ${opts.seed}`,
+    `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, failing runs report at ` +
+    `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, seed ${opts.seed}`,
 );
 
 if (opts.recommend) {

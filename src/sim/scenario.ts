@@ -1,3 +1,4 @@
+import type { FailureTiming } from '../githost/sandbox/ci.js';
 import type { DurationSpec } from '../githost/sandbox/random.js';
 
 /** The load a simulation runs (benchmarks.md, "Queue efficiency"). */
@@ -10,6 +11,8 @@ export interface Scenario {
   badRate: number;
   /** Probability that a run fails although its content is good. */
   flakeRate: number;
+  /** When a failing run reports (see `CiOptions.failureTiming`). */
+  failureTiming: FailureTiming;
   /** One PR in N breaks the build together with an earlier one it does not textually conflict with (0: never). */
   logicalConflictOneIn: number;
   /** Impacted targets, used in parallel mode. */
@@ -21,7 +24,7 @@ export interface Scenario {
 const CI: DurationSpec = { kind: 'lognormal', medianMinutes: 30, p90Minutes: 60 };
 
 function scenario(name: string, over: Partial<Scenario> & Pick<Scenario, 'prsPerHour' | 'prs' | 'targets'>): Scenario {
-  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, logicalConflictOneIn: 100, closeAfterMinutes: 240, ...over };
+  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, failureTiming: 'end', logicalConflictOneIn: 100, closeAfterMinutes: 240, ...over };
 }
 
 /** The named scenarios: the same names everywhere, so results compare across versions. */

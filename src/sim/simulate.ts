@@ -62,7 +62,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     scheduler: time,
     seed: input.seed,
     defaultBranch: BRANCH,
-    ci: { contexts: ['ci'], duration: scenario.ciDuration, flakeRate: scenario.flakeRate },
+    ci: { contexts: ['ci'], duration: scenario.ciDuration, flakeRate: scenario.flakeRate, failureTiming: scenario.failureTiming },
   });
   const store =
     input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new SimulationStore() : input.store;

@@ -13,7 +13,15 @@ export interface CiOptions {
   flakeRate: number;
   /** Hold finished runs until the test releases them (a "fake executor"). */
   hold: boolean;
+  /**
+   * When a failing run reports its failure: at the `end` of its drawn duration, or at a `uniform`ly
+   * drawn share of it — where its failing job happens to finish (the queue fails a run on its first
+   * failing required check). Passing runs always take their whole duration.
+   */
+  failureTiming: FailureTiming;
 }
+
+export type FailureTiming = 'end' | 'uniform';
 
 export type CiOutcome = 'success' | 'failure';
 
@@ -53,13 +61,17 @@ export class ScriptedCi {
   /** Runs not yet reported or aborted, by repo and sha. */
   private readonly live = new Map<string, CiRun[]>();
   private readonly listeners = new Set<StatusListener>();
+  /** A stream of its own, so that the other draws are the same whatever the failure timing. */
+  private readonly failureShares: Random;
 
   constructor(
     public options: CiOptions,
     private readonly clock: Clock,
     private readonly scheduler: Scheduler,
     private readonly random: Random,
-  ) {}
+  ) {
+    this.failureShares = random.fork('failure-timing');
+  }
 
   onStatus(listener: StatusListener): () => void {
     this.listeners.add(listener);
@@ -70,15 +82,18 @@ export class ScriptedCi {
     // Always draw both numbers, so one run's content never shifts the draws of the runs after it.
     const flaked = this.random.chance(this.options.flakeRate);
     const drawn = drawMinutes(this.options.duration, this.random);
+    const share = this.failureShares.next();
+    const outcome: CiOutcome = input.broken || flaked ? 'failure' : 'success';
+    const early = outcome === 'failure' && this.options.failureTiming === 'uniform';
     const run: CiRun = {
       no: this.runs.length + 1,
       repo: input.repo,
       branch: input.branch,
       sha: input.sha,
       prNumbers: input.prNumbers,
-      outcome: input.broken || flaked ? 'failure' : 'success',
+      outcome,
       flaked: flaked && !input.broken,
-      minutes: input.fixedMinutes ?? drawn,
+      minutes: input.fixedMinutes ?? (early ? drawn * share : drawn),
       startedAt: this.clock.now().toISOString(),
       state: 'running',
     };

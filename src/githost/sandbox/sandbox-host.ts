@@ -54,6 +54,7 @@ export const DEFAULT_CI: CiOptions = {
   duration: { kind: 'fixed', minutes: 1 },
   flakeRate: 0,
   hold: false,
+  failureTiming: 'end',
 };
 
 /**
