@@ -23,6 +23,7 @@ export const REASON_CODES = [
   'urgent_preemption',
   'all_targets_ahead',
   'retry_passed',
+  'overtaken',
   'suspect',
   'failure_confirmed',
   'batched',

@@ -1,10 +1,11 @@
-import type { MergeIntent } from '../domain/entry.js';
+import type { Entry, MergeIntent } from '../domain/entry.js';
 import type { Unit } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isLanding, restartUnit } from './invalidation.js';
-import { isLiveOrPassed } from './run-status.js';
+import { isLive, isLiveOrPassed } from './run-status.js';
+import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
 import { isLanded, isRemoved, isSuspect } from './units.js';
 import type { DependencyGraph } from './parallel/dependency-graph.js';
 import { graphForMerging } from './parallel/queue-graph.js';
@@ -35,6 +36,7 @@ export function decideMerges(s: Sink): void {
     const direct = !proof && canMergeDirectly(d, unit);
     if (!proof && !direct) {
       if (graph) continue;
+      if (leftBehind(d, unit, k)) continue;
       return;
     }
     // Asked only of a unit with a proof: the graph is scanned only as far as its questions reach.
@@ -43,6 +45,46 @@ export function decideMerges(s: Sink): void {
     land(s, unit, proof, proofIds, graph && { graph, index: k });
     lands[k] = 1;
   }
+}
+
+/**
+ * Single mode: a suspect that every unit behind it has left out of its run does not hold their
+ * merges. Whatever becomes of it, it cannot merge at its place any more: a passing rerun sends it to
+ * the tail (rule 6), a failure removes it, and a re-admission retests it on what has landed.
+ */
+function leftBehind(d: Draft, unit: Unit, k: number): boolean {
+  // A batch being bisected holds them: its prefix runs are what its cleared PRs merge on.
+  return isSuspect(d, unit) && !isUnsplitBatch(unit) && new SuspectExclusion(d).excludes(unit, k, k + 1);
+}
+
+/** The suspects ahead of the unit at `k` (in single mode, the ones the merge walk went past). */
+function suspectsPassed(d: Draft, k: number): Unit[] {
+  return d.units.slice(0, k).filter((u) => isSuspect(d, u));
+}
+
+/** Records, once per suspicion, that PRs tested without the suspect merged past it. */
+function markOvertaken(s: Sink, suspect: Unit, label: string): void {
+  const d = s.d;
+  const first = d.entry(suspect.entryIds[0]!);
+  if (!first || wasOvertaken(first)) return;
+  for (const e of d.unitEntries(suspect)) {
+    s.emit({
+      type: 'transition',
+      entryId: e.id,
+      to: e.state,
+      reason: reason('overtaken', `${label}, tested without it, merged past it: if its rerun passes it re-enters the queue at the tail`),
+    });
+  }
+}
+
+/** Whether PRs merged past the entry since it last started testing (it is a suspect being rerun). */
+export function wasOvertaken(e: Entry): boolean {
+  for (let i = e.history.length - 1; i >= 0; i--) {
+    const t = e.history[i]!;
+    if (t.state === 'TESTING') return false;
+    if (t.reason.code === 'overtaken') return true;
+  }
+  return false;
 }
 
 function passedRunsByEntry(d: Draft): Map<string, TestRun[]> {
@@ -159,10 +201,19 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
   const label = ids.map((id) => `#${d.entry(id)?.prNumber}`).join(', ');
   const why = reason('readmitted', `${label} ahead of it merges after all; retesting with it`);
   const index = d.unitIndex();
+  const passed = landing ? [] : suspectsPassed(d, index.get(unit.id)!);
   for (const run of [...d.runs.values()]) {
     if (!isLiveOrPassed(run) || holdsAll(run, ids)) continue;
     const at = index.get(run.unitId);
     const runUnit = at === undefined ? undefined : d.units[at];
+    const suspect = passed.find((u) => run.prs.some((p) => p.entryId === u.entryIds[0]));
+    if (suspect) {
+      // Single mode, a suspect the walk went past: nothing tested with it before can prove it any
+      // more. Its rerun goes on, but only to say whether it re-enters at the tail.
+      if (isLive(run) && d.entry(suspect.entryIds[0]!)?.testRunId === run.id) markOvertaken(s, suspect, label);
+      else if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: `${label} merged past it` });
+      continue;
+    }
     if (runUnit && isLanding(d, runUnit)) continue;
     // Parallel mode: only the units that depend on it had to test it.
     if (landing && at !== undefined && !dependsOn(landing, at)) continue;

@@ -6,6 +6,7 @@ import { evidenceFor } from './evidence.js';
 import { failureReason } from './failure-reason.js';
 import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
+import { wasOvertaken } from './phase-merging.js';
 import { createRun } from './run-builder.js';
 import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
@@ -66,7 +67,11 @@ export function resolveSuspects(s: Sink): void {
       // While the units behind build on it, it simply goes back to its place; once they were
       // rebuilt without it, it re-enters at the tail (rule 6) rather than restart them all.
       const at = d.unitIndex().get(unit.id)!;
-      if (exclusion.excludes(unit, at, at + 1)) {
+      if (wasOvertaken(d.entry(unit.entryIds[0]!)!)) {
+        // PRs merged past it meanwhile: the rerun lacks them, so it is a verdict, not a proof.
+        s.emit({ type: 'cancelRun', runId: run.id, reason: 'its verdict is used; pull requests merged past it since it was built' });
+        reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
+      } else if (exclusion.excludes(unit, at, at + 1)) {
         reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
       } else if (d.settings.mode !== 'parallel') {
         restartUnit(s, unit, reason('readmitted', 'its rerun passed: it is tested again at its place'));

@@ -48,7 +48,7 @@ describe('rule 4: a unit whose run fails while a unit ahead is unresolved become
     expect(h.entry(4).history.map((t) => t.reason.code)).toContain('readmitted');
   });
 
-  test('a passing run that left the suspect out merges the units ahead of it at once, the ones behind only once it failed', () => {
+  test('a passing run that left the suspect out merges the units ahead of it, and the ones behind while it is rerun', () => {
     const h = new Harness({ concurrency: 3, flakeRetries: 1 });
     h.submit(1);
     h.submit(2);
@@ -56,14 +56,43 @@ describe('rule 4: a unit whose run fails while a unit ahead is unresolved become
     h.fail(2);
     h.pass(3); // [1,3]
     expect(h.state(3)).toBe('TESTS_PASSED');
+    expect(h.merges).toEqual([]);
     h.pass(1);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
-    // 2's failure is now its own: it is rerun, and 3 waits behind it.
+    // 2's failure is now its own: it is rerun beside the queue; 3 was tested without it and merges.
     expect(h.runOf(2).attempt).toBe(1);
-    expect(h.entry(3).mergeIntent).toBeNull();
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 3]);
     h.fail(2);
     expect(h.state(2)).toBe('FAILED');
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 3]);
+  });
+
+  test('a suspect that every unit behind left out, whose rerun passes, goes to the tail and is tested on what merged past it', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1 });
+    for (const pr of [1, 2, 3]) h.submit(pr);
+    h.fail(1);
+    expect(h.runOf(1).attempt).toBe(1);
+    h.pass(2); // [2]
+    h.pass(3); // [2,3]
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2, 3]);
+    expect(h.entry(1).reason?.code).toBe('overtaken');
+    const rerun = h.runOf(1);
+    h.report(rerun, 'success'); // without 2 and 3: a verdict, not a proof
+    expect(h.entry(1).history.map((t) => t.reason.code)).toContain('retry_passed');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2, 3]);
+    expect(h.state(1)).toBe('TESTING');
+    expect(h.runOf(1).id).not.toBe(rerun.id);
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2, 3, 1]);
+  });
+
+  test('a suspect kept as flake evidence by the units behind still holds their merges', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
+    for (const pr of [1, 2, 3]) h.submit(pr);
+    h.fail(1);
+    // #2's run keeps #1 (evidence); #3's run, beyond the depth, left it out.
+    expect(h.prsOf(h.runOf(2))).toEqual([1, 2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([2, 3]);
+    h.pass(3);
+    expect(h.merges).toEqual([]);
   });
 });
 

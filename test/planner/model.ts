@@ -93,14 +93,16 @@ export interface World {
 
 export function checkMerge(w: World, q: QueueDoc, e: Entry): void {
   const parallel = q.settings.mode === 'parallel';
-  // Merges happen in queue order: the entry is at the head, everything ahead already merged — in
-  // parallel mode, everything ahead that it depends on (shares a target with).
+  // Merges happen in queue order: everything ahead already merged — in parallel mode, everything
+  // ahead that it depends on (shares a target with); in single mode, everything ahead but suspects
+  // that the units behind them left out (docs/merging-past-suspects.md).
+  const place = q.units.findIndex((u) => u.entryIds.includes(e.id));
+  const ahead = q.units.slice(0, place).flatMap((u) => u.entryIds);
   if (parallel) {
-    const at = q.units.findIndex((u) => u.entryIds.includes(e.id));
-    const ahead = q.units.slice(0, at).flatMap((u) => u.entryIds);
     for (const id of ahead) expect(`${id} shares a target: ${dependsOn(w, e.id, id)}`).toBe(`${id} shares a target: false`);
   } else {
-    expect(q.units[0]?.entryIds[0]).toBe(e.id);
+    expect(q.units[place]?.entryIds[0]).toBe(e.id);
+    for (const id of ahead) expect(`${id}: ${q.entries.find((x) => x.id === id)?.state}`).toBe(`${id}: PENDING_FAILURE`);
   }
   expect(w.bad.has(e.prNumber)).toBe(false);
   expect(w.h.merges.some((m) => m.entryId === e.id || m.prNumber === e.prNumber)).toBe(false);
