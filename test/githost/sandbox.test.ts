@@ -255,6 +255,29 @@ describe('sandbox git host: test branches and CI', () => {
     expect(minutes[2700]).toBeLessThan(66);
   });
 
+  it('with failureTiming uniform, failing runs report at a uniform share of their duration, passing runs at its end', async () => {
+    const lognormal = { kind: 'lognormal' as const, medianMinutes: 30, p90Minutes: 60 };
+    const draw = (failureTiming: 'end' | 'uniform') => {
+      const { sandbox } = setup({ duration: lognormal, flakeRate: 0.5, hold: true, failureTiming });
+      const a = sandbox.openPullRequest(repo);
+      return Promise.all(Array.from({ length: 2000 }, (_, i) => sandbox.createTestBranch(repo, branchSpec(`t/${i}`, [a])))).then(() => sandbox.ci.runs);
+    };
+    const end = await draw('end');
+    const uniform = await draw('uniform');
+    // The same verdicts and the same passing durations: only failing runs end earlier.
+    expect(uniform.map((r) => r.outcome)).toEqual(end.map((r) => r.outcome));
+    const shares: number[] = [];
+    uniform.forEach((r, i) => {
+      if (r.outcome === 'success') expect(r.minutes).toBe(end[i]!.minutes);
+      else shares.push(r.minutes / end[i]!.minutes);
+    });
+    expect(shares.length).toBeGreaterThan(800);
+    expect(Math.max(...shares)).toBeLessThan(1);
+    const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+    expect(mean).toBeGreaterThan(0.45);
+    expect(mean).toBeLessThan(0.55);
+  });
+
   it('in hold mode, reports runs only when released, in the order the test chooses', async () => {
     const { time, sandbox, events } = setup({ hold: true });
     const a = sandbox.openPullRequest(repo);
