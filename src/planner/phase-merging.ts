@@ -1,11 +1,11 @@
-import type { Entry, MergeIntent } from '../domain/entry.js';
+import type { MergeIntent } from '../domain/entry.js';
 import type { Unit } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { isLive, isLiveOrPassed } from './run-status.js';
-import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
+import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from './suspicion.js';
 import { isLanded, isRemoved, isSuspect } from './units.js';
 import type { DependencyGraph } from './parallel/dependency-graph.js';
 import { graphForMerging } from './parallel/queue-graph.js';
@@ -75,16 +75,6 @@ function markOvertaken(s: Sink, suspect: Unit, label: string): void {
       reason: reason('overtaken', `${label}, tested without it, merged past it: if its rerun passes it re-enters the queue at the tail`),
     });
   }
-}
-
-/** Whether PRs merged past the entry since it last started testing (it is a suspect being rerun). */
-export function wasOvertaken(e: Entry): boolean {
-  for (let i = e.history.length - 1; i >= 0; i--) {
-    const t = e.history[i]!;
-    if (t.state === 'TESTING') return false;
-    if (t.reason.code === 'overtaken') return true;
-  }
-  return false;
 }
 
 function passedRunsByEntry(d: Draft): Map<string, TestRun[]> {

@@ -6,12 +6,11 @@ import { evidenceFor } from './evidence.js';
 import { failureReason } from './failure-reason.js';
 import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
-import { wasOvertaken } from './phase-merging.js';
 import { createRun } from './run-builder.js';
 import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
-import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed } from './suspicion.js';
+import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from './suspicion.js';
 import type { Draft } from './draft.js';
 import type { Entry } from '../domain/entry.js';
 
@@ -67,11 +66,10 @@ export function resolveSuspects(s: Sink): void {
       // While the units behind build on it, it simply goes back to its place; once they were
       // rebuilt without it, it re-enters at the tail (rule 6) rather than restart them all.
       const at = d.unitIndex().get(unit.id)!;
-      if (wasOvertaken(d.entry(unit.entryIds[0]!)!)) {
-        // PRs merged past it meanwhile: the rerun lacks them, so it is a verdict, not a proof.
-        s.emit({ type: 'cancelRun', runId: run.id, reason: 'its verdict is used; pull requests merged past it since it was built' });
-        reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
-      } else if (exclusion.excludes(unit, at, at + 1)) {
+      const overtaken = wasOvertaken(d.entry(unit.entryIds[0]!)!);
+      if (overtaken || exclusion.excludes(unit, at, at + 1)) {
+        // PRs that merged past it meanwhile are not in the rerun: a verdict, not a proof.
+        if (overtaken) s.emit({ type: 'cancelRun', runId: run.id, reason: 'pull requests merged past it since this rerun was built' });
         reenterAtTail(s, unit, reason('retry_passed', 'its rerun passed: it re-enters the queue at the tail'));
       } else if (d.settings.mode !== 'parallel') {
         restartUnit(s, unit, reason('readmitted', 'its rerun passed: it is tested again at its place'));

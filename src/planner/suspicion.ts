@@ -1,3 +1,4 @@
+import type { Entry } from '../domain/entry.js';
 import type { Unit } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
@@ -34,6 +35,16 @@ export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
     // Single mode: bisection narrowed its batch's failure down to it (the prefix before it passed).
     // A parallel lane keeps it while it is rerun instead (rule 6), which measured better there.
     if (t.reason.code === 'bisection_culprit' && d.settings.mode !== 'parallel') return true;
+  }
+  return false;
+}
+
+/** Whether PRs merged past the entry since it last started testing (see phase-merging.ts). */
+export function wasOvertaken(e: Entry): boolean {
+  for (let i = e.history.length - 1; i >= 0; i--) {
+    const t = e.history[i]!;
+    if (t.state === 'TESTING') return false;
+    if (t.reason.code === 'overtaken') return true;
   }
   return false;
 }
