@@ -205,8 +205,8 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
       continue;
     }
     if (runUnit && isLanding(d, runUnit)) continue;
-    // Parallel mode: only the units that depend on it had to test it.
-    if (landing && at !== undefined && !dependsOn(landing, at)) continue;
+    // Parallel mode: only runs holding a unit that depends on it had to test it.
+    if (landing && at !== undefined && !holdsDependent(d, landing, run, at)) continue;
     if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
     if (runUnit && d.unitEntries(runUnit).some((e) => e.testRunId === run.id)) restartUnit(s, runUnit, why);
   }
@@ -216,6 +216,22 @@ function holdsAll(run: TestRun, ids: readonly string[]): boolean {
   if (ids.length === 1) return run.prs.some((p) => p.entryId === ids[0]);
   const inRun = new Set(run.prs.map((p) => p.entryId));
   return ids.every((id) => inRun.has(id));
+}
+
+/**
+ * Whether the run — its unit, or any unit it holds — depends on the landing unit. Not only its own
+ * unit: a batch split since the run was built can leave the run holding a culprit that depends on
+ * the landing unit while the run's unit no longer does (it depended on the cleared part).
+ */
+function holdsDependent(d: Draft, landing: GraphPosition, run: TestRun, at: number): boolean {
+  if (dependsOn(landing, at)) return true;
+  const index = d.unitIndex();
+  for (const p of run.prs) {
+    const u = d.unitOfEntry(p.entryId);
+    const k = u && index.get(u.id);
+    if (k !== undefined && k !== at && dependsOn(landing, k)) return true;
+  }
+  return false;
 }
 
 function dependsOn(landing: GraphPosition, k: number): boolean {

@@ -214,3 +214,43 @@ describe('mergeq ALL policy (docs/all-targets.md)', () => {
     expect(h.order()).toEqual([1, 2]);
   });
 });
+
+describe('parallel mode with batching: a split batch keeps what its culprit depends on', () => {
+  test('a run that held the culprit without a PR it depends on proves nothing once that PR lands', () => {
+    const h = new Harness({ ...parallel, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 30, bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    h.submit(1, { targets: ['x'], noBatch: true }); // bad
+    h.submit(2, { targets: ['x', 'a'], noBatch: true }); // L: depends on #1
+    h.submit(3, { targets: ['b'] }); // batch [3, 4]: #4 depends on L
+    h.submit(4, { targets: ['a'] });
+    h.submit(5, { targets: ['b'], noBatch: true }); // U: depends on #3 only
+    expect(h.prsOf(h.runOf(5))).toEqual([1, 2, 3, 4, 5]);
+    // L fails while #1 is unresolved: the lane goes on without it.
+    h.fail(2);
+    expect(h.entry(2).history.map((t) => t.reason.code)).toContain('suspect');
+    const withoutL = h.runOf(5);
+    expect(h.prsOf(withoutL)).toEqual([3, 4, 5]);
+    // U's run passes: it holds #4, but not L, which #4 depends on. Nothing merges on it yet.
+    h.report(withoutL, 'success');
+    expect(h.merges).toEqual([]);
+    // The batch fails on its own; bisection names #4 (#3 alone passes) and #3 merges.
+    h.fail(3);
+    h.report(h.liveRuns().find((r) => r.kind === 'bisection')!, 'success');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3]);
+    expect(h.state(4)).toBe('PENDING_FAILURE');
+    // #1 was the culprit: L is re-admitted at its place, passes and merges.
+    h.fail(1);
+    h.fail(1);
+    expect(h.state(1)).toBe('FAILED');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2]);
+    // #4 depends on L: U's run, which lacked L, must not prove it. It is tested again on what
+    // has landed (L included) and merges on that.
+    expect(h.merges.map((m) => m.runId)).not.toContain(withoutL.id);
+    expect(h.state(4)).toBe('TESTING');
+    const retest = h.runOf(4);
+    expect(h.mergesAtBuild.get(retest.id)).toBe(2);
+    h.pass(4);
+    expect(h.merges.map((m) => [m.prNumber, m.runId])).toContainEqual([4, retest.id]);
+  });
+});
