@@ -1,4 +1,4 @@
-import { measure, oracle, type StrategyResult } from './measure.js';
+import { measure, oracle, stopBacklog, type StrategyResult } from './measure.js';
 import type { Scenario } from './scenario.js';
 import { simulate } from './simulate.js';
 import type { Strategy } from './strategies.js';
@@ -29,7 +29,9 @@ export async function runBenchmark(
 }
 
 export async function runStrategy(scenario: Scenario, prs: readonly SimPr[], strategy: Strategy, seed: number, oracleP50Min: number): Promise<StrategyResult> {
-  const sim = await simulate({ scenario, prs, settings: strategy.settings, seed });
+  const sim = await simulate({ scenario, prs, settings: strategy.settings, seed, stopAtBacklog: stopBacklog(prs.length, scenario.prsPerHour) });
   const result = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min });
-  return { ...result, extra: { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10 } };
+  const extra = { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10 };
+  if (sim.stoppedAtMinutes === null) return { ...result, extra };
+  return { ...result, keptUp: false, extra: { ...extra, stoppedAtMinutes: sim.stoppedAtMinutes } };
 }

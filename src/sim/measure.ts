@@ -34,11 +34,29 @@ export interface StrategyResult {
     /** Reason codes of every recorded transition, counted (where the time goes). */
     reasons?: Record<string, number>;
     wallSeconds?: number;
+    /**
+     * Set when the simulation stopped early, at this virtual minute, because too many PRs were
+     * unresolved at once (`stopBacklog`): the figures cover what happened until then, and the queue
+     * did not keep up.
+     */
+    stoppedAtMinutes?: number;
   };
 }
 
 /** Share of unresolved PRs at closing time below which the queue kept up. */
 export const KEPT_UP_BACKLOG_SHARE = 0.05;
+
+/**
+ * A simulation stops once more PRs are unresolved at once than the kept-up bar allows at the close
+ * plus this many hours of arrivals: a queue that far behind has a p50 of hours (the scenarios have
+ * no bursts to recover from), while simulating its ever longer queue to the end took minutes.
+ */
+export const STOP_BACKLOG_HOURS = 2;
+
+/** The backlog at which a simulation of `prs` arriving at `prsPerHour` stops (see above). */
+export function stopBacklog(prs: number, prsPerHour: number): number {
+  return Math.ceil(KEPT_UP_BACKLOG_SHARE * prs + STOP_BACKLOG_HOURS * prsPerHour);
+}
 
 export function measure(input: {
   name: string;

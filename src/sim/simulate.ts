@@ -35,6 +35,11 @@ export interface SimulationInput {
    * `:memory:` store (same results, several times slower with a long queue), or a given store.
    */
   store?: 'memory' | 'sqlite' | Store;
+  /**
+   * Stop once this many arrived PRs are unresolved at once (checked every virtual hour): a queue that
+   * far behind cannot keep up, and simulating its ever longer queue to the end only costs time.
+   */
+  stopAtBacklog?: number;
 }
 
 export interface SimulationOutput {
@@ -45,6 +50,8 @@ export interface SimulationOutput {
   reasons: Record<string, number>;
   reconciles: number;
   wallMs: number;
+  /** When the simulation stopped at `stopAtBacklog` (virtual minutes); null when it ran to the close. */
+  stoppedAtMinutes: number | null;
 }
 
 /**
@@ -86,7 +93,16 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let nextArrival = 0;
   let nowMin = 0;
   let reconciles = 0;
+  let stoppedAtMinutes: number | null = null;
+  let backlogCheckedAt = 0;
   for (;;) {
+    if (input.stopAtBacklog !== undefined && nowMin - backlogCheckedAt >= 60) {
+      backlogCheckedAt = nowMin;
+      if ((await unresolvedCount(store, queue.id)) > input.stopAtBacklog) {
+        stoppedAtMinutes = nowMin;
+        break;
+      }
+    }
     const candidates = [
       prs[nextArrival]?.arrivalMinutes,
       minutesOf(time.nextTimerAt()),
@@ -117,9 +133,15 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reasons: outcomes.reasons,
     reconciles,
     wallMs: performance.now() - started,
+    stoppedAtMinutes,
   };
   if (typeof input.store !== 'object') await store.close();
   return output;
+}
+
+async function unresolvedCount(store: Store, queueId: string): Promise<number> {
+  const q = await store.getQueueById(queueId);
+  return q ? q.entries.filter((e) => e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED').length : 0;
 }
 
 /**

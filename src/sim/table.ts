@@ -12,7 +12,7 @@ const COLUMNS: [string, (r: StrategyResult) => string][] = [
   ['good failed', (r) => `${r.goodFailed} (${(r.extra.goodFailedRate * 100).toFixed(1)}%)`],
   ['bad merged', (r) => String(r.badMerged)],
   ['backlog', (r) => String(r.backlogAtEnd)],
-  ['kept up', (r) => (r.keptUp ? 'yes' : 'NO')],
+  ['kept up', (r) => (r.keptUp ? 'yes' : r.extra.stoppedAtMinutes === undefined ? 'NO' : `NO, stopped at ${(r.extra.stoppedAtMinutes / 60).toFixed(0)} h`)],
   ['wall s', (r) => (r.extra.wallSeconds === undefined ? '-' : r.extra.wallSeconds.toFixed(1))],
 ];
 

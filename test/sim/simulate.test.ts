@@ -1,4 +1,6 @@
-import { measure, oracle } from '../../src/sim/measure.js';
+import { runStrategy } from '../../src/sim/benchmark.js';
+import { measure, oracle, stopBacklog } from '../../src/sim/measure.js';
+import { formatTable } from '../../src/sim/table.js';
 import { SCENARIOS, type Scenario } from '../../src/sim/scenario.js';
 import { SimulationStore } from '../../src/sim/memory-store.js';
 import { simulate } from '../../src/sim/simulate.js';
@@ -39,6 +41,32 @@ describe('simulator over the real engine and planner', () => {
     // (flakeRetries defaults to 1) of each PR that really fails.
     expect(expected.failed).toBeGreaterThan(0);
     expect(sim.ciRuns).toBe(prs.length + expected.failed);
+  });
+
+  it('stops a queue that falls hours behind, and reports it as not keeping up', async () => {
+    const busy: Scenario = { ...tiny, name: 'busy', prs: 300, prsPerHour: 30, badRate: 0.05, flakeRate: 0 };
+    const prs = generateWorkload(busy, 3);
+    const limit = stopBacklog(prs.length, busy.prsPerHour);
+    expect(limit).toBe(75);
+    const serial = await simulate({ scenario: busy, prs, settings: { concurrency: 1 }, seed: 3, stopAtBacklog: limit });
+    expect(serial.stoppedAtMinutes).not.toBeNull();
+    // It stopped well before the last arrival, with the limit exceeded.
+    expect(serial.stoppedAtMinutes!).toBeLessThan(prs.at(-1)!.arrivalMinutes);
+    const arrived = prs.filter((p) => p.arrivalMinutes <= serial.stoppedAtMinutes!).length;
+    const resolved = serial.outcomes.filter((o) => o.state !== 'UNRESOLVED').length;
+    expect(arrived - resolved).toBeGreaterThan(limit);
+
+    const result = await runStrategy(busy, prs, { name: 'serial', settings: { concurrency: 1 } }, 3, oracle(prs).timeInQueueP50Min);
+    expect(result.keptUp).toBe(false);
+    expect(result.extra.stoppedAtMinutes).toBe(serial.stoppedAtMinutes);
+    expect(formatTable([result])).toMatch(/NO, stopped at \d+ h/);
+
+    // A queue that keeps up runs to the close.
+    const clean: Scenario = { ...busy, badRate: 0 };
+    const cleanPrs = generateWorkload(clean, 3);
+    const wide = await runStrategy(clean, cleanPrs, { name: 'wide', settings: { concurrency: 40, canOptimisticallyMerge: true } }, 3, oracle(cleanPrs).timeInQueueP50Min);
+    expect(wide.extra.stoppedAtMinutes).toBeUndefined();
+    expect(wide.keptUp).toBe(true);
   });
 
   it('gives the same results on the simulation store as on SQLite, and never changes a stored document', async () => {
