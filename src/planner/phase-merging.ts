@@ -192,6 +192,7 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
   const why = reason('readmitted', `${label} ahead of it merges after all; retesting with it`);
   const index = d.unitIndex();
   const passed = landing ? [] : suspectsPassed(d, index.get(unit.id)!);
+  const dependent = landing && memoized((k: number) => dependsOn(landing, k));
   for (const run of [...d.runs.values()]) {
     if (!isLiveOrPassed(run) || holdsAll(run, ids)) continue;
     const at = index.get(run.unitId);
@@ -206,7 +207,7 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
     }
     if (runUnit && isLanding(d, runUnit)) continue;
     // Parallel mode: only runs holding a unit that depends on it had to test it.
-    if (landing && at !== undefined && !holdsDependent(d, landing, run, at)) continue;
+    if (dependent && at !== undefined && !holdsDependent(d, dependent, run, at)) continue;
     if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
     if (runUnit && d.unitEntries(runUnit).some((e) => e.testRunId === run.id)) restartUnit(s, runUnit, why);
   }
@@ -223,15 +224,25 @@ function holdsAll(run: TestRun, ids: readonly string[]): boolean {
  * unit: a batch split since the run was built can leave the run holding a culprit that depends on
  * the landing unit while the run's unit no longer does (it depended on the cleared part).
  */
-function holdsDependent(d: Draft, landing: GraphPosition, run: TestRun, at: number): boolean {
-  if (dependsOn(landing, at)) return true;
+function holdsDependent(d: Draft, dependent: (k: number) => boolean, run: TestRun, at: number): boolean {
+  if (dependent(at)) return true;
   const index = d.unitIndex();
   for (const p of run.prs) {
     const u = d.unitOfEntry(p.entryId);
     const k = u && index.get(u.id);
-    if (k !== undefined && k !== at && dependsOn(landing, k)) return true;
+    if (k !== undefined && k !== at && dependent(k)) return true;
   }
   return false;
+}
+
+/** One landing asks about the same units for many runs: each closure is walked once. */
+function memoized(f: (k: number) => boolean): (k: number) => boolean {
+  const known = new Map<number, boolean>();
+  return (k) => {
+    let v = known.get(k);
+    if (v === undefined) known.set(k, (v = f(k)));
+    return v;
+  };
 }
 
 function dependsOn(landing: GraphPosition, k: number): boolean {

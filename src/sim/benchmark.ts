@@ -29,7 +29,7 @@ export async function runBenchmark(
 }
 
 export async function runStrategy(scenario: Scenario, prs: readonly SimPr[], strategy: Strategy, seed: number, oracleP50Min: number): Promise<StrategyResult> {
-  const sim = await simulate({ scenario, prs, settings: strategy.settings, seed, stopAtBacklog: stopBacklog(prs.length, scenario.prsPerHour) });
+  const sim = await simulate({ scenario, prs, settings: strategy.settings, seed, stopAtBacklog: stopBacklog(prs.length) });
   const result = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min });
   const extra = { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10 };
   if (sim.stoppedAtMinutes === null) return { ...result, extra };

@@ -46,7 +46,7 @@ describe('simulator over the real engine and planner', () => {
   it('stops a queue that falls hours behind, and reports it as not keeping up', async () => {
     const busy: Scenario = { ...tiny, name: 'busy', prs: 300, prsPerHour: 30, badRate: 0.05, flakeRate: 0 };
     const prs = generateWorkload(busy, 3);
-    const limit = stopBacklog(prs.length, busy.prsPerHour);
+    const limit = stopBacklog(prs.length);
     expect(limit).toBe(75);
     const serial = await simulate({ scenario: busy, prs, settings: { concurrency: 1 }, seed: 3, stopAtBacklog: limit });
     expect(serial.stoppedAtMinutes).not.toBeNull();
