@@ -35,11 +35,14 @@ export interface StrategyResult {
     reasons?: Record<string, number>;
     wallSeconds?: number;
     /**
-     * Set when the simulation stopped early, at this virtual minute, because too many PRs were
-     * unresolved at once (`stopBacklog`): the figures cover what happened until then, and the queue
-     * did not keep up.
+     * Set when the simulation stopped early, at this virtual minute: the figures cover what happened
+     * until then, and the queue is not counted as keeping up.
      */
     stoppedAtMinutes?: number;
+    /** Why: too many PRs unresolved at once (`stopBacklog`), or too much CI (`STOP_TESTED_PRS_PER_PR`). */
+    stoppedBecause?: 'backlog' | 'ci_work';
+    /** PRs held by the CI runs started, summed over the runs, per PR of the scenario. */
+    testedPrsPerPr?: number;
   };
 }
 
@@ -54,6 +57,13 @@ export const KEPT_UP_BACKLOG_SHARE = 0.05;
  * s100-all (seed 1) piles up 406 PRs (10%) for three hours, then drains.
  */
 export const STOP_BACKLOG_SHARE = 0.25;
+
+/**
+ * A simulation also stops once its CI runs held more PRs in all than this many per arrived PR (set
+ * after measuring: strategies that keep up stay below 120; a single queue restarting a backlog of
+ * thousands passes it within hours, and then held more than fits in memory: s500, `batch`).
+ */
+export const STOP_TESTED_PRS_PER_PR = 1000;
 
 /** The backlog at which a simulation of `prs` PRs stops (see above). */
 export function stopBacklog(prs: number): number {

@@ -21,6 +21,8 @@ export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'm
 const BRANCH = 'main';
 const START_MS = Date.UTC(2026, 0, 5, 0, 0, 0);
 const MIN = 60_000;
+/** How often (virtual minutes) the stop conditions are checked. */
+const CHECK_EVERY_MINUTES = 10;
 
 export interface SimulationInput {
   scenario: Scenario;
@@ -36,10 +38,16 @@ export interface SimulationInput {
    */
   store?: 'memory' | 'sqlite' | Store;
   /**
-   * Stop once this many arrived PRs are unresolved at once (checked every virtual hour): a queue that
+   * Stop once this many arrived PRs are unresolved at once (checked every ten virtual minutes): a queue that
    * far behind cannot keep up, and simulating its ever longer queue to the end only costs time.
    */
   stopAtBacklog?: number;
+  /**
+   * Stop once the CI runs started hold more PRs in all than this many per arrived PR (checked
+   * likewise): a single queue restarting a long backlog holds thousands of runs of thousands of PRs
+   * each in memory.
+   */
+  stopAtTestedPrsPerPr?: number;
 }
 
 export interface SimulationOutput {
@@ -50,8 +58,10 @@ export interface SimulationOutput {
   reasons: Record<string, number>;
   reconciles: number;
   wallMs: number;
-  /** When the simulation stopped at `stopAtBacklog` (virtual minutes); null when it ran to the close. */
-  stoppedAtMinutes: number | null;
+  /** When the simulation stopped early (virtual minutes), and why; null when it ran to the close. */
+  stopped: { atMinutes: number; because: 'backlog' | 'ci_work' } | null;
+  /** PRs held by the CI runs started, summed over the runs. */
+  testedPrs: number;
 }
 
 /**
@@ -93,13 +103,17 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let nextArrival = 0;
   let nowMin = 0;
   let reconciles = 0;
-  let stoppedAtMinutes: number | null = null;
-  let backlogCheckedAt = 0;
+  let stopped: SimulationOutput['stopped'] = null;
+  let checkedAt = 0;
   for (;;) {
-    if (input.stopAtBacklog !== undefined && nowMin - backlogCheckedAt >= 60) {
-      backlogCheckedAt = nowMin;
-      if ((await unresolvedCount(store, queue.id)) > input.stopAtBacklog) {
-        stoppedAtMinutes = nowMin;
+    if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
+      checkedAt = nowMin;
+      if (input.stopAtBacklog !== undefined && (await unresolvedCount(store, queue.id)) > input.stopAtBacklog) {
+        stopped = { atMinutes: nowMin, because: 'backlog' };
+        break;
+      }
+      if (input.stopAtTestedPrsPerPr !== undefined && testedPrs(sandbox) > input.stopAtTestedPrsPerPr * Math.max(1, nextArrival)) {
+        stopped = { atMinutes: nowMin, because: 'ci_work' };
         break;
       }
     }
@@ -133,10 +147,17 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reasons: outcomes.reasons,
     reconciles,
     wallMs: performance.now() - started,
-    stoppedAtMinutes,
+    stopped,
+    testedPrs: testedPrs(sandbox),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;
+}
+
+function testedPrs(sandbox: SandboxGitHost): number {
+  let n = 0;
+  for (const run of sandbox.ci.runs) n += run.prNumbers.length;
+  return n;
 }
 
 async function unresolvedCount(store: Store, queueId: string): Promise<number> {

@@ -12,9 +12,16 @@ const COLUMNS: [string, (r: StrategyResult) => string][] = [
   ['good failed', (r) => `${r.goodFailed} (${(r.extra.goodFailedRate * 100).toFixed(1)}%)`],
   ['bad merged', (r) => String(r.badMerged)],
   ['backlog', (r) => String(r.backlogAtEnd)],
-  ['kept up', (r) => (r.keptUp ? 'yes' : r.extra.stoppedAtMinutes === undefined ? 'NO' : `NO, stopped at ${(r.extra.stoppedAtMinutes / 60).toFixed(0)} h`)],
+  ['kept up', keptUp],
   ['wall s', (r) => (r.extra.wallSeconds === undefined ? '-' : r.extra.wallSeconds.toFixed(1))],
 ];
+
+function keptUp(r: StrategyResult): string {
+  if (r.keptUp) return 'yes';
+  if (r.extra.stoppedAtMinutes === undefined) return 'NO';
+  const why = r.extra.stoppedBecause === 'ci_work' ? 'CI work' : 'backlog';
+  return `NO, stopped at ${(r.extra.stoppedAtMinutes / 60).toFixed(0)} h (${why})`;
+}
 
 /** A plain-text table of benchmark rows. */
 export function formatTable(rows: readonly StrategyResult[]): string {

@@ -49,17 +49,22 @@ describe('simulator over the real engine and planner', () => {
     const limit = stopBacklog(prs.length);
     expect(limit).toBe(75);
     const serial = await simulate({ scenario: busy, prs, settings: { concurrency: 1 }, seed: 3, stopAtBacklog: limit });
-    expect(serial.stoppedAtMinutes).not.toBeNull();
+    expect(serial.stopped?.because).toBe('backlog');
     // It stopped well before the last arrival, with the limit exceeded.
-    expect(serial.stoppedAtMinutes!).toBeLessThan(prs.at(-1)!.arrivalMinutes);
-    const arrived = prs.filter((p) => p.arrivalMinutes <= serial.stoppedAtMinutes!).length;
+    expect(serial.stopped!.atMinutes).toBeLessThan(prs.at(-1)!.arrivalMinutes);
+    const arrived = prs.filter((p) => p.arrivalMinutes <= serial.stopped!.atMinutes).length;
     const resolved = serial.outcomes.filter((o) => o.state !== 'UNRESOLVED').length;
     expect(arrived - resolved).toBeGreaterThan(limit);
 
     const result = await runStrategy(busy, prs, { name: 'serial', settings: { concurrency: 1 } }, 3, oracle(prs).timeInQueueP50Min);
     expect(result.keptUp).toBe(false);
-    expect(result.extra.stoppedAtMinutes).toBe(serial.stoppedAtMinutes);
-    expect(formatTable([result])).toMatch(/NO, stopped at \d+ h/);
+    expect(result.extra.stoppedAtMinutes).toBe(serial.stopped!.atMinutes);
+    expect(formatTable([result])).toMatch(/NO, stopped at \d+ h \(backlog\)/);
+
+    // A cap on the PRs its CI runs hold stops a queue that restarts too much (here: any queue at all).
+    const capped = await simulate({ scenario: busy, prs, settings: { concurrency: 10 }, seed: 3, stopAtTestedPrsPerPr: 0.5 });
+    expect(capped.stopped?.because).toBe('ci_work');
+    expect(capped.testedPrs).toBeGreaterThan(0);
 
     // A queue that keeps up runs to the close.
     const clean: Scenario = { ...busy, badRate: 0 };
