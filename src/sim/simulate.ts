@@ -38,8 +38,8 @@ export interface SimulationInput {
    */
   store?: 'memory' | 'sqlite' | Store;
   /**
-   * Stop once this many arrived PRs are unresolved at once (checked every ten virtual minutes): a queue that
-   * far behind cannot keep up, and simulating its ever longer queue to the end only costs time.
+   * Stop once this many arrived PRs are unresolved at once (checked every ten virtual minutes): a
+   * queue that far behind cannot keep up, and simulating its ever longer queue only costs time.
    */
   stopAtBacklog?: number;
   /**
