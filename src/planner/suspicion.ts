@@ -1,4 +1,5 @@
 import type { Entry } from '../domain/entry.js';
+import type { ReasonCode } from '../domain/reasons.js';
 import type { Unit } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
@@ -28,23 +29,23 @@ export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
   const first = suspect.entryIds[0];
   const e = first === undefined ? undefined : d.entry(first);
   if (!e) return true;
-  for (let i = e.history.length - 1; i >= 0; i--) {
-    const t = e.history[i]!;
-    if (t.state === 'TESTING') return false;
-    if (t.reason.code === 'failure_confirmed') return true;
-    // Single mode: bisection narrowed its batch's failure down to it (the prefix before it passed).
-    // A parallel lane keeps it while it is rerun instead (rule 6), which measured better there.
-    if (t.reason.code === 'bisection_culprit' && d.settings.mode !== 'parallel') return true;
-  }
-  return false;
+  // Single mode: bisection narrowed its batch's failure down to it (the prefix before it passed).
+  // A parallel lane keeps it while it is rerun instead (rule 6), which measured better there.
+  const codes: ReasonCode[] = d.settings.mode === 'parallel' ? ['failure_confirmed'] : ['failure_confirmed', 'bisection_culprit'];
+  return reasonSinceTesting(e, codes);
 }
 
 /** Whether PRs merged past the entry since it last started testing (see phase-merging.ts). */
 export function wasOvertaken(e: Entry): boolean {
+  return reasonSinceTesting(e, ['overtaken']);
+}
+
+/** Whether one of `codes` was recorded since the entry last started testing. */
+function reasonSinceTesting(e: Entry, codes: readonly ReasonCode[]): boolean {
   for (let i = e.history.length - 1; i >= 0; i--) {
     const t = e.history[i]!;
     if (t.state === 'TESTING') return false;
-    if (t.reason.code === 'overtaken') return true;
+    if (codes.includes(t.reason.code)) return true;
   }
   return false;
 }

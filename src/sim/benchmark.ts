@@ -1,4 +1,4 @@
-import { STOP_TESTED_PRS_PER_PR, measure, oracle, stopBacklog, type StrategyResult } from './measure.js';
+import { STOP_TESTED_PRS_PER_PR, measure, oracle, round, stopBacklog, type StrategyResult } from './measure.js';
 import type { Scenario } from './scenario.js';
 import { simulate } from './simulate.js';
 import type { Strategy } from './strategies.js';
@@ -38,11 +38,7 @@ export async function runStrategy(scenario: Scenario, prs: readonly SimPr[], str
     stopAtTestedPrsPerPr: STOP_TESTED_PRS_PER_PR,
   });
   const result = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min });
-  const extra = { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10, testedPrsPerPr: round1(sim.testedPrs / prs.length) };
+  const extra = { ...result.extra, reasons: sim.reasons, wallSeconds: Math.round(sim.wallMs / 100) / 10, testedPrsPerPr: round(sim.testedPrs / prs.length, 1) };
   if (sim.stopped === null) return { ...result, extra };
   return { ...result, keptUp: false, extra: { ...extra, stoppedAtMinutes: sim.stopped.atMinutes, stoppedBecause: sim.stopped.because } };
-}
-
-function round1(x: number): number {
-  return Math.round(x * 10) / 10;
 }

@@ -40,11 +40,14 @@ export interface StrategyResult {
      */
     stoppedAtMinutes?: number;
     /** Why: too many PRs unresolved at once (`stopBacklog`), or too much CI (`STOP_TESTED_PRS_PER_PR`). */
-    stoppedBecause?: 'backlog' | 'ci_work';
+    stoppedBecause?: StopReason;
     /** PRs held by the CI runs started, summed over the runs, per PR of the scenario. */
     testedPrsPerPr?: number;
   };
 }
+
+/** Why a simulation stopped early: too many PRs unresolved at once, or too much CI (see below). */
+export type StopReason = 'backlog' | 'ci_work';
 
 /** Share of unresolved PRs at closing time below which the queue kept up. */
 export const KEPT_UP_BACKLOG_SHARE = 0.05;
@@ -156,7 +159,7 @@ function partnersOf(prs: readonly SimPr[]): number[][] {
   return partners;
 }
 
-function round(x: number, digits: number): number {
+export function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }

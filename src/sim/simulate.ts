@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { submitEntry, type SubmitInput } from '../domain/commands.js';
+import { isActive } from '../domain/states.js';
 import { initialReadiness, type Entry } from '../domain/entry.js';
 import { derivedId } from '../domain/ids.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
@@ -11,7 +12,7 @@ import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { recordImpactedTargets, recordStatusChecks } from '../planner/index.js';
 import { openSqliteStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
-import type { PrOutcome } from './measure.js';
+import type { PrOutcome, StopReason } from './measure.js';
 import { SimulationStore } from './memory-store.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
@@ -59,7 +60,7 @@ export interface SimulationOutput {
   reconciles: number;
   wallMs: number;
   /** When the simulation stopped early (virtual minutes), and why; null when it ran to the close. */
-  stopped: { atMinutes: number; because: 'backlog' | 'ci_work' } | null;
+  stopped: { atMinutes: number; because: StopReason } | null;
   /** PRs held by the CI runs started, summed over the runs. */
   testedPrs: number;
 }
@@ -105,6 +106,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let reconciles = 0;
   let stopped: SimulationOutput['stopped'] = null;
   let checkedAt = 0;
+  const tested = new TestedPrs(sandbox);
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -112,7 +114,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
         stopped = { atMinutes: nowMin, because: 'backlog' };
         break;
       }
-      if (input.stopAtTestedPrsPerPr !== undefined && testedPrs(sandbox) > input.stopAtTestedPrsPerPr * Math.max(1, nextArrival)) {
+      if (input.stopAtTestedPrsPerPr !== undefined && tested.count() > input.stopAtTestedPrsPerPr * Math.max(1, nextArrival)) {
         stopped = { atMinutes: nowMin, because: 'ci_work' };
         break;
       }
@@ -148,21 +150,29 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reconciles,
     wallMs: performance.now() - started,
     stopped,
-    testedPrs: testedPrs(sandbox),
+    testedPrs: tested.count(),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;
 }
 
-function testedPrs(sandbox: SandboxGitHost): number {
-  let n = 0;
-  for (const run of sandbox.ci.runs) n += run.prNumbers.length;
-  return n;
+/** PRs held by the CI runs started so far, summed; each run is counted once, when first seen. */
+class TestedPrs {
+  private total = 0;
+  private seen = 0;
+
+  constructor(private readonly sandbox: SandboxGitHost) {}
+
+  count(): number {
+    const runs = this.sandbox.ci.runs;
+    for (; this.seen < runs.length; this.seen++) this.total += runs[this.seen]!.prNumbers.length;
+    return this.total;
+  }
 }
 
 async function unresolvedCount(store: Store, queueId: string): Promise<number> {
   const q = await store.getQueueById(queueId);
-  return q ? q.entries.filter((e) => e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED').length : 0;
+  return q ? q.entries.filter((e) => isActive(e.state)).length : 0;
 }
 
 /**

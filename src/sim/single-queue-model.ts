@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { FailureTiming } from '../githost/sandbox/ci.js';
 import { Random, drawMinutes } from '../githost/sandbox/random.js';
 import { percentile } from './measure.js';
 import { SCENARIOS, type Scenario } from './scenario.js';
@@ -20,14 +21,14 @@ const program = new Command()
   .addOption(new Option('--failure-timing <when>', 'when a failing run reports').choices(['end', 'uniform']))
   .parse();
 
-const opts = program.opts<{ scenario: string; seeds: number; failureTiming?: 'end' | 'uniform' }>();
+const opts = program.opts<{ scenario: string; seeds: number; failureTiming?: FailureTiming }>();
 const scenario = SCENARIOS[opts.scenario];
 if (!scenario) {
   console.error(`unknown scenario ${opts.scenario}`);
   process.exit(2);
 }
 
-const timings = opts.failureTiming ? [opts.failureTiming] : (['end', 'uniform'] as const);
+const timings: FailureTiming[] = opts.failureTiming ? [opts.failureTiming] : ['end', 'uniform'];
 console.log(`single-queue model, ${scenario.name}: p50 time in queue / oracle p50, seeds 1..${opts.seeds}`);
 for (const timing of timings) {
   for (const flakes of [false, true]) {
@@ -36,7 +37,7 @@ for (const timing of timings) {
   }
 }
 
-function modelP50Ratio(s: Scenario, seed: number, timing: 'end' | 'uniform', flakes: boolean): number {
+function modelP50Ratio(s: Scenario, seed: number, timing: FailureTiming, flakes: boolean): number {
   const rng = new Random(seed);
   const failAt = (minutes: number): number => (timing === 'end' ? minutes : minutes * rng.next());
   /** When each bad PR's own failure is known, by arrival index. */
