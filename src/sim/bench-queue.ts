@@ -21,6 +21,7 @@ const program = new Command()
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
   .option('--only <names>', 'run only these strategies (comma-separated; the oracle always runs)')
   .option('--recommend', 'search single-mode settings for the scenario and print the best few')
+  .option('--tick <minutes>', 'virtual minutes per simulation tick (default 1): a queue sees events at the end of their tick', positive)
   .addOption(
     new Option('--failure-timing <when>', 'when a failing CI run reports: at the end of its duration, or at a uniformly drawn share of it')
       .choices(['end', 'uniform']),
@@ -35,17 +36,18 @@ const opts = program.opts<{
   only?: string;
   recommend?: boolean;
   failureTiming?: FailureTiming;
+  tick?: number;
 }>();
 const base = SCENARIOS[opts.scenario];
 if (!base) {
   console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   process.exit(2);
 }
-const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) } : {}), ...(opts.failureTiming ? { failureTiming: opts.failureTiming } : {}) };
+const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) } : {}), ...(opts.failureTiming ? { failureTiming: opts.failureTiming } : {}), ...(opts.tick ? { tickMinutes: opts.tick } : {}) };
 console.log(
   `scenario ${scenario.name}: ${scenario.prs} PRs at ${scenario.prsPerHour}/h, CI ${describeCi()}, ` +
     `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, failing runs report at ` +
-    `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, seed ${opts.seed}`,
+    `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, ${scenario.tickMinutes}-minute ticks, seed ${opts.seed}`,
 );
 
 if (opts.recommend) {
@@ -78,5 +80,11 @@ function describeCi(): string {
 function int(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
   return n;
 }

@@ -1,4 +1,5 @@
 import { STOP_TESTED_PRS_PER_PR, measure, oracle, round, stopBacklog, type StrategyResult } from './measure.js';
+import { flakyOracle } from './flaky-oracle.js';
 import type { Scenario } from './scenario.js';
 import { simulate } from './simulate.js';
 import type { Strategy } from './strategies.js';
@@ -9,7 +10,7 @@ export interface BenchmarkResult {
   strategies: StrategyResult[];
 }
 
-/** The oracle and each strategy over the same PRs and the same CI draws. */
+/** The oracle, the oracle with flakes, and each strategy over the same PRs and the same CI draws. */
 export async function runBenchmark(
   scenario: Scenario,
   strategies: readonly Strategy[],
@@ -18,8 +19,10 @@ export async function runBenchmark(
 ): Promise<BenchmarkResult> {
   const prs = generateWorkload(scenario, seed);
   const best = oracle(prs);
+  const floor = flakyOracle(prs, scenario, seed, best.timeInQueueP50Min);
   onResult?.(best);
-  const results = [best];
+  onResult?.(floor);
+  const results = [best, floor];
   for (const strategy of strategies) {
     const r = await runStrategy(scenario, prs, strategy, seed, best.timeInQueueP50Min);
     onResult?.(r);

@@ -19,12 +19,17 @@ export interface Scenario {
   targets: { universe: number; perPr: number; allShare: number };
   /** The books close this long after the last arrival. */
   closeAfterMinutes: number;
+  /**
+   * Virtual minutes per simulation tick: what happens within a tick is seen together, at its end.
+   * The oracles see exact times, so a tick adds about half of it to every queue's times in queue.
+   */
+  tickMinutes: number;
 }
 
 const CI: DurationSpec = { kind: 'lognormal', medianMinutes: 30, p90Minutes: 60 };
 
 function scenario(name: string, over: Partial<Scenario> & Pick<Scenario, 'prsPerHour' | 'prs' | 'targets'>): Scenario {
-  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, failureTiming: 'end', logicalConflictOneIn: 100, closeAfterMinutes: 240, ...over };
+  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, failureTiming: 'end', logicalConflictOneIn: 100, closeAfterMinutes: 240, tickMinutes: 1, ...over };
 }
 
 /** The named scenarios: the same names everywhere, so results compare across versions. */

@@ -43,6 +43,19 @@ describe('simulator over the real engine and planner', () => {
     expect(sim.ciRuns).toBe(prs.length + expected.failed);
   });
 
+  it("sees events at the end of the scenario's tick: a finer tick leaves out the delay the oracle never has", async () => {
+    const fixed: Scenario = { ...tiny, badRate: 0, flakeRate: 0, logicalConflictOneIn: 0, ciDuration: { kind: 'fixed', minutes: 30 } };
+    const prs = generateWorkload(fixed, 4);
+    const timesInQueue = async (tickMinutes: number) => {
+      const sim = await simulate({ scenario: { ...fixed, tickMinutes }, prs, settings: { concurrency: 10 }, seed: 4 });
+      return sim.outcomes.map((o, i) => o.mergedAtMinutes! - prs[i]!.arrivalMinutes);
+    };
+    // Submitted at the first tick after it arrives, CI seen at the first tick after it reports.
+    for (const t of await timesInQueue(1)) expect(t).toBeGreaterThanOrEqual(30);
+    expect(Math.max(...(await timesInQueue(1)))).toBeGreaterThan(30.5);
+    for (const t of await timesInQueue(0.1)) expect(t).toBeLessThanOrEqual(30.2 + 1e-9);
+  });
+
   it('stops a queue that falls hours behind, and reports it as not keeping up', async () => {
     const busy: Scenario = { ...tiny, name: 'busy', prs: 300, prsPerHour: 30, badRate: 0.05, flakeRate: 0 };
     const prs = generateWorkload(busy, 3);
