@@ -19,7 +19,7 @@ const program = new Command()
   .option('--seed <n>', 'random seed', int, 1)
   .option('--json <file>', 'where to write the results (default bench/results/queue-<scenario>.json)')
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
-  .option('--only <names>', 'run only these strategies (comma-separated; the oracle always runs)')
+  .option('--only <names>', 'run only these strategies (comma-separated; oracle and oracle+flakes always run)')
   .option('--recommend', 'search single-mode settings for the scenario and print the best few')
   .option('--tick <minutes>', 'virtual minutes per simulation tick (default 1): a queue sees events at the end of their tick', positive)
   .addOption(

@@ -31,8 +31,6 @@ export interface SimulationInput {
   settings: Partial<QueueSettings>;
   /** Seed of the CI's flakes and durations (the same for every strategy: common random numbers). */
   seed: number;
-  /** Virtual minutes per tick (default: the scenario's): events due within a tick are applied together, then the queue is reconciled once. */
-  tickMinutes?: number;
   /**
    * Where the queue lives: the simulation store by default (in memory, no copies), or a real SQLite
    * `:memory:` store (same results, several times slower with a long queue), or a given store.
@@ -73,7 +71,8 @@ export interface SimulationOutput {
 export async function simulate(input: SimulationInput): Promise<SimulationOutput> {
   const started = performance.now();
   const { scenario, prs } = input;
-  const tick = input.tickMinutes ?? scenario.tickMinutes;
+  // Events due within a tick are applied together, then the queue is reconciled once.
+  const tick = scenario.tickMinutes;
   const time = new VirtualTime(START_MS);
   const sandbox = new SandboxGitHost({
     clock: time,
