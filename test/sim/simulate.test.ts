@@ -51,8 +51,9 @@ describe('simulator over the real engine and planner', () => {
       return sim.outcomes.map((o, i) => o.mergedAtMinutes! - prs[i]!.arrivalMinutes);
     };
     // Submitted at the first tick after it arrives, CI seen at the first tick after it reports.
-    for (const t of await timesInQueue(1)) expect(t).toBeGreaterThanOrEqual(30);
-    expect(Math.max(...(await timesInQueue(1)))).toBeGreaterThan(30.5);
+    const coarse = await timesInQueue(1);
+    for (const t of coarse) expect(t).toBeGreaterThanOrEqual(30);
+    expect(Math.max(...coarse)).toBeGreaterThan(30.5);
     for (const t of await timesInQueue(0.1)) expect(t).toBeLessThanOrEqual(30.2 + 1e-9);
   });
 
