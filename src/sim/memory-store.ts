@@ -17,6 +17,8 @@ export class SimulationStore implements Store {
   private readonly entries = new Map<string, Entry>();
   private readonly runs = new Map<string, TestRun>();
   private readonly targets = new Map<string, ImpactedTargets>();
+  /** Webhook delivery id -> when it was first seen. */
+  private readonly deliveries = new Map<string, string>();
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
@@ -88,6 +90,13 @@ export class SimulationStore implements Store {
 
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
     return this.targets.get(`${repoKey}#${prNumber}#${sha}`) ?? null;
+  }
+
+  async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
+    for (const [id, seen] of this.deliveries) if (seen < keepSince) this.deliveries.delete(id);
+    if (this.deliveries.has(deliveryId)) return false;
+    this.deliveries.set(deliveryId, at);
+    return true;
   }
 
   // Not used by the simulator.

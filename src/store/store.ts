@@ -77,6 +77,12 @@ export interface Store {
    */
   getOrCreateSecret(name: string, create: () => string): Promise<string>;
 
+  /**
+   * Claims a webhook delivery id: true the first time it is seen, false for a redelivery. Ids older
+   * than `keepSince` (ISO time) may be forgotten at the same time, so the table stays small.
+   */
+  claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean>;
+
   // Test cases (flaky-test detection and quarantine)
   upsertTestCase(testCase: TestCase): Promise<void>;
   getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;

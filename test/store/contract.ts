@@ -363,6 +363,29 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
       });
     });
 
+    describe('webhook deliveries', () => {
+      it('claims a delivery id once', async () => {
+        expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+        expect(await store.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
+        expect(await store.claimWebhookDelivery('delivery-2', at(3), at(0))).toBe(true);
+      });
+
+      it('forgets ids seen before keepSince, so they can be claimed again', async () => {
+        expect(await store.claimWebhookDelivery('old', at(1), at(0))).toBe(true);
+        expect(await store.claimWebhookDelivery('recent', at(10), at(0))).toBe(true);
+        expect(await store.claimWebhookDelivery('other', at(20), at(5))).toBe(true);
+        expect(await store.claimWebhookDelivery('old', at(21), at(5))).toBe(true);
+        expect(await store.claimWebhookDelivery('recent', at(22), at(5))).toBe(false);
+      });
+
+      it('gives exactly one of concurrent claims of an id', async () => {
+        const claims = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => store.claimWebhookDelivery('shared', at(i), at(0))),
+        );
+        expect(claims.filter((c) => c)).toHaveLength(1);
+      });
+    });
+
     describe('test cases', () => {
       const repo = 'github.com/acme/widgets';
 

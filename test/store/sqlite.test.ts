@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ describe('sqlite store on a file', () => {
     await first.putImpactedTargets(queue.repoKey, 4, 'sha-4', { all: false, targets });
     await first.upsertTestCase(testCase);
     const secret = await first.getOrCreateSecret('key', () => 'created-first');
+    expect(await first.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
     await first.close();
 
     const second = await openStore({ dataDir });
@@ -50,6 +52,7 @@ describe('sqlite store on a file', () => {
     expect(await second.getImpactedTargets(queue.repoKey, 4, 'sha-4')).toEqual({ all: false, targets });
     expect(await second.getTestCase(queue.repoKey, testCase.testCaseId)).toEqual(testCase);
     expect(await second.getOrCreateSecret('key', () => 'created-second')).toBe(secret);
+    expect(await second.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
     await second.close();
   });
 
@@ -63,6 +66,8 @@ describe('sqlite store on a file', () => {
         b.getOrCreateSecret('page-token-key', () => 'from-b'),
       ]);
       expect(fromB).toBe(fromA);
+      expect(await a.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+      expect(await b.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(false);
 
       const queue = aQueue({ version: 1 });
       await a.insertQueue(queue);
@@ -72,6 +77,23 @@ describe('sqlite store on a file', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('adds the webhook deliveries table to a database made by the first schema version', async () => {
+    const path = join(dir, SQLITE_FILE);
+    await (await openSqliteStore(path)).close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE webhook_deliveries');
+    raw.pragma('user_version = 1');
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    try {
+      expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+      expect(await store.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
+    } finally {
+      await store.close();
     }
   });
 

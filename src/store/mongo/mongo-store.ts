@@ -47,6 +47,12 @@ interface Secret {
   value: string;
 }
 
+/** A GitHub webhook delivery id already claimed, with when it was first seen. */
+interface WebhookDelivery {
+  id: string;
+  at: string;
+}
+
 /**
  * Documents are stored as the domain objects themselves (plus MongoDB's own `_id`, never read back).
  * Every write is a single-document operation, so no replica set is needed: a queue commit is a
@@ -63,6 +69,7 @@ export class MongoStore implements Store {
   private readonly targetChunks: Collection<TargetsChunk>;
   private readonly secrets: Collection<Secret>;
   private readonly testCases: Collection<TestCase>;
+  private readonly deliveries: Collection<WebhookDelivery>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -77,6 +84,7 @@ export class MongoStore implements Store {
     this.targetChunks = db.collection('impacted_target_chunks');
     this.secrets = db.collection('secrets');
     this.testCases = db.collection('test_cases');
+    this.deliveries = db.collection('webhook_deliveries');
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -131,6 +139,7 @@ export class MongoStore implements Store {
         { key: { repoKey: 1, testCaseId: 1 }, unique: true },
         { key: { repoKey: 1, quarantinedAt: -1, testCaseId: 1 } },
       ]),
+      this.deliveries.createIndexes([{ key: { id: 1 }, unique: true }, { key: { at: 1 } }]),
     ]);
   }
 
@@ -310,6 +319,20 @@ export class MongoStore implements Store {
     const secret = await findOne(this.secrets, { name });
     if (!secret) throw new Error(`secret ${name} vanished after being created`);
     return secret.value;
+  }
+
+  // Webhook deliveries
+
+  async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
+    await this.deliveries.deleteMany({ at: { $lt: keepSince } });
+    // The unique index on id decides: of concurrent claims, exactly one insert lands.
+    try {
+      await this.deliveries.insertOne({ id: deliveryId, at });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
   }
 
   // Test cases

@@ -93,6 +93,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX test_cases_quarantined ON test_cases(repo_key, quarantined_at DESC, test_case_id)
     WHERE quarantined_at IS NOT NULL;
   `,
+  `
+  -- GitHub webhook delivery ids already handled, with when they were first seen.
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_by_at ON webhook_deliveries(at);
+  `,
 ];
 
 /** Brings the database to the latest schema. Safe to call on every open, from several processes. */

@@ -23,6 +23,7 @@ export class SqliteStore implements Store {
   private readonly stmt;
   private readonly commitTx;
   private readonly createOrgTx;
+  private readonly claimDeliveryTx;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -113,6 +114,9 @@ export class SqliteStore implements Store {
       secret: db.prepare('SELECT value FROM secrets WHERE name = ?').pluck(),
       insertSecret: db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)'),
 
+      pruneDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE at < ?'),
+      insertDelivery: db.prepare('INSERT OR IGNORE INTO webhook_deliveries (id, at) VALUES (?, ?)'),
+
       upsertTestCase: db.prepare(
         `INSERT OR REPLACE INTO test_cases (repo_key, test_case_id, quarantined_at, doc)
          VALUES (@repoKey, @testCaseId, @quarantinedAt, @doc)`,
@@ -144,6 +148,11 @@ export class SqliteStore implements Store {
     this.createOrgTx = db.transaction((org: Org) => {
       this.stmt.insertOrg.run(org.id, org.slug, JSON.stringify(org));
       for (const owner of new Set(org.owners)) this.stmt.insertOwner.run(owner, org.id);
+    });
+
+    this.claimDeliveryTx = db.transaction((deliveryId: string, at: string, keepSince: string): boolean => {
+      this.stmt.pruneDeliveries.run(keepSince);
+      return this.stmt.insertDelivery.run(deliveryId, at).changes === 1;
     });
   }
 
@@ -352,6 +361,12 @@ export class SqliteStore implements Store {
     // Another process may insert first; whichever row landed is the answer for everyone.
     this.stmt.insertSecret.run(name, create());
     return this.stmt.secret.get(name) as string;
+  }
+
+  // Webhook deliveries
+
+  async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
+    return this.claimDeliveryTx.immediate(deliveryId, at, keepSince);
   }
 
   // Test cases
