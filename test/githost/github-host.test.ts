@@ -1,0 +1,440 @@
+import nock from 'nock';
+import { ProbotOctokit } from 'probot';
+import { GitHubGitHost, type Octokit } from '../../src/githost/github/github-host.js';
+import { InstallationClients } from '../../src/githost/github/installation-clients.js';
+
+const TestOctokit = ProbotOctokit.defaults((o: { throttle?: object }) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { ...o.throttle, enabled: false },
+}));
+const API = 'https://api.github.com';
+const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
+const R = '/repos/acme/widgets';
+
+function host(): GitHubGitHost {
+  const octokit: Octokit = new TestOctokit({ auth: 'token test' });
+  return new GitHubGitHost({ octokitFor: async () => octokit });
+}
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+afterAll(() => {
+  nock.enableNetConnect();
+  // nock patches node:http for the whole worker process; later test files in it must not see it.
+  nock.restore();
+});
+
+describe('createTestBranch', () => {
+  const spec = {
+    name: 'mergeq/main/run-1',
+    baseBranch: 'main',
+    prs: [
+      { number: 11, sha: 'a11' },
+      { number: 12, sha: 'a12' },
+      { number: 13, sha: 'a13' },
+    ],
+  };
+  const tmpRef = `${R}/git/refs/heads%2Fmergeq-tmp%2Frun-1`;
+
+  function start(scope: nock.Scope): nock.Scope {
+    return scope
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(404, { message: 'Not Found' })
+      .get(`${R}/git/ref/heads%2Fmain`)
+      .reply(200, { object: { sha: 'base0' } });
+  }
+
+  function mergeBody(pr: { number: number; sha: string }) {
+    return (body: { base: string; head: string; commit_message: string }) =>
+      body.base === 'mergeq-tmp/run-1' && body.head === pr.sha && body.commit_message.includes(`#${pr.number}`);
+  }
+
+  test('merges each PR in order on a temporary ref, then creates the branch once at the last merge', async () => {
+    const created: unknown[] = [];
+    const scope = start(nock(API))
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+      .reply(201, { ref: 'refs/heads/mergeq-tmp/run-1', object: { sha: 'base0' } })
+      .post(`${R}/merges`, mergeBody(spec.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/merges`, mergeBody(spec.prs[1]!))
+      .reply(201, { sha: 'm2' })
+      .post(`${R}/merges`, mergeBody(spec.prs[2]!))
+      .reply(201, { sha: 'm3' })
+      .post(`${R}/git/refs`, (body: { ref: string; sha: string }) => {
+        created.push(body);
+        return body.ref === 'refs/heads/mergeq/main/run-1';
+      })
+      .reply(201, { ref: 'refs/heads/mergeq/main/run-1', object: { sha: 'm3' } })
+      .delete(tmpRef)
+      .reply(204);
+
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0' });
+    expect(created).toEqual([{ ref: 'refs/heads/mergeq/main/run-1', sha: 'm3' }]);
+    scope.done();
+  });
+
+  test('a PR already contained (204) leaves the head at the previous merge', async () => {
+    const two = { ...spec, prs: spec.prs.slice(0, 2) };
+    const scope = start(nock(API))
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+      .reply(201, {})
+      .post(`${R}/merges`, mergeBody(two.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/merges`, mergeBody(two.prs[1]!))
+      .reply(204)
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+      .reply(201, {})
+      .delete(tmpRef)
+      .reply(204);
+
+    await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    scope.done();
+  });
+
+  test('a conflict on the 2nd PR names it, deletes the temporary ref and creates no branch', async () => {
+    const scope = start(nock(API))
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+      .reply(201, {})
+      .post(`${R}/merges`, mergeBody(spec.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/merges`, mergeBody(spec.prs[1]!))
+      .reply(409, { message: 'Merge conflict' })
+      .delete(tmpRef)
+      .reply(204);
+
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: false, conflictPrNumber: 12 });
+    scope.done();
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  test('an existing test branch is answered as is, without merging', async () => {
+    const scope = nock(API)
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(200, { object: { sha: 'm3' } })
+      .get(`${R}/git/ref/heads%2Fmain`)
+      .reply(200, { object: { sha: 'base0' } });
+
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0' });
+    scope.done();
+  });
+
+  test('a temporary ref left over from a crash is force-moved to the base head', async () => {
+    const one = { ...spec, prs: [spec.prs[0]!] };
+    const scope = start(nock(API))
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+      .reply(422, { message: 'Reference already exists' })
+      .patch(tmpRef, { sha: 'base0', force: true })
+      .reply(200, {})
+      .post(`${R}/merges`, mergeBody(one.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+      .reply(201, {})
+      .delete(tmpRef)
+      .reply(204);
+
+    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    scope.done();
+  });
+});
+
+describe('readStatuses', () => {
+  test('is the union of commit statuses and check runs, check runs winning a shared name', async () => {
+    const scope = nock(API)
+      .get(`${R}/commits/c1/status`)
+      .query({ per_page: 100 })
+      .reply(200, {
+        statuses: [
+          { context: 'legacy', state: 'success', target_url: 'https://ci/legacy' },
+          { context: 'build', state: 'failure', target_url: null },
+          { context: 'lint', state: 'pending', target_url: null },
+        ],
+      })
+      .get(`${R}/commits/c1/check-runs`)
+      .query({ per_page: 100 })
+      .reply(200, {
+        total_count: 4,
+        check_runs: [
+          { name: 'build', status: 'completed', conclusion: 'success', html_url: 'https://gh/build' },
+          { name: 'test', status: 'in_progress', conclusion: null, html_url: 'https://gh/test' },
+          { name: 'e2e', status: 'completed', conclusion: 'timed_out', html_url: 'https://gh/e2e' },
+          { name: 'deploy', status: 'completed', conclusion: 'cancelled', html_url: null },
+        ],
+      });
+
+    await expect(host().readStatuses(repo, 'c1')).resolves.toEqual([
+      { context: 'legacy', state: 'success', url: 'https://ci/legacy' },
+      { context: 'build', state: 'success', url: 'https://gh/build' },
+      { context: 'lint', state: 'pending', url: null },
+      { context: 'test', state: 'pending', url: 'https://gh/test' },
+      { context: 'e2e', state: 'failure', url: 'https://gh/e2e' },
+      { context: 'deploy', state: 'error', url: null },
+    ]);
+    scope.done();
+  });
+
+  test('follows the pages of check runs', async () => {
+    const scope = nock(API)
+      .get(`${R}/commits/c1/status`)
+      .query(true)
+      .reply(200, { statuses: [] })
+      .get(`${R}/commits/c1/check-runs`)
+      .query({ per_page: 100 })
+      .reply(
+        200,
+        { total_count: 2, check_runs: [{ name: 'a', status: 'completed', conclusion: 'skipped', html_url: null }] },
+        { link: `<${API}${R}/commits/c1/check-runs?per_page=100&page=2>; rel="next"` },
+      )
+      .get(`${R}/commits/c1/check-runs`)
+      .query({ per_page: 100, page: 2 })
+      .reply(200, { total_count: 2, check_runs: [{ name: 'b', status: 'queued', conclusion: null, html_url: null }] });
+
+    await expect(host().readStatuses(repo, 'c1')).resolves.toEqual([
+      { context: 'a', state: 'success', url: null },
+      { context: 'b', state: 'pending', url: null },
+    ]);
+    scope.done();
+  });
+});
+
+describe('requiredStatuses', () => {
+  test('unites branch protection and rulesets, without duplicates, in order', async () => {
+    const scope = nock(API)
+      .get(`${R}/branches/main/protection/required_status_checks`)
+      .reply(200, { contexts: ['build', 'lint'], checks: [{ context: 'build' }, { context: 'test' }] })
+      .get(`${R}/rules/branches/main`)
+      .query(true)
+      .reply(200, [
+        { type: 'pull_request', parameters: {} },
+        { type: 'required_status_checks', parameters: { required_status_checks: [{ context: 'test' }, { context: 'e2e' }] } },
+      ]);
+
+    await expect(host().requiredStatuses(repo, 'main')).resolves.toEqual(['build', 'lint', 'test', 'e2e']);
+    scope.done();
+  });
+
+  test('a 404 from either source means none from it', async () => {
+    const scope = nock(API)
+      .get(`${R}/branches/main/protection/required_status_checks`)
+      .reply(404, { message: 'Branch not protected' })
+      .get(`${R}/rules/branches/main`)
+      .query(true)
+      .reply(200, [{ type: 'required_status_checks', parameters: { required_status_checks: [{ context: 'ci' }] } }]);
+    await expect(host().requiredStatuses(repo, 'main')).resolves.toEqual(['ci']);
+    scope.done();
+
+    const none = nock(API)
+      .get(`${R}/branches/main/protection/required_status_checks`)
+      .reply(404, { message: 'Branch not protected' })
+      .get(`${R}/rules/branches/main`)
+      .query(true)
+      .reply(404, { message: 'Not Found' });
+    await expect(host().requiredStatuses(repo, 'main')).resolves.toEqual([]);
+    none.done();
+  });
+});
+
+describe('mergePullRequest', () => {
+  const merge = (reply: [number, object]) =>
+    nock(API)
+      .put(`${R}/pulls/7/merge`, { sha: 'h7', merge_method: 'squash' })
+      .reply(...reply);
+
+  test('sends the expected head and the method, and answers the merge commit', async () => {
+    const scope = merge([200, { sha: 'merged7', merged: true, message: 'Pull Request successfully merged' }]);
+    await expect(host().mergePullRequest(repo, 7, { expectedSha: 'h7', method: 'squash' })).resolves.toEqual({ ok: true, sha: 'merged7' });
+    scope.done();
+  });
+
+  test('merge_commit is GitHub\'s "merge"', async () => {
+    const scope = nock(API).put(`${R}/pulls/7/merge`, { sha: 'h7', merge_method: 'merge' }).reply(200, { sha: 'merged7' });
+    await expect(host().mergePullRequest(repo, 7, { expectedSha: 'h7', method: 'merge_commit' })).resolves.toEqual({ ok: true, sha: 'merged7' });
+    scope.done();
+  });
+
+  test('a changed head (409) is pr_updated', async () => {
+    const scope = merge([409, { message: 'Head branch was modified. Review and try the merge again.' }]);
+    await expect(host().mergePullRequest(repo, 7, { expectedSha: 'h7', method: 'squash' })).resolves.toEqual({
+      ok: false,
+      code: 'pr_updated',
+      message: 'Head branch was modified. Review and try the merge again.',
+    });
+    scope.done();
+  });
+
+  test.each([405, 422])('a refusal (%i) is merge_conflict with GitHub\'s message', async (status) => {
+    const scope = merge([status, { message: 'Pull Request is not mergeable' }]);
+    await expect(host().mergePullRequest(repo, 7, { expectedSha: 'h7', method: 'squash' })).resolves.toEqual({
+      ok: false,
+      code: 'merge_conflict',
+      message: 'Pull Request is not mergeable',
+    });
+    scope.done();
+  });
+
+  test('other errors propagate', async () => {
+    const scope = merge([500, { message: 'boom' }]);
+    await expect(host().mergePullRequest(repo, 7, { expectedSha: 'h7', method: 'squash' })).rejects.toMatchObject({ status: 500 });
+    scope.done();
+  });
+});
+
+describe('getPullRequest', () => {
+  const pull = {
+    number: 5,
+    title: 'Add widgets',
+    state: 'open',
+    merged: false,
+    merge_commit_sha: 'test-merge',
+    draft: false,
+    mergeable: true,
+    mergeable_state: 'clean',
+    head: { sha: 'h5' },
+    base: { ref: 'main' },
+    user: { login: 'octocat' },
+  };
+
+  test('maps an open pull request', async () => {
+    const scope = nock(API).get(`${R}/pulls/5`).reply(200, pull);
+    await expect(host().getPullRequest(repo, 5)).resolves.toEqual({
+      number: 5,
+      title: 'Add widgets',
+      headSha: 'h5',
+      baseBranch: 'main',
+      author: 'octocat',
+      state: 'open',
+      draft: false,
+      mergeability: 'MERGEABLE',
+      mergeCommitSha: null,
+    });
+    scope.done();
+  });
+
+  test('a merged pull request has its merge commit', async () => {
+    const scope = nock(API)
+      .get(`${R}/pulls/5`)
+      .reply(200, { ...pull, state: 'closed', merged: true, merge_commit_sha: 'mc5', mergeable: null, mergeable_state: 'unknown' });
+    await expect(host().getPullRequest(repo, 5)).resolves.toMatchObject({ state: 'merged', mergeCommitSha: 'mc5' });
+    scope.done();
+  });
+
+  test('404 is null', async () => {
+    const scope = nock(API).get(`${R}/pulls/5`).reply(404, { message: 'Not Found' });
+    await expect(host().getPullRequest(repo, 5)).resolves.toBeNull();
+    scope.done();
+  });
+
+  test('a 502 propagates with its status, so the engine retries', async () => {
+    const scope = nock(API).get(`${R}/pulls/5`).reply(502, { message: 'Bad Gateway' });
+    await expect(host().getPullRequest(repo, 5)).rejects.toMatchObject({ status: 502 });
+    scope.done();
+  });
+});
+
+describe('branches', () => {
+  test('getBranchHead answers the ref sha, or null on 404', async () => {
+    const scope = nock(API)
+      .get(`${R}/git/ref/heads%2Fmain`)
+      .reply(200, { object: { sha: 'b1' } })
+      .get(`${R}/git/ref/heads%2Fgone`)
+      .reply(404, { message: 'Not Found' });
+    await expect(host().getBranchHead(repo, 'main')).resolves.toBe('b1');
+    await expect(host().getBranchHead(repo, 'gone')).resolves.toBeNull();
+    scope.done();
+  });
+
+  test('deleteBranch deletes the ref; 404 and 422 mean it is already gone', async () => {
+    const scope = nock(API)
+      .delete(`${R}/git/refs/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(204)
+      .delete(`${R}/git/refs/heads%2Fmergeq%2Fmain%2Frun-2`)
+      .reply(404, { message: 'Not Found' })
+      .delete(`${R}/git/refs/heads%2Fmergeq%2Fmain%2Frun-3`)
+      .reply(422, { message: 'Reference does not exist' });
+    await host().deleteBranch(repo, 'mergeq/main/run-1');
+    await host().deleteBranch(repo, 'mergeq/main/run-2');
+    await host().deleteBranch(repo, 'mergeq/main/run-3');
+    scope.done();
+  });
+
+  test('deleteBranch propagates other errors', async () => {
+    const scope = nock(API).delete(`${R}/git/refs/heads%2Fx`).reply(503, { message: 'unavailable' });
+    await expect(host().deleteBranch(repo, 'x')).rejects.toMatchObject({ status: 503 });
+    scope.done();
+  });
+});
+
+describe('reportStatus', () => {
+  test('posts the status, truncating the description to 140 characters', async () => {
+    const long = 'x'.repeat(200);
+    const scope = nock(API)
+      .post(`${R}/statuses/s1`, (body: { state: string; context: string; description: string; target_url?: string }) => {
+        return body.state === 'pending' && body.context === 'mergeq' && [...body.description].length === 140 && body.target_url === 'https://q/1';
+      })
+      .reply(201, {})
+      .post(`${R}/statuses/s1`, { state: 'success', context: 'mergeq', description: 'merged' })
+      .reply(201, {});
+    await host().reportStatus(repo, 's1', { context: 'mergeq', state: 'pending', description: long, targetUrl: 'https://q/1' });
+    await host().reportStatus(repo, 's1', { context: 'mergeq', state: 'success', description: 'merged', targetUrl: null });
+    scope.done();
+  });
+});
+
+describe('headContains', () => {
+  test.each([
+    ['ahead', true],
+    ['identical', true],
+    ['behind', false],
+    ['diverged', false],
+  ])('compare status %s -> %s', async (status, expected) => {
+    const scope = nock(API).get(`${R}/compare/t1...h1`).query(true).reply(200, { status });
+    await expect(host().headContains(repo, 'h1', 't1')).resolves.toBe(expected);
+    scope.done();
+  });
+
+  test('404 is false', async () => {
+    const scope = nock(API).get(`${R}/compare/t1...h1`).query(true).reply(404, { message: 'Not Found' });
+    await expect(host().headContains(repo, 'h1', 't1')).resolves.toBe(false);
+    scope.done();
+  });
+});
+
+describe('InstallationClients', () => {
+  function setup() {
+    let now = 0;
+    const installationIds: number[] = [];
+    const clients = new InstallationClients({
+      appOctokit: async () => new TestOctokit({ auth: 'app-jwt' }),
+      installationOctokit: async (id) => {
+        installationIds.push(id);
+        return new TestOctokit({ auth: `token-${id}` });
+      },
+      ttlMs: 1_000,
+      now: () => now,
+    });
+    return { clients, installationIds, advance: (ms: number) => (now += ms) };
+  }
+
+  test('looks the installation up once per repository, case-insensitively, until the ttl', async () => {
+    const { clients, installationIds, advance } = setup();
+    const scope = nock(API).get(`${R}/installation`).reply(200, { id: 42 });
+    await clients.forRepo(repo);
+    await clients.forRepo({ ...repo, owner: 'ACME' });
+    scope.done();
+    expect(installationIds).toEqual([42, 42]);
+
+    advance(1_000);
+    const again = nock(API).get(`${R}/installation`).reply(200, { id: 43 });
+    await clients.forRepo(repo);
+    again.done();
+    expect(installationIds).toEqual([42, 42, 43]);
+  });
+
+  test('remember() primes the cache: no lookup', async () => {
+    const { clients, installationIds } = setup();
+    clients.remember(repo, 7);
+    await clients.forRepo(repo);
+    expect(installationIds).toEqual([7]);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+});
