@@ -20,7 +20,8 @@ Environment (docs/configuration.md has the details):
   MERGEQ_DATA_DIR     folder of the embedded SQLite store (./data)
   MONGODB_URI         use MongoDB instead of SQLite
   MERGEQ_GITHOST      github | sandbox | none (github when APP_ID and a key are set, else none)
-  APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET, GITHUB_API_URL: the GitHub App
+  APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET: the GitHub App (docs/github-app.md)
+  GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
 
 Admin commands use the same store as the server, also while it runs.

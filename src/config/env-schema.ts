@@ -65,6 +65,12 @@ export const envSchema = z
       .trim()
       .refine(isHttpUrl, { error: 'must be an http(s) URL, e.g. https://github.example.com/api/v3' })
       .optional(),
+    GHE_HOST: z
+      .string()
+      .trim()
+      .regex(/^[^\s/]+$/, { error: 'must be the host name of a GitHub Enterprise Server, e.g. github.example.com' })
+      .optional(),
+    GHE_PROTOCOL: z.string().trim().toLowerCase().pipe(z.enum(['https', 'http'], { error: 'must be https or http' })).default('https'),
     LOG_LEVEL: z
       .string()
       .trim()

@@ -60,7 +60,8 @@ function gitHostConfig(e: ParsedEnv, readFile: (path: string) => string): GitHos
     appId: e.APP_ID!,
     privateKey: e.PRIVATE_KEY ?? readPrivateKey(e.PRIVATE_KEY_PATH!, readFile),
     webhookSecret: e.WEBHOOK_SECRET!,
-    apiUrl: e.GITHUB_API_URL ?? null,
+    // probot's own variables for GitHub Enterprise Server, when GITHUB_API_URL does not say it.
+    apiUrl: e.GITHUB_API_URL ?? (e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : null),
   };
 }
 

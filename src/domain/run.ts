@@ -54,6 +54,9 @@ export interface TestRun {
   cleanedUp: boolean;
 }
 
+/** Every test branch's name starts with it; pushes and check suites there are the queue's own. */
+export const TEST_BRANCH_PREFIX = 'mergeq/';
+
 export function testBranchName(targetBranch: string, runId: string): string {
-  return `mergeq/${targetBranch}/${runId}`;
+  return `${TEST_BRANCH_PREFIX}${targetBranch}/${runId}`;
 }

@@ -5,6 +5,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import { repoKey } from '../domain/repo.js';
 import { testBranchName, type StatusCheck, type TestRun } from '../domain/run.js';
+import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
 import { NO_GIT_HOST_NOTE } from '../githost/none.js';
@@ -176,6 +177,35 @@ export class Engine {
     })();
     this.track(recorded.catch(() => undefined));
     return recorded;
+  }
+
+  /**
+   * What a webhook says about a pull request, recorded in every queue of its repository that holds it
+   * (new commits, closed, merged elsewhere, draft, base changed: the planner takes it from there).
+   * Returns how many queues held it.
+   */
+  async recordPullRequestInfo(repo: RepoRef, pr: PullRequestInfo): Promise<number> {
+    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    let held = 0;
+    for (const q of queues) {
+      if (!q.entries.some((e) => e.prNumber === pr.number && isActive(e.state))) continue;
+      if (await this.recordFacts(q.id, (doc) => recordPullRequest(doc, pr, this.clock.now()))) held++;
+    }
+    return held;
+  }
+
+  /**
+   * A branch of the repository moved (a push): the queues targeting it read its head again now rather
+   * than at their next poll. The head is read, not taken from the event: push events may arrive out
+   * of order.
+   */
+  async branchMoved(repo: RepoRef, branch: string): Promise<void> {
+    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    for (const q of queues) {
+      if (q.branch !== branch) continue;
+      this.runtime(q.id).headCheckedAt = null;
+      this.notify(q.id);
+    }
   }
 
   /** Forget the cached impacted targets of a PR head whose list was replaced. */

@@ -1,12 +1,13 @@
 import type { Router } from 'express';
+import type { Logger } from 'pino';
 import type { GitHostConfig } from '../config/config.js';
-import { ConfigError } from '../config/load-config.js';
 import type { Clock } from '../engine/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { NoGitHost } from '../githost/none.js';
 import { sandboxRoutes } from '../githost/sandbox/routes.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { realScheduler } from '../engine/scheduler.js';
+import { buildGitHubApp, type GitHubApp } from './github-app.js';
 
 export interface BuiltGitHost {
   gitHost: GitHost;
@@ -14,9 +15,11 @@ export interface BuiltGitHost {
   sandboxRouter?: Router;
   /** The sandbox's CI reports statuses in-process, as webhooks would. */
   sandbox?: SandboxGitHost;
+  /** The GitHub App (its webhooks are mounted once the engine exists); only with the github host. */
+  github?: GitHubApp;
 }
 
-export function buildGitHost(config: GitHostConfig, clock: Clock): BuiltGitHost {
+export function buildGitHost(config: GitHostConfig, clock: Clock, logger: Logger): BuiltGitHost {
   switch (config.kind) {
     case 'none':
       return { gitHost: new NoGitHost() };
@@ -24,10 +27,9 @@ export function buildGitHost(config: GitHostConfig, clock: Clock): BuiltGitHost 
       const sandbox = new SandboxGitHost({ clock, scheduler: realScheduler });
       return { gitHost: sandbox, sandbox, sandboxRouter: sandboxRoutes(sandbox) };
     }
-    case 'github':
-      throw new ConfigError([
-        'MERGEQ_GITHOST is "github", but the GitHub App git host is not implemented yet; ' +
-          'run with MERGEQ_GITHOST=none (the API works, pull requests wait as NOT_READY) or MERGEQ_GITHOST=sandbox',
-      ]);
+    case 'github': {
+      const github = buildGitHubApp(config, logger);
+      return { gitHost: github.gitHost, github };
+    }
   }
 }

@@ -9,6 +9,7 @@ import { QueueService } from '../service/queue-service.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { buildGitHost } from './git-host.js';
+import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
 
@@ -44,7 +45,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
-  const { gitHost, sandbox, sandboxRouter } = buildGitHost(config.gitHost, clock);
+  const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }) });
   const unsubscribeCi = sandbox?.onStatus((event) => {
@@ -55,14 +56,17 @@ export async function startServer(config: Config, options: StartServerOptions = 
 
   let listener: HttpListener;
   try {
+    const queueService = new QueueService({ store, gitHost, clock, notifier: engine });
+    const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger }));
     const app = createHttpApp({
       store,
-      queueService: new QueueService({ store, gitHost, clock, notifier: engine }),
+      queueService,
       quarantineService: new QuarantineService(store),
       renderMetrics,
       logger,
       clock,
       sandboxRouter,
+      ...(webhooks ? { webhooks } : {}),
     });
     listener = await listen(app, { port: config.port, host: config.host, graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS });
   } catch (err) {

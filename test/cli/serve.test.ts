@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../../src/config/config.js';
-import { ConfigError } from '../../src/config/load-config.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { TEST_PRIVATE_KEY } from '../github-app/test-key.js';
 import { cliSandbox } from './cli-harness.js';
-
-const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n';
 
 function logCapture() {
   const lines: Record<string, unknown>[] = [];
@@ -120,13 +119,23 @@ describe('startServer', () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/sandbox/pulls`)).status).toBe(404);
   });
 
-  it('the github git host is refused with a clear message, before the store is touched', async () => {
-    const github = { kind: 'github' as const, appId: 1, privateKey: PEM, webhookSecret: 's', apiUrl: null };
-    const untouched = join(dataDir, 'never-created');
-    const attempt = startServer(configFor(untouched, { gitHost: github }), { logger: logCapture().logger });
-    await expect(attempt).rejects.toThrow(ConfigError);
-    await expect(attempt).rejects.toThrow(/GitHub App git host is not implemented yet/);
-    expect(existsSync(untouched)).toBe(false);
+  it('the github git host serves the App webhooks at /api/github/webhooks, verifying their signature', async () => {
+    const github = { kind: 'github' as const, appId: 1, privateKey: TEST_PRIVATE_KEY, webhookSecret: 'shh', apiUrl: null };
+    server = await startServer(configFor(dataDir, { gitHost: github }), { logger: logCapture().logger });
+    expect(server.gitHostKind).toBe('github');
+    const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
+    const deliver = (signature: string) =>
+      fetch(`http://127.0.0.1:${server!.port}/api/github/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': 'd-1', 'x-hub-signature-256': signature },
+        body,
+      });
+    const forged = await deliver(`sha256=${createHmac('sha256', 'not-the-secret').update(body).digest('hex')}`);
+    expect(forged.status).toBe(400);
+    const signed = await deliver(`sha256=${createHmac('sha256', 'shh').update(body).digest('hex')}`);
+    expect(signed.status).toBe(200);
+    // The API is still there next to it.
+    expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
   });
 
   it('fails with a clear error when the port is taken', async () => {
@@ -172,15 +181,6 @@ describe('mergeq serve', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('APP_ID is required for the GitHub git host');
     expect(result.stderr).toContain('WEBHOOK_SECRET is required for the GitHub git host');
-    cli.cleanup();
-  });
-
-  it('exits 78 saying the GitHub App host is not implemented yet when credentials are set', async () => {
-    const cli = cliSandbox();
-    const result = await cli.run(['serve'], { APP_ID: '1', PRIVATE_KEY: PEM, WEBHOOK_SECRET: 'shh' });
-    expect(result.code).toBe(78);
-    expect(result.stderr).toContain('the GitHub App git host is not implemented yet');
-    expect(result.stderr).not.toContain('BEGIN RSA');
     cli.cleanup();
   });
 });

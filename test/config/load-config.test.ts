@@ -102,6 +102,15 @@ describe('git host selection', () => {
     });
   });
 
+  it("takes the API URL from probot's GHE_HOST and GHE_PROTOCOL when GITHUB_API_URL is not set", () => {
+    expect(loadConfig({ ...github, GHE_HOST: 'ghe.example.com' }).gitHost).toMatchObject({ apiUrl: 'https://ghe.example.com/api/v3' });
+    expect(loadConfig({ ...github, GHE_HOST: 'ghe.local', GHE_PROTOCOL: 'http' }).gitHost).toMatchObject({ apiUrl: 'http://ghe.local/api/v3' });
+    expect(loadConfig({ ...github, GHE_HOST: 'ghe.local', GITHUB_API_URL: 'https://api.example.com' }).gitHost).toMatchObject({
+      apiUrl: 'https://api.example.com',
+    });
+    expect(loadConfig(github).gitHost).toMatchObject({ apiUrl: null });
+  });
+
   it('accepts a one-line key with literal \\n', () => {
     const config = loadConfig({ ...github, PRIVATE_KEY: PEM.replace(/\n/g, '\\n') });
     expect(config.gitHost).toMatchObject({ privateKey: PEM });

@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { RepoRef } from '../domain/repo.js';
+import type { Engine } from '../engine/engine.js';
+import type { GitHost } from '../githost/githost.js';
+import type { QueueService } from '../service/queue-service.js';
+import type { Store } from '../store/store.js';
+import type { OwnerOrgs } from './owner-orgs.js';
+import type { WriteAccess } from './write-access.js';
+
+/** What the GitHub App's handlers use: the same service and engine as the REST API. */
+export interface AppDeps {
+  store: Store;
+  queueService: QueueService;
+  engine: Pick<Engine, 'recordStatuses' | 'recordPullRequestInfo' | 'branchMoved'>;
+  gitHost: Pick<GitHost, 'readStatuses'>;
+  orgs: OwnerOrgs;
+  access: WriteAccess;
+  /** The host in repository references: `github.com`, or the GitHub Enterprise host. */
+  host: string;
+  logger: Logger;
+  /** Called with each repository an installation event names (primes installation lookups). */
+  onInstallationRepo?: (repo: RepoRef, installationId: number) => void;
+}
+
+/** A repository as webhook payloads name it (`owner/name`; some payloads may omit the owner object). */
+export function repoOf(host: string, repository: { name: string; full_name: string }): RepoRef {
+  const owner = repository.full_name.slice(0, repository.full_name.length - repository.name.length - 1);
+  return { host, owner, name: repository.name };
+}

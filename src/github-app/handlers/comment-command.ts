@@ -1,0 +1,119 @@
+import type { Context } from 'probot';
+import type { Org } from '../../domain/org.js';
+import { ServiceError } from '../../service/errors.js';
+import type { PullRequestRefInput } from '../../service/queue-inputs.js';
+import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import { repoOf, type AppDeps } from '../app-deps.js';
+import { parseComment, type MergeCommand } from '../command-parser.js';
+import type { Octokit } from '../../githost/github/github-host.js';
+
+/**
+ * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
+ * access; each command is acknowledged with a reaction, and errors are answered in one comment.
+ */
+export async function onIssueComment(deps: AppDeps, context: Context<'issue_comment.created'>): Promise<void> {
+  const { comment, issue, repository, sender } = context.payload;
+  if (!issue.pull_request || sender.type === 'Bot') return;
+  const parsed = parseComment(comment.body);
+  const login = comment.user?.login;
+  if (parsed.kind === 'none' || !login) return;
+  const octokit = context.octokit as unknown as Octokit;
+  const repo = repoOf(deps.host, repository);
+  const reply = new Reply(octokit, repo.owner, repo.name, issue.number, comment.id);
+
+  if (!(await deps.access.allows(octokit, repo, login))) {
+    await reply.fail(`@${login} only users with write access to ${repo.owner}/${repo.name} can use /merge.`);
+    return;
+  }
+  if (parsed.kind === 'invalid') {
+    await reply.fail(parsed.message);
+    return;
+  }
+  const { data: pr } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+    owner: repo.owner,
+    repo: repo.name,
+    pull_number: issue.number,
+  });
+  const ref = { repo, targetBranch: pr.base.ref, pr: { number: issue.number } };
+  try {
+    const org = await deps.orgs.forOwner(repo.host, repo.owner);
+    const queue = await deps.queueService.getQueue(org, ref);
+    if (!queue.commandsEnabled) {
+      await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
+      return;
+    }
+    const answer = await run(deps, org, ref, parsed.command);
+    if (answer) await reply.comment(answer);
+    await reply.react('+1');
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.status >= 500) throw err;
+    await reply.fail(explain(err, ref.targetBranch));
+  }
+}
+
+/** Carries out the command; returns the reply it needs beyond the reaction, if any. */
+async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand): Promise<string | null> {
+  const s = deps.queueService;
+  switch (command.kind) {
+    case 'submit':
+      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) });
+      return null;
+    case 'cancel':
+      await s.cancelPullRequest(org, ref);
+      return null;
+    case 'restart':
+      await s.restartTestsOnPullRequest(org, ref);
+      return null;
+    case 'status':
+      return describe(await s.getSubmittedPullRequest(org, ref));
+  }
+}
+
+/** `/merge status`: state, position and the latest reason, in one line each. */
+export function describe(pr: SubmittedPullRequestRecord): string {
+  const lines = [`**${pr.state}**${pr.position === null ? '' : ` — position ${pr.position} in the queue`} (priority ${pr.priorityName})`];
+  if (pr.reason) lines.push(`${pr.reason.code}: ${pr.reason.message}`);
+  if (!pr.isCurrentlySubmittedToQueue) lines.push('It is not in the queue now; comment `/merge` to submit it again.');
+  return lines.join('\n');
+}
+
+function explain(err: ServiceError, branch: string): string {
+  if (err.code === 'queue_not_found') {
+    return `There is no merge queue for \`${branch}\` in this repository. Create one with the API (\`POST /v1/createQueue\`).`;
+  }
+  return err.detail ?? err.title;
+}
+
+/** Reactions and replies on the PR whose comment held the command. */
+class Reply {
+  constructor(
+    private readonly octokit: Octokit,
+    private readonly owner: string,
+    private readonly repo: string,
+    private readonly issueNumber: number,
+    private readonly commentId: number,
+  ) {}
+
+  async react(content: '+1' | 'confused'): Promise<void> {
+    await this.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
+      owner: this.owner,
+      repo: this.repo,
+      comment_id: this.commentId,
+      content,
+    });
+  }
+
+  async comment(body: string): Promise<void> {
+    await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: this.issueNumber,
+      body,
+    });
+  }
+
+  async fail(message: string): Promise<void> {
+    await this.react('confused');
+    await this.comment(message);
+  }
+}

@@ -1,0 +1,41 @@
+import type { ApplicationFunction, Context } from 'probot';
+import type { AppDeps } from './app-deps.js';
+import { onCheckRun, onCheckSuite, onStatus } from './handlers/ci-results.js';
+import { onIssueComment } from './handlers/comment-command.js';
+import { onInstallation } from './handlers/installation.js';
+import { onPullRequest } from './handlers/pull-request.js';
+import { onPush } from './handlers/push.js';
+
+/** How long delivery ids are remembered: GitHub lets a delivery be redelivered for 3 days. */
+const DELIVERY_MEMORY_MS = 7 * 24 * 3600_000;
+
+/**
+ * The GitHub App: one handler per event kind, each run at most once per delivery
+ * (`x-github-delivery`, remembered in the store so that redeliveries and other replicas skip it).
+ */
+export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): ApplicationFunction {
+  const once =
+    <C extends Context>(handler: (deps: AppDeps, context: C) => Promise<void>) =>
+    async (context: C): Promise<void> => {
+      const at = now();
+      const keepSince = new Date(at.getTime() - DELIVERY_MEMORY_MS).toISOString();
+      if (!(await deps.store.claimWebhookDelivery(context.id, at.toISOString(), keepSince))) {
+        deps.logger.debug({ delivery: context.id, event: context.name }, 'webhook delivery already handled');
+        return;
+      }
+      await handler(deps, context);
+    };
+
+  return (app) => {
+    app.on('issue_comment.created', once(onIssueComment));
+    app.on(
+      ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.closed', 'pull_request.edited', 'pull_request.converted_to_draft', 'pull_request.ready_for_review'],
+      once(onPullRequest),
+    );
+    app.on('status', once(onStatus));
+    app.on(['check_run.created', 'check_run.completed', 'check_run.rerequested'], once(onCheckRun));
+    app.on('check_suite.completed', once(onCheckSuite));
+    app.on('push', once(onPush));
+    app.on(['installation.created', 'installation_repositories.added'], once(onInstallation));
+  };
+}

@@ -1,0 +1,67 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { Probot, createNodeMiddleware } from 'probot';
+import type { GitHostConfig } from '../config/config.js';
+import type { Clock } from '../engine/clock.js';
+import type { Engine } from '../engine/engine.js';
+import { GitHubGitHost } from '../githost/github/github-host.js';
+import { InstallationClients } from '../githost/github/installation-clients.js';
+import { mergeqApp } from '../github-app/mergeq-app.js';
+import { OwnerOrgs } from '../github-app/owner-orgs.js';
+import { WriteAccess } from '../github-app/write-access.js';
+import { OrgService } from '../service/org-service.js';
+import type { QueueService } from '../service/queue-service.js';
+import type { Store } from '../store/store.js';
+
+export const WEBHOOKS_PATH = '/api/github/webhooks';
+
+/** The GitHub App's parts that exist before the store and the engine: its client and git host. */
+export interface GitHubApp {
+  probot: Probot;
+  clients: InstallationClients;
+  gitHost: GitHubGitHost;
+  /** The host in repository references: `github.com`, or the GitHub Enterprise host. */
+  host: string;
+}
+
+export function buildGitHubApp(config: Extract<GitHostConfig, { kind: 'github' }>, logger: Logger): GitHubApp {
+  const probot = new Probot({
+    appId: config.appId,
+    privateKey: config.privateKey,
+    secret: config.webhookSecret,
+    ...(config.apiUrl ? { baseUrl: config.apiUrl } : {}),
+    log: logger.child({ component: 'github-app' }),
+  });
+  const clients = new InstallationClients({
+    appOctokit: () => probot.auth(),
+    installationOctokit: (id) => probot.auth(id),
+  });
+  const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
+  return { probot, clients, gitHost, host: repoHost(config.apiUrl) };
+}
+
+/** The webhook middleware: verifies signatures (probot) and hands events to the App's handlers. */
+export async function gitHubWebhooks(
+  app: GitHubApp,
+  deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger },
+): Promise<RequestHandler> {
+  const appFn = mergeqApp({
+    store: deps.store,
+    queueService: deps.queueService,
+    engine: deps.engine,
+    gitHost: app.gitHost,
+    orgs: new OwnerOrgs(deps.store, new OrgService(deps.store, deps.clock)),
+    access: new WriteAccess(),
+    host: app.host,
+    logger: deps.logger,
+    onInstallationRepo: (repo, id) => app.clients.remember(repo, id),
+  }, () => deps.clock.now());
+  const middleware = await createNodeMiddleware(appFn, { probot: app.probot, webhooksPath: WEBHOOKS_PATH });
+  return (req, res, next) => void middleware(req, res, next);
+}
+
+/** github.com for api.github.com; else the API host without a leading `api.` (GitHub Enterprise). */
+export function repoHost(apiUrl: string | null): string {
+  if (!apiUrl) return 'github.com';
+  return new URL(apiUrl).host.replace(/^api\./, '');
+}

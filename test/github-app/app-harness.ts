@@ -1,0 +1,136 @@
+import nock from 'nock';
+import { pino } from 'pino';
+import { Probot, ProbotOctokit } from 'probot';
+import type { Org } from '../../src/domain/org.js';
+import type { RepoRef } from '../../src/domain/repo.js';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualTime } from '../../src/engine/virtual-time.js';
+import { GitHubGitHost } from '../../src/githost/github/github-host.js';
+import { InstallationClients } from '../../src/githost/github/installation-clients.js';
+import { mergeqApp } from '../../src/github-app/mergeq-app.js';
+import { OwnerOrgs } from '../../src/github-app/owner-orgs.js';
+import { WriteAccess } from '../../src/github-app/write-access.js';
+import type { CreateQueueInput } from '../../src/service/queue-inputs.js';
+import { OrgService } from '../../src/service/org-service.js';
+import { QueueService } from '../../src/service/queue-service.js';
+import { openSqliteStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { FakeGitHub } from './fake-github.js';
+import { TEST_PRIVATE_KEY } from './test-key.js';
+
+const MIN = 60_000;
+
+/** probot's retries and its throttling (a second between writes) off, so tests are quick and exact. */
+export const TestOctokit = ProbotOctokit.defaults((o: { throttle?: object }) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { ...o.throttle, enabled: false },
+}));
+
+/**
+ * mergeq wired as `mergeq serve` wires it with the GitHub git host — SQLite store, the real engine,
+ * the GitHub adapter and the App's handlers — against the stateful fake GitHub, with virtual time.
+ * Webhooks are delivered with probot's `receive()`, as its middleware does after checking the signature.
+ */
+export class AppHarness {
+  readonly fake = new FakeGitHub();
+  readonly time = new VirtualTime(Date.UTC(2026, 10, 24, 9, 0, 0));
+  readonly engine: Engine;
+  readonly queueService: QueueService;
+  readonly probot: Probot;
+  private delivery = 0;
+  private commentId = 1000;
+
+  private constructor(readonly store: Store) {
+    this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit: TestOctokit, log: pino({ level: 'silent' }) });
+    const clients = new InstallationClients({ appOctokit: () => this.probot.auth(), installationOctokit: (id) => this.probot.auth(id) });
+    const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
+    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: [] } });
+    this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
+    const orgs = new OwnerOrgs(store, new OrgService(store, this.time));
+    void this.probot.load(
+      mergeqApp(
+        { store, queueService: this.queueService, engine: this.engine, gitHost, orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
+        () => this.time.now(),
+      ),
+    );
+  }
+
+  static async start(): Promise<AppHarness> {
+    // nock patches node:http for the whole worker process: on for these tests only.
+    if (!nock.isActive()) nock.activate();
+    nock.disableNetConnect();
+    const h = new AppHarness(await openSqliteStore(':memory:'));
+    h.fake.serve();
+    return h;
+  }
+
+  async stop(): Promise<void> {
+    await this.engine.stop();
+    await this.store.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    nock.restore();
+  }
+
+  get repo(): RepoRef {
+    return { host: 'github.com', owner: this.fake.owner, name: this.fake.name };
+  }
+
+  /** Delivers a webhook; returns its delivery id. */
+  async deliver(name: string, payload: Record<string, unknown>, id = `delivery-${++this.delivery}`): Promise<string> {
+    await this.probot.receive({ id, name, payload: { installation: { id: this.fake.installationId }, repository: this.fake.repository, ...payload } } as never);
+    await this.engine.whenIdle();
+    return id;
+  }
+
+  /** A comment on PR `pr` by `login`; returns the comment's id (for its reactions). */
+  async comment(pr: number, body: string, login = 'maintainer', opts: { delivery?: string; onIssue?: boolean } = {}): Promise<number> {
+    const id = ++this.commentId;
+    await this.deliver(
+      'issue_comment',
+      {
+        action: 'created',
+        issue: { number: pr, ...(opts.onIssue ? {} : { pull_request: { url: `https://api.github.com/repos/acme/widgets/pulls/${pr}` } }) },
+        comment: { id, body, user: { login, type: 'User' } },
+        sender: { login, type: 'User' },
+      },
+      opts.delivery,
+    );
+    return id;
+  }
+
+  /** CI reports a commit status on `sha`. */
+  ciStatus(sha: string, state: 'pending' | 'success' | 'failure', context = 'ci'): Promise<string> {
+    return this.deliver('status', { sha, context, state, target_url: `https://ci.example.com/${sha}`, description: state });
+  }
+
+  /** The organization the App created for the account (installing it). */
+  async install(): Promise<Org> {
+    await this.deliver('installation', {
+      action: 'created',
+      installation: { id: this.fake.installationId, account: { login: this.fake.owner, type: 'Organization' } },
+      repositories: [{ name: this.fake.name, full_name: `${this.fake.owner}/${this.fake.name}` }],
+      sender: { login: 'admin', type: 'User' },
+    });
+    const org = await this.store.findOrgByOwner(`github.com/${this.fake.owner}`);
+    if (!org) throw new Error('installing the App created no organization');
+    return org;
+  }
+
+  async createQueue(org: Org, settings: Partial<CreateQueueInput> = {}): Promise<void> {
+    await this.queueService.createQueue(org, { repo: this.repo, targetBranch: 'main', ...settings });
+  }
+
+  async pr(org: Org, number: number) {
+    return this.queueService.getSubmittedPullRequest(org, { repo: this.repo, targetBranch: 'main', pr: { number } });
+  }
+
+  /** Moves virtual time on by whole minutes, letting the engine finish after each. */
+  async advanceMinutes(minutes: number): Promise<void> {
+    for (let i = 0; i < minutes; i++) {
+      await this.time.advanceBy(MIN, () => this.engine.whenIdle());
+      await this.engine.whenIdle();
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import nock from 'nock';
+
+export const API = 'https://api.github.com';
+
+/** A PR as the fake keeps it; `head` is the commit of its head. */
+interface FakePull {
+  number: number;
+  title: string;
+  author: string;
+  head: string;
+  base: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergeCommitSha: string | null;
+  draft: boolean;
+}
+
+interface FakeStatus {
+  context: string;
+  state: string;
+  target_url: string | null;
+  description: string;
+}
+
+type Reply = [number, unknown?];
+
+/**
+ * A stateful GitHub for one repository, served through nock: refs, commits, pull requests, merges,
+ * statuses, comments and reactions — the part of the REST API mergeq uses. A commit is modelled by
+ * the set of PRs whose changes it holds, so merges and "is it contained" are real set operations;
+ * two PRs declared conflicting cannot land in one commit (409 on the merges API, 405 on a PR merge).
+ * Everything mergeq does to it is recorded for the tests to assert.
+ */
+export class FakeGitHub {
+  readonly owner = 'acme';
+  readonly name = 'widgets';
+  readonly installationId = 7;
+  readonly requiredContexts = ['ci'];
+  readonly refs = new Map<string, string>();
+  readonly pulls = new Map<number, FakePull>();
+  readonly permissions = new Map<string, string>();
+  /** Statuses posted on commits (CI's and mergeq's own), by commit. */
+  readonly statuses = new Map<string, FakeStatus[]>();
+  readonly comments: { issue: number; body: string }[] = [];
+  readonly reactions: { commentId: number; content: string }[] = [];
+  /** PR numbers in the order the merge API merged them. */
+  readonly merged: number[] = [];
+  private readonly commits = new Map<string, Set<number>>([['base0', new Set()]]);
+  private readonly conflicts: [number, number][] = [];
+  private seq = 0;
+
+  constructor() {
+    this.refs.set('main', 'base0');
+  }
+
+  get repository(): { name: string; full_name: string; owner: { login: string } } {
+    return { name: this.name, full_name: `${this.owner}/${this.name}`, owner: { login: this.owner } };
+  }
+
+  openPull(number: number, author = 'dev'): FakePull {
+    const head = `head${number}`;
+    this.commits.set(head, new Set([number]));
+    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false };
+    this.pulls.set(number, pull);
+    return pull;
+  }
+
+  conflict(a: number, b: number): void {
+    this.conflicts.push([a, b]);
+  }
+
+  /** The PRs a commit (or a branch's head) holds. */
+  contentOf(shaOrBranch: string): number[] {
+    const sha = this.refs.get(shaOrBranch) ?? shaOrBranch;
+    return [...(this.commits.get(sha) ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Branches whose name starts with `prefix`. */
+  branches(prefix: string): string[] {
+    return [...this.refs.keys()].filter((b) => b.startsWith(prefix));
+  }
+
+  /** Starts serving the API; `nock.cleanAll()` stops it. */
+  serve(): void {
+    const scope = nock(API).persist();
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      scope.intercept(() => true, method).reply((uri, body) => this.handle(method, decodeURIComponent(uri), body as Record<string, unknown>));
+    }
+  }
+
+  private handle(method: string, uri: string, body: Record<string, unknown>): Reply {
+    const path = uri.split('?')[0]!;
+    if (method === 'POST' && /^\/app\/installations\/\d+\/access_tokens$/.test(path)) {
+      return [201, { token: 'installation-token', expires_at: '2099-01-01T00:00:00Z', permissions: {} }];
+    }
+    const prefix = `/repos/${this.owner}/${this.name}`;
+    if (!path.startsWith(prefix)) return notFound();
+    const route = `${method} ${path.slice(prefix.length)}`;
+    let m: RegExpExecArray | null;
+    if (route === 'GET /installation') return [200, { id: this.installationId }];
+    if ((m = /^GET \/collaborators\/([^/]+)\/permission$/.exec(route))) {
+      const permission = this.permissions.get(m[1]!) ?? 'read';
+      return [200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission }];
+    }
+    if ((m = /^GET \/pulls\/(\d+)$/.exec(route))) return this.getPull(Number(m[1]));
+    if ((m = /^PUT \/pulls\/(\d+)\/merge$/.exec(route))) return this.mergePull(Number(m[1]), body);
+    if ((m = /^GET \/git\/ref\/heads\/(.+)$/.exec(route))) {
+      const sha = this.refs.get(m[1]!);
+      return sha ? [200, { ref: `refs/heads/${m[1]}`, object: { sha, type: 'commit' } }] : notFound();
+    }
+    if (route === 'POST /git/refs') return this.createRef(String(body.ref), String(body.sha));
+    if ((m = /^PATCH \/git\/refs\/heads\/(.+)$/.exec(route))) {
+      if (!this.refs.has(m[1]!)) return [422, { message: 'Reference does not exist' }];
+      this.refs.set(m[1]!, String(body.sha));
+      return [200, { ref: `refs/heads/${m[1]}`, object: { sha: body.sha } }];
+    }
+    if ((m = /^DELETE \/git\/refs\/heads\/(.+)$/.exec(route))) {
+      return this.refs.delete(m[1]!) ? [204] : [422, { message: 'Reference does not exist' }];
+    }
+    if (route === 'POST /merges') return this.mergeInto(String(body.base), String(body.head));
+    if ((m = /^GET \/branches\/(.+)\/protection\/required_status_checks$/.exec(route))) {
+      return m[1] === 'main' ? [200, { strict: false, contexts: this.requiredContexts, checks: [] }] : notFound();
+    }
+    if (/^GET \/rules\/branches\/.+$/.test(route)) return [200, []];
+    if ((m = /^GET \/commits\/([^/]+)\/status$/.exec(route))) {
+      const statuses = this.statuses.get(m[1]!) ?? [];
+      return [200, { state: 'pending', sha: m[1], statuses, total_count: statuses.length }];
+    }
+    if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
+    if ((m = /^POST \/statuses\/([^/]+)$/.exec(route))) {
+      const list = this.statuses.get(m[1]!) ?? [];
+      const status = { context: String(body.context), state: String(body.state), target_url: (body.target_url as string | undefined) ?? null, description: String(body.description ?? '') };
+      this.statuses.set(m[1]!, [...list.filter((s) => s.context !== status.context), status]);
+      return [201, { id: ++this.seq, ...status }];
+    }
+    if ((m = /^GET \/compare\/([^.]+)\.\.\.(.+)$/.exec(route))) {
+      const base = this.contentOf(m[1]!);
+      const head = new Set(this.contentOf(m[2]!));
+      return [200, { status: base.every((n) => head.has(n)) ? 'ahead' : 'diverged' }];
+    }
+    if ((m = /^POST \/issues\/comments\/(\d+)\/reactions$/.exec(route))) {
+      this.reactions.push({ commentId: Number(m[1]), content: String(body.content) });
+      return [201, { id: ++this.seq, content: body.content }];
+    }
+    if ((m = /^POST \/issues\/(\d+)\/comments$/.exec(route))) {
+      this.comments.push({ issue: Number(m[1]), body: String(body.body) });
+      return [201, { id: ++this.seq, body: body.body }];
+    }
+    return [501, { message: `the fake GitHub does not serve ${method} ${path}` }];
+  }
+
+  private getPull(number: number): Reply {
+    const p = this.pulls.get(number);
+    if (!p) return notFound();
+    return [
+      200,
+      {
+        number: p.number,
+        title: p.title,
+        state: p.state,
+        merged: p.merged,
+        merge_commit_sha: p.mergeCommitSha,
+        draft: p.draft,
+        mergeable: p.state === 'open' ? true : null,
+        mergeable_state: p.state === 'open' ? 'clean' : 'unknown',
+        head: { sha: p.head, ref: `feature-${p.number}` },
+        base: { ref: p.base },
+        user: { login: p.author },
+      },
+    ];
+  }
+
+  private mergePull(number: number, body: Record<string, unknown>): Reply {
+    const p = this.pulls.get(number);
+    if (!p) return notFound();
+    if (p.state !== 'open') return [405, { message: 'Pull Request is not mergeable' }];
+    if (body.sha !== p.head) return [409, { message: 'Head branch was modified. Review and try the merge again.' }];
+    const merged = this.combine(this.refs.get(p.base)!, p.head);
+    if (merged === null) return [405, { message: 'Merge conflict' }];
+    this.refs.set(p.base, merged);
+    Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: merged });
+    this.merged.push(number);
+    return [200, { sha: merged, merged: true, message: 'Pull Request successfully merged' }];
+  }
+
+  private createRef(ref: string, sha: string): Reply {
+    const branch = ref.replace(/^refs\/heads\//, '');
+    if (this.refs.has(branch)) return [422, { message: 'Reference already exists' }];
+    if (!this.commits.has(sha)) return [422, { message: 'Object does not exist' }];
+    this.refs.set(branch, sha);
+    return [201, { ref, object: { sha, type: 'commit' } }];
+  }
+
+  private mergeInto(base: string, head: string): Reply {
+    const baseSha = this.refs.get(base);
+    if (!baseSha || !this.commits.has(head)) return notFound();
+    const have = this.commits.get(baseSha)!;
+    if ([...this.commits.get(head)!].every((n) => have.has(n))) return [204];
+    const merged = this.combine(baseSha, head);
+    if (merged === null) return [409, { message: 'Merge conflict' }];
+    this.refs.set(base, merged);
+    return [201, { sha: merged }];
+  }
+
+  /** A new commit holding both; null when two PRs in it conflict. */
+  private combine(a: string, b: string): string | null {
+    const content = new Set([...this.commits.get(a)!, ...this.commits.get(b)!]);
+    if (this.conflicts.some(([x, y]) => content.has(x) && content.has(y))) return null;
+    const sha = `c${++this.seq}`;
+    this.commits.set(sha, content);
+    return sha;
+  }
+}
+
+function notFound(): Reply {
+  return [404, { message: 'Not Found' }];
+}

@@ -1,0 +1,99 @@
+import type { Org } from '../../src/domain/org.js';
+import { AppHarness } from './app-harness.js';
+
+/**
+ * End to end through the GitHub door: `/merge` comments, test branches built with the merges API,
+ * CI results arriving as status webhooks, merges guarded by the tested head, and the status check on
+ * each PR — all against the stateful fake GitHub.
+ */
+let h: AppHarness;
+let org: Org;
+
+beforeEach(async () => {
+  h = await AppHarness.start();
+  org = await h.install();
+  h.fake.permissions.set('maintainer', 'write');
+  await h.createQueue(org, { concurrency: 3 });
+});
+afterEach(() => h.stop());
+
+/** The head of the test branch holding exactly these PRs. */
+function testBranchWith(prs: number[]): string {
+  const found = h.fake.branches('mergeq/main/').find((b) => JSON.stringify(h.fake.contentOf(b)) === JSON.stringify(prs));
+  if (!found) throw new Error(`no test branch holds ${prs.join(', ')}: ${h.fake.branches('mergeq/').map((b) => `${b}=${h.fake.contentOf(b)}`).join(' ')}`);
+  return h.fake.refs.get(found)!;
+}
+
+function prStatus(pr: number): { state: string; description: string } | undefined {
+  return h.fake.statuses.get(`head${pr}`)?.find((s) => s.context === 'mergeq (main)');
+}
+
+test('PRs commented /merge are tested together, merged in queue order, and a bad one fails with its checks named', async () => {
+  for (const n of [1, 2, 3]) h.fake.openPull(n);
+  for (const n of [1, 2, 3]) await h.comment(n, '/merge');
+
+  // Speculative runs: each PR on top of the ones ahead of it, built on the target branch head.
+  const with1 = testBranchWith([1]);
+  const with12 = testBranchWith([1, 2]);
+  const with123 = testBranchWith([1, 2, 3]);
+  expect(prStatus(1)).toMatchObject({ state: 'pending' });
+
+  await h.ciStatus(with123, 'failure');
+  await h.ciStatus(with12, 'success');
+  expect(h.fake.merged).toEqual([]); // #1 is not proven yet (no optimistic merging)
+  await h.ciStatus(with1, 'success');
+  expect(h.fake.merged).toEqual([1, 2]);
+  expect(h.fake.contentOf('main')).toEqual([1, 2]);
+  expect(prStatus(1)).toMatchObject({ state: 'success' });
+  expect(prStatus(2)).toMatchObject({ state: 'success' });
+
+  // #3 failed with everything ahead of it merged: it is rerun once (flakeRetries 1), then fails.
+  const rerun = testBranchWith([1, 2, 3]);
+  expect(rerun).not.toBe(with123);
+  await h.ciStatus(rerun, 'failure');
+  const three = await h.pr(org, 3);
+  expect(three).toMatchObject({ state: 'FAILED', reason: { code: 'tests_failed' } });
+  expect(three.reason?.message).toContain('ci');
+  expect(prStatus(3)).toMatchObject({ state: 'failure' });
+  expect(h.fake.merged).toEqual([1, 2]);
+
+  // Test branches are deleted once their runs ended.
+  await h.advanceMinutes(2);
+  expect(h.fake.branches('mergeq/')).toEqual([]);
+  expect(h.fake.branches('mergeq-tmp/')).toEqual([]);
+});
+
+test('new commits pushed to a queued PR cancel it (pr_updated) and the PRs behind it are retested without it', async () => {
+  for (const n of [1, 2]) h.fake.openPull(n);
+  for (const n of [1, 2]) await h.comment(n, '/merge');
+  const with12 = testBranchWith([1, 2]);
+
+  const pull = h.fake.openPull(1); // the same PR, new head commit
+  pull.head = 'head1b';
+  await h.deliver('pull_request', {
+    action: 'synchronize',
+    number: 1,
+    pull_request: { number: 1, title: 'change 1', state: 'open', merged: false, merge_commit_sha: null, draft: false, mergeable: null, mergeable_state: 'unknown', head: { sha: 'head1b', ref: 'feature-1' }, base: { ref: 'main' }, user: { login: 'dev' } },
+  });
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'CANCELLED', reason: { code: 'pr_updated' } });
+  const alone2 = testBranchWith([2]);
+  await h.ciStatus(with12, 'success'); // a result that held #1 proves nothing any more
+  expect(h.fake.merged).toEqual([]);
+  await h.ciStatus(alone2, 'success');
+  expect(h.fake.merged).toEqual([2]);
+});
+
+test('a PR that conflicts with one ahead fails with merge_conflict: its test branch cannot be built', async () => {
+  for (const n of [1, 2]) h.fake.openPull(n);
+  h.fake.conflict(1, 2);
+  await h.comment(1, '/merge');
+  await h.comment(2, '/merge');
+  const with1 = testBranchWith([1]);
+  await h.ciStatus(with1, 'success');
+  expect(h.fake.merged).toEqual([1]);
+  const two = await h.pr(org, 2);
+  expect(two).toMatchObject({ state: 'FAILED', reason: { code: 'merge_conflict' } });
+  expect(two.reason?.message).toContain('#2 conflicts');
+  expect(prStatus(2)).toMatchObject({ state: 'failure' });
+  expect(h.fake.branches('mergeq-tmp/')).toEqual([]);
+});
