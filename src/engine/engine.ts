@@ -7,7 +7,7 @@ import { repoKey } from '../domain/repo.js';
 import { testBranchName, type StatusCheck, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
-import type { GitHost, PullRequestInfo } from '../githost/githost.js';
+import type { GitHost, PullRequestComment, PullRequestInfo } from '../githost/githost.js';
 import { NO_GIT_HOST_NOTE } from '../githost/none.js';
 import {
   applyActions,
@@ -31,6 +31,7 @@ import { commitStatusFor, commitStatusKey } from './commit-status.js';
 import { recordDirectMergeFacts, requiredChecksPassed } from './direct-merge.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import { failForGitHostError } from './git-host-failure.js';
+import { prCommentFor, prCommentKey } from './pr-comment.js';
 import { QueueTargets, needsTargets } from './queue-targets.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
@@ -73,6 +74,10 @@ interface QueueRuntime {
   headCheckedAt: number | null;
   /** Entry id -> the entry and status key last reported for it. */
   reported: Map<string, { entry: Entry; key: string }>;
+  /** Entry id -> the entry and comment key last reported for it. */
+  commented: Map<string, { entry: Entry; key: string }>;
+  /** Comment updates of the queue, one after the other, so a PR's comment is created once and never left stale. */
+  comments: Promise<void>;
   /** Entry -> `prSha|targetSha` last checked for directMergeMode. */
   directChecked: Map<string, string>;
   createFailures: Map<string, number>;
@@ -273,6 +278,7 @@ export class Engine {
     let doc = await this.store.getQueueById(queueId);
     if (!doc) return this.forget(queueId);
     await this.reportStatuses(rt, doc);
+    await this.reportComments(rt, doc);
 
     // Refresh what is due in the document as the given facts leave it (e.g. PRs they just submitted).
     let withInitial = doc;
@@ -547,6 +553,7 @@ export class Engine {
     if (!(await this.store.commitQueue(stored, prev.version, archive))) return null;
     this.logTransitions(prev, next);
     await this.reportStatuses(rt, next);
+    await this.reportComments(rt, next);
     return stored;
   }
 
@@ -584,6 +591,45 @@ export class Engine {
         this.logger.warn({ err, queueId: doc.id, pr: entry.prNumber }, 'could not report the commit status');
       }
     }
+  }
+
+  /**
+   * The comment on each PR (one per PR and queue, edited in place), on changes of state or of the
+   * reason it ended with; best-effort. What to say is decided now, and said after the updates asked
+   * for before (a reconcile and a webhook may commit at once).
+   */
+  private async reportComments(rt: QueueRuntime, doc: QueueDoc): Promise<void> {
+    if (!doc.settings.commentsEnabled) return;
+    const upsert = this.gitHost.upsertPullRequestComment?.bind(this.gitHost);
+    if (!upsert) return;
+    let positions: Map<string, number> | null = null;
+    let latest: Map<number, number> | null = null;
+    const due: { prNumber: number; comment: PullRequestComment }[] = [];
+    for (const entry of doc.entries) {
+      const last = rt.commented.get(entry.id);
+      if (last?.entry === entry) continue;
+      const key = prCommentKey(entry);
+      rt.commented.set(entry.id, { entry, key });
+      if (last?.key === key) continue;
+      // An earlier submission of a PR submitted again no longer speaks for it (after a restart).
+      latest ??= latestSubmissions(doc.entries);
+      if (latest.get(entry.prNumber) !== entry.seq) continue;
+      positions ??= positionsOf(doc);
+      const run = entry.state === 'FAILED' && entry.testRunId ? doc.runs.find((r) => r.id === entry.testRunId) : undefined;
+      due.push({ prNumber: entry.prNumber, comment: prCommentFor(entry, { branch: doc.branch, position: positions.get(entry.id), run }) });
+    }
+    if (due.length === 0) return;
+    const done = rt.comments.then(async () => {
+      for (const { prNumber, comment } of due) {
+        try {
+          await upsert(doc.repo, prNumber, comment);
+        } catch (err) {
+          this.logger.warn({ err, queueId: doc.id, pr: prNumber }, 'could not update the pull request comment');
+        }
+      }
+    });
+    rt.comments = done;
+    await done;
   }
 
   private logTransitions(prev: QueueDoc, next: QueueDoc): void {
@@ -624,6 +670,8 @@ export class Engine {
         statusPolledAt: new Map(),
         headCheckedAt: null,
         reported: new Map(),
+        commented: new Map(),
+        comments: Promise.resolve(),
         directChecked: new Map(),
         createFailures: new Map(),
         targets: new QueueTargets(this.store),
@@ -661,6 +709,7 @@ export class Engine {
     const creating = new Set(doc.runs.filter((r) => r.status === 'creating').map((r) => r.id));
     for (const id of rt.prCheckedAt.keys()) if (!notReady.has(id)) rt.prCheckedAt.delete(id);
     for (const id of rt.reported.keys()) if (!entryIds.has(id)) rt.reported.delete(id);
+    for (const id of rt.commented.keys()) if (!entryIds.has(id)) rt.commented.delete(id);
     for (const id of rt.directChecked.keys()) if (!entryIds.has(id)) rt.directChecked.delete(id);
     for (const id of rt.statusPolledAt.keys()) if (!pending.has(id)) rt.statusPolledAt.delete(id);
     for (const id of rt.createFailures.keys()) if (!creating.has(id)) rt.createFailures.delete(id);
@@ -684,6 +733,13 @@ function unknownPullRequest(entry: Entry): PullRequestInfo {
     mergeability: 'UNSPECIFIED',
     mergeCommitSha: null,
   };
+}
+
+/** PR number -> the seq of its latest entry. */
+function latestSubmissions(entries: readonly Entry[]): Map<number, number> {
+  const latest = new Map<number, number>();
+  for (const e of entries) latest.set(e.prNumber, Math.max(latest.get(e.prNumber) ?? e.seq, e.seq));
+  return latest;
 }
 
 function minOrNull(a: number | null, b: number | null): number | null {

@@ -63,6 +63,19 @@ export interface GitHost {
    * head), for directMergeMode. Optional: without it, no PR is merged directly.
    */
   headContains?(repo: RepoRef, headSha: string, ancestorSha: string): Promise<boolean>;
+  /**
+   * Creates a comment on the pull request, or edits the one already there whose body starts with
+   * `comment.marker` (an HTML comment such as `<!-- mergeq:main -->`, one per queue): the PR's status
+   * comment, kept as one comment edited in place. `comment.body` starts with the marker. Optional:
+   * without it, no comment is posted (`commentsEnabled`).
+   */
+  upsertPullRequestComment?(repo: RepoRef, prNumber: number, comment: PullRequestComment): Promise<void>;
+}
+
+/** A comment that mergeq keeps up to date on a pull request: found again by its marker. */
+export interface PullRequestComment {
+  marker: string;
+  body: string;
 }
 
 /** Thrown by the `none` host: no git host is configured. */

@@ -1,3 +1,4 @@
+import type { QueueDoc } from '../../src/domain/queue.js';
 import { NoGitHost, NO_GIT_HOST_NOTE } from '../../src/githost/none.js';
 import { Engine } from '../../src/engine/engine.js';
 import { harness, repo, silentLogger, MIN } from './harness.js';
@@ -47,6 +48,102 @@ describe('engine: pull requests flow through the queue', () => {
     await h.advance(15);
     expect((await h.entry(a)).state).toBe('MERGED');
     expect(h.sandbox.reportedStatuses(repo, h.sandbox.pullRequest(repo, a)!.headSha)).toEqual([]);
+  });
+
+  it('keeps one comment per PR, edited in place as its state changes', async () => {
+    const said = new Map<number, string[]>();
+    const h = await harness({
+      settings: { concurrency: 1, flakeRetries: 1 },
+      wrapGitHost: (g) => {
+        const upsert = g.upsertPullRequestComment!.bind(g);
+        g.upsertPullRequestComment = (r, pr, comment) => {
+          said.set(pr, [...(said.get(pr) ?? []), comment.body.split('\n')[1]!]);
+          return upsert(r, pr, comment);
+        };
+        return g;
+      },
+    });
+    const marker = '<!-- mergeq:main -->';
+    const comments = (pr: number) => h.sandbox.pullRequestComments(repo, pr);
+    const a = await h.submit();
+    const bad = await h.submit({ bad: true });
+    await h.settle();
+    expect(await h.states(a, bad)).toEqual(['TESTING', 'PENDING']);
+    expect(comments(a)).toEqual([{ marker, body: `${marker}\n🧪 **Testing** in the merge queue of \`main\`.`, edits: expect.any(Number) }]);
+    expect(comments(bad)).toEqual([{ marker, body: `${marker}\n⏳ **Queued** at position 2 in the merge queue of \`main\`.`, edits: expect.any(Number) }]);
+
+    await h.advance(10);
+    expect(await h.states(a, bad)).toEqual(['MERGED', 'TESTING']);
+    expect(comments(bad)).toEqual([{ marker, body: `${marker}\n🧪 **Testing** in the merge queue of \`main\`.`, edits: expect.any(Number) }]);
+
+    await h.advance(30);
+    expect(await h.states(a, bad)).toEqual(['MERGED', 'FAILED']);
+    const sha = (await h.entry(a)).mergeCommitSha!.slice(0, 7);
+    // Submitted NOT_READY; ready, queued and tested within one reconcile: what was committed is said.
+    expect(said.get(a)).toEqual([
+      '⏳ **Waiting** to join the merge queue of `main` until it is ready (open, not a draft, mergeable).',
+      '🧪 **Testing** in the merge queue of `main`.',
+      '✅ **Tests passed** in the merge queue of `main`: merging in queue order.',
+      `✅ **Merged** by the merge queue of \`main\` as ${sha}.`,
+    ]);
+    // #1 merging moved #2 up to position 1: not worth an edit.
+    expect(said.get(bad)).toEqual([
+      '⏳ **Waiting** to join the merge queue of `main` until it is ready (open, not a draft, mergeable).',
+      '⏳ **Queued** at position 2 in the merge queue of `main`.',
+      '🧪 **Testing** in the merge queue of `main`.',
+      '🔍 **A test run failed** in the merge queue of `main`: checking whether this pull request caused it.',
+      '❌ **Failed** in the merge queue of `main`: failing checks: ci.',
+    ]);
+    // One comment each, created once and edited on every later change.
+    expect(comments(a)).toEqual([{ marker, body: `${marker}\n${said.get(a)!.at(-1)}`, edits: 3 }]);
+    expect(comments(bad)).toHaveLength(1);
+    expect(comments(bad)[0]!.edits).toBe(4);
+    expect(comments(bad)[0]!.body).toMatch(
+      /^<!-- mergeq:main -->\n❌ \*\*Failed\*\* in the merge queue of `main`: failing checks: ci\.\n\nFailing checks:\n- \[ci\]\(https:\/\/ci\.sandbox\.invalid\/runs\/\d+\)$/,
+    );
+  });
+
+  it('says a PR\'s changes in the order they were committed, though the first comment is slow to reach the host', async () => {
+    const said: string[] = [];
+    let calls = 0;
+    const h = await harness({
+      wrapGitHost: (g) => {
+        const upsert = g.upsertPullRequestComment!.bind(g);
+        g.upsertPullRequestComment = async (r, pr, comment) => {
+          // The first request is slow: meanwhile a second commit (a webhook) has more to say.
+          if (calls++ === 0) for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+          said.push(comment.body.split('\n')[1]!);
+          return upsert(r, pr, comment);
+        };
+        return g;
+      },
+    });
+    const a = await h.submit({}, false);
+    const moveTo = (state: 'TESTING' | 'MERGED') => (q: QueueDoc) => ({ ...q, entries: q.entries.map((e) => (e.prNumber === a ? { ...e, state } : e)) });
+    // Both read the same document; the second commits after the first, on a conflict.
+    await Promise.all([
+      h.engine.recordFacts(h.queueId, moveTo('TESTING'), { reconcile: false }),
+      h.engine.recordFacts(h.queueId, moveTo('MERGED'), { reconcile: false }),
+    ]);
+    expect(said).toEqual(['🧪 **Testing** in the merge queue of `main`.', '✅ **Merged** by the merge queue of `main`.']);
+    expect(h.sandbox.pullRequestComments(repo, a)).toEqual([
+      expect.objectContaining({ body: '<!-- mergeq:main -->\n✅ **Merged** by the merge queue of `main`.', edits: 1 }),
+    ]);
+  });
+
+  it('posts no comment when commentsEnabled is off, and a failing comment does not hold the queue up', async () => {
+    const off = await harness({ settings: { commentsEnabled: false } });
+    const a = await off.submit();
+    await off.advance(15);
+    expect((await off.entry(a)).state).toBe('MERGED');
+    expect(off.sandbox.pullRequestComments(repo, a)).toEqual([]);
+
+    const h = await harness();
+    h.sandbox.failNext('upsertPullRequestComment', 3);
+    const b = await h.submit();
+    await h.advance(15);
+    expect((await h.entry(b)).state).toBe('MERGED');
+    expect(h.sandbox.pullRequestComments(repo, b).map((c) => c.body)).toEqual([expect.stringContaining('✅ **Merged**')]);
   });
 
   it('fails a bad PR with tests_failed; the PRs behind it restart without it and merge', async () => {

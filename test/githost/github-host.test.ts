@@ -380,6 +380,130 @@ describe('reportStatus', () => {
   });
 });
 
+describe('upsertPullRequestComment', () => {
+  const marker = '<!-- mergeq:main -->';
+  const comment = (text: string) => ({ marker, body: `${marker}\n${text}` });
+  const comments = `${R}/issues/7/comments`;
+
+  test('edits the comment that starts with the marker, found across pages; then edits it without listing', async () => {
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(
+        200,
+        [
+          { id: 1, body: 'LGTM' },
+          { id: 2, body: `> ${marker}\n> Testing\n\nwhy is this slow?` }, // a quote of it is not it
+          { id: 3, body: '<!-- mergeq:release -->\nQueued' }, // another queue's
+        ],
+        { link: `<${API}${comments}?per_page=100&page=2>; rel="next"` },
+      )
+      .get(comments)
+      .query({ per_page: 100, page: 2 })
+      .reply(200, [{ id: 4, body: `${marker}\nQueued` }])
+      .patch(`${R}/issues/comments/4`, { body: `${marker}\nTesting` })
+      .reply(200, { id: 4 })
+      .patch(`${R}/issues/comments/4`, { body: `${marker}\nMerged` })
+      .reply(200, { id: 4 });
+    const h = host();
+    await h.upsertPullRequestComment(repo, 7, comment('Testing'));
+    await h.upsertPullRequestComment(repo, 7, comment('Merged'));
+    scope.done();
+  });
+
+  test('stops listing at the page that holds it', async () => {
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [{ id: 4, body: `${marker}\nQueued` }], { link: `<${API}${comments}?per_page=100&page=2>; rel="next"` })
+      .patch(`${R}/issues/comments/4`, { body: `${marker}\nTesting` })
+      .reply(200, { id: 4 });
+    await host().upsertPullRequestComment(repo, 7, comment('Testing'));
+    scope.done();
+  });
+
+  test('creates the comment when there is none, then edits the one it created', async () => {
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [{ id: 1, body: 'LGTM' }])
+      .post(comments, { body: `${marker}\nQueued` })
+      .reply(201, { id: 55 })
+      .patch(`${R}/issues/comments/55`, { body: `${marker}\nTesting` })
+      .reply(200, { id: 55 });
+    const h = host();
+    await h.upsertPullRequestComment(repo, 7, comment('Queued'));
+    await h.upsertPullRequestComment(repo, 7, comment('Testing'));
+    scope.done();
+  });
+
+  test('remembers comments per pull request and marker', async () => {
+    const other = '<!-- mergeq:release -->';
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [])
+      .post(comments, { body: `${marker}\nQueued` })
+      .reply(201, { id: 55 })
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [{ id: 55, body: `${marker}\nQueued` }])
+      .post(comments, { body: `${other}\nQueued` })
+      .reply(201, { id: 56 })
+      .get(`${R}/issues/8/comments`)
+      .query({ per_page: 100 })
+      .reply(200, [])
+      .post(`${R}/issues/8/comments`, { body: `${marker}\nQueued` })
+      .reply(201, { id: 57 });
+    const h = host();
+    await h.upsertPullRequestComment(repo, 7, comment('Queued'));
+    await h.upsertPullRequestComment(repo, 7, { marker: other, body: `${other}\nQueued` });
+    await h.upsertPullRequestComment(repo, 8, comment('Queued'));
+    scope.done();
+  });
+
+  test('a remembered comment that was deleted is forgotten: it is looked for again, and created', async () => {
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [])
+      .post(comments, { body: `${marker}\nQueued` })
+      .reply(201, { id: 55 })
+      .patch(`${R}/issues/comments/55`, { body: `${marker}\nTesting` })
+      .reply(404, { message: 'Not Found' })
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [])
+      .post(comments, { body: `${marker}\nTesting` })
+      .reply(201, { id: 60 })
+      .patch(`${R}/issues/comments/60`, { body: `${marker}\nMerged` })
+      .reply(200, { id: 60 });
+    const h = host();
+    await h.upsertPullRequestComment(repo, 7, comment('Queued'));
+    await h.upsertPullRequestComment(repo, 7, comment('Testing'));
+    await h.upsertPullRequestComment(repo, 7, comment('Merged'));
+    scope.done();
+  });
+
+  test('other errors propagate, and nothing is remembered', async () => {
+    const scope = nock(API)
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [])
+      .post(comments)
+      .reply(503, { message: 'unavailable' })
+      .get(comments)
+      .query({ per_page: 100 })
+      .reply(200, [{ id: 9, body: `${marker}\nQueued` }])
+      .patch(`${R}/issues/comments/9`, { body: `${marker}\nQueued` })
+      .reply(200, { id: 9 });
+    const h = host();
+    await expect(h.upsertPullRequestComment(repo, 7, comment('Queued'))).rejects.toMatchObject({ status: 503 });
+    await h.upsertPullRequestComment(repo, 7, comment('Queued'));
+    scope.done();
+  });
+});
+
 describe('headContains', () => {
   test.each([
     ['ahead', true],

@@ -40,7 +40,12 @@ describe('sandbox routes', () => {
     expect(pushClosed.status).toBe(409);
 
     const one = await request(server).get('/sandbox/pulls/1').query(repo);
-    expect(one.body).toMatchObject({ number: 1, state: 'closed' });
+    expect(one.body).toMatchObject({ number: 1, state: 'closed', comments: [] });
+
+    // The comment mergeq keeps on the PR shows with it.
+    await sandbox.upsertPullRequestComment(repo, 1, { marker: '<!-- mergeq:main -->', body: '<!-- mergeq:main -->\nCancelled' });
+    const commented = await request(server).get('/sandbox/pulls').query(repo);
+    expect(commented.body.pulls[0].comments).toEqual([{ body: '<!-- mergeq:main -->\nCancelled' }]);
   });
 
   it('makes two pull requests conflict', async () => {

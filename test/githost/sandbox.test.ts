@@ -305,6 +305,20 @@ describe('sandbox git host: test branches and CI', () => {
     await expect(sandbox.getPullRequest(repo, 1)).resolves.toMatchObject({ number: 1 });
   });
 
+  it('keeps one comment per pull request and marker, edited in place', async () => {
+    const { sandbox } = setup();
+    const a = sandbox.openPullRequest(repo);
+    await sandbox.upsertPullRequestComment(repo, a.number, { marker: '<!-- mergeq:main -->', body: '<!-- mergeq:main -->\nQueued' });
+    await sandbox.upsertPullRequestComment(repo, a.number, { marker: '<!-- mergeq:release -->', body: '<!-- mergeq:release -->\nTesting' });
+    await sandbox.upsertPullRequestComment(repo, a.number, { marker: '<!-- mergeq:main -->', body: '<!-- mergeq:main -->\nMerged' });
+    expect(sandbox.pullRequestComments(repo, a.number)).toEqual([
+      { marker: '<!-- mergeq:main -->', body: '<!-- mergeq:main -->\nMerged', edits: 1 },
+      { marker: '<!-- mergeq:release -->', body: '<!-- mergeq:release -->\nTesting', edits: 0 },
+    ]);
+    expect(sandbox.pullRequestComments(repo, 99)).toEqual([]);
+    await expect(sandbox.upsertPullRequestComment(repo, 99, { marker: 'm', body: 'm' })).rejects.toMatchObject({ status: 404 });
+  });
+
   it('records the commit statuses reported on a sha', async () => {
     const { sandbox } = setup();
     const a = sandbox.openPullRequest(repo);

@@ -30,7 +30,9 @@ describe('/merge', () => {
     const pr = await h.pr(org, 1);
     expect(pr).toMatchObject({ isCurrentlySubmittedToQueue: true, prSha: 'head1', priorityName: 'medium', noBatch: false });
     expect(h.fake.reactions).toEqual([{ commentId, content: '+1' }]);
-    expect(h.fake.comments).toEqual([]);
+    expect(h.fake.replies()).toEqual([]);
+    // The PR's status comment is mergeq's own, apart from any reply.
+    expect(h.fake.statusComments(1)).toEqual([expect.objectContaining({ body: expect.stringMatching(/^<!-- mergeq:main -->\n/) })]);
   });
 
   test('takes a priority and --no-batch', async () => {
@@ -42,31 +44,32 @@ describe('/merge', () => {
     const commentId = await h.comment(1, '/merge', 'visitor');
     await expect(h.pr(org, 1)).rejects.toMatchObject({ status: 404 });
     expect(h.fake.reactions).toEqual([{ commentId, content: 'confused' }]);
-    expect(h.fake.comments).toEqual([{ issue: 1, body: '@visitor only users with write access to acme/widgets can use /merge.' }]);
+    expect(h.fake.replies()).toEqual([{ issue: 1, body: '@visitor only users with write access to acme/widgets can use /merge.' }]);
   });
 
   test('an unknown sub-command gets the usage line and changes nothing', async () => {
     await h.comment(1, '/merge now');
     await expect(h.pr(org, 1)).rejects.toMatchObject({ status: 404 });
-    expect(h.fake.comments).toEqual([{ issue: 1, body: `\`now\` is not a /merge command. ${USAGE}` }]);
+    expect(h.fake.replies()).toEqual([{ issue: 1, body: `\`now\` is not a /merge command. ${USAGE}` }]);
   });
 
   test('cancel and restart act on the PR in the queue; status replies with its state and position', async () => {
     await h.comment(1, '/merge');
     await h.comment(1, '/merge status');
-    expect(h.fake.comments).toHaveLength(1);
-    expect(h.fake.comments[0]!.body).toMatch(/^\*\*(NOT_READY|PENDING|TESTING)\*\*.*\(priority medium\)/);
+    expect(h.fake.replies()).toHaveLength(1);
+    expect(h.fake.statusComments(1)).toHaveLength(1);
+    expect(h.fake.replies()[0]!.body).toMatch(/^\*\*(NOT_READY|PENDING|TESTING)\*\*.*\(priority medium\)/);
 
     await h.comment(1, '/merge cancel');
     expect(await h.pr(org, 1)).toMatchObject({ state: 'CANCELLED', reason: { code: 'cancelled_by_user' } });
     await h.comment(1, '/merge restart');
-    expect(h.fake.comments.at(-1)!.body).toBe('pull request #1 is CANCELLED; only a pull request in the queue can be restarted');
+    expect(h.fake.replies().at(-1)!.body).toBe('pull request #1 is CANCELLED; only a pull request in the queue can be restarted');
   });
 
   test('a redelivered webhook is handled once', async () => {
     await h.comment(1, '/merge status', 'maintainer', { delivery: 'same' });
     await h.comment(1, '/merge status', 'maintainer', { delivery: 'same' });
-    expect(h.fake.comments).toHaveLength(1);
+    expect(h.fake.replies()).toHaveLength(1);
   });
 
   test('comments on issues, and comments without a command, are not for the queue', async () => {
@@ -79,7 +82,7 @@ describe('/merge', () => {
 
 test('/merge on a branch without a queue says so, naming the branch', async () => {
   await h.comment(1, '/merge');
-  expect(h.fake.comments).toEqual([
+  expect(h.fake.replies()).toEqual([
     { issue: 1, body: 'There is no merge queue for `main` in this repository. Create one with the API (`POST /v1/createQueue`).' },
   ]);
 });
@@ -88,5 +91,5 @@ test('with commandsEnabled off, the queue ignores commands and says so', async (
   await h.createQueue(org, { commandsEnabled: false });
   await h.comment(1, '/merge');
   await expect(h.pr(org, 1)).rejects.toMatchObject({ status: 404 });
-  expect(h.fake.comments[0]!.body).toBe('Comment commands are turned off for the merge queue of `main`.');
+  expect(h.fake.replies()[0]!.body).toBe('Comment commands are turned off for the merge queue of `main`.');
 });

@@ -22,11 +22,23 @@ interface FakeStatus {
   description: string;
 }
 
-type Reply = [number, unknown?];
+/** A comment on a PR; `edits` counts the times its body was replaced. */
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  edits: number;
+}
+
+type Reply = [number, unknown?, Record<string, string>?];
+
+/** How mergeq's status comment starts (one per queue branch); command replies never do. */
+const STATUS_MARKER = '<!-- mergeq:';
 
 /**
  * A stateful GitHub for one repository, served through nock: refs, commits, pull requests, merges,
- * statuses, comments and reactions — the part of the REST API mergeq uses. A commit is modelled by
+ * statuses, comments (created, listed a page at a time, edited) and reactions — the part of the REST
+ * API mergeq uses. A commit is modelled by
  * the set of PRs whose changes it holds, so merges and "is it contained" are real set operations;
  * two PRs declared conflicting cannot land in one commit (409 on the merges API, 405 on a PR merge).
  * Everything mergeq does to it is recorded for the tests to assert.
@@ -41,7 +53,8 @@ export class FakeGitHub {
   readonly permissions = new Map<string, string>();
   /** Statuses posted on commits (CI's and mergeq's own), by commit. */
   readonly statuses = new Map<string, FakeStatus[]>();
-  readonly comments: { issue: number; body: string }[] = [];
+  /** Comments on PRs, in the order they were created: mergeq's status comments and its replies to commands. */
+  readonly comments: FakeComment[] = [];
   readonly reactions: { commentId: number; content: string }[] = [];
   /** PR numbers in the order the merge API merged them. */
   readonly merged: number[] = [];
@@ -73,6 +86,16 @@ export class FakeGitHub {
   contentOf(shaOrBranch: string): number[] {
     const sha = this.refs.get(shaOrBranch) ?? shaOrBranch;
     return [...(this.commits.get(sha) ?? [])].sort((a, b) => a - b);
+  }
+
+  /** mergeq's replies to comment commands, oldest first (its status comments left out). */
+  replies(): { issue: number; body: string }[] {
+    return this.comments.filter((c) => !c.body.startsWith(STATUS_MARKER)).map(({ issue, body }) => ({ issue, body }));
+  }
+
+  /** mergeq's status comments on a PR (one per queue branch when all is well). */
+  statusComments(issue: number): FakeComment[] {
+    return this.comments.filter((c) => c.issue === issue && c.body.startsWith(STATUS_MARKER));
   }
 
   /** Branches whose name starts with `prefix`. */
@@ -143,10 +166,31 @@ export class FakeGitHub {
       return [201, { id: ++this.seq, content: body.content }];
     }
     if ((m = /^POST \/issues\/(\d+)\/comments$/.exec(route))) {
-      this.comments.push({ issue: Number(m[1]), body: String(body.body) });
-      return [201, { id: ++this.seq, body: body.body }];
+      const comment = { id: ++this.seq, issue: Number(m[1]), body: String(body.body), edits: 0 };
+      this.comments.push(comment);
+      return [201, { id: comment.id, body: comment.body }];
+    }
+    if ((m = /^GET \/issues\/(\d+)\/comments$/.exec(route))) return this.listComments(Number(m[1]), uri);
+    if ((m = /^PATCH \/issues\/comments\/(\d+)$/.exec(route))) {
+      const comment = this.comments.find((c) => c.id === Number(m![1]));
+      if (!comment) return notFound();
+      comment.body = String(body.body);
+      comment.edits++;
+      return [200, { id: comment.id, body: comment.body }];
     }
     return [501, { message: `the fake GitHub does not serve ${method} ${path}` }];
+  }
+
+  /** A page of an issue's comments, oldest first, with GitHub's `link` header to the next page. */
+  private listComments(issue: number, uri: string): Reply {
+    const query = new URLSearchParams(uri.split('?')[1] ?? '');
+    const perPage = Number(query.get('per_page') ?? 30);
+    const page = Number(query.get('page') ?? 1);
+    const all = this.comments.filter((c) => c.issue === issue);
+    const data = all.slice((page - 1) * perPage, page * perPage).map((c) => ({ id: c.id, body: c.body, user: { login: 'mergeq[bot]', type: 'Bot' } }));
+    if (page * perPage >= all.length) return [200, data];
+    const next = `${API}/repos/${this.owner}/${this.name}/issues/${issue}/comments?per_page=${perPage}&page=${page + 1}`;
+    return [200, data, { link: `<${next}>; rel="next"` }];
   }
 
   private getPull(number: number): Reply {

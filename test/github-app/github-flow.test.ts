@@ -28,6 +28,14 @@ function prStatus(pr: number): { state: string; description: string } | undefine
   return h.fake.statuses.get(`head${pr}`)?.find((s) => s.context === 'mergeq (main)');
 }
 
+/** The body of the PR's one mergeq status comment, after checking it is the only one and was edited since it was posted. */
+function statusComment(pr: number): string {
+  const comments = h.fake.statusComments(pr);
+  expect(comments).toHaveLength(1);
+  expect(comments[0]!.edits).toBeGreaterThan(0);
+  return comments[0]!.body;
+}
+
 test('PRs commented /merge are tested together, merged in queue order, and a bad one fails with its checks named', async () => {
   for (const n of [1, 2, 3]) h.fake.openPull(n);
   for (const n of [1, 2, 3]) await h.comment(n, '/merge');
@@ -56,6 +64,21 @@ test('PRs commented /merge are tested together, merged in queue order, and a bad
   expect(three.reason?.message).toContain('ci');
   expect(prStatus(3)).toMatchObject({ state: 'failure' });
   expect(h.fake.merged).toEqual([1, 2]);
+
+  // One status comment per PR, edited in place to where the PR ended; the failing check linked.
+  const mergeCommit = (pr: number) => h.fake.pulls.get(pr)!.mergeCommitSha!.slice(0, 7);
+  expect(statusComment(1)).toBe(`<!-- mergeq:main -->\n✅ **Merged** by the merge queue of \`main\` as ${mergeCommit(1)}.`);
+  expect(statusComment(2)).toBe(`<!-- mergeq:main -->\n✅ **Merged** by the merge queue of \`main\` as ${mergeCommit(2)}.`);
+  expect(statusComment(3)).toBe(
+    [
+      '<!-- mergeq:main -->',
+      '❌ **Failed** in the merge queue of `main`: failing checks: ci.',
+      '',
+      'Failing checks:',
+      `- [ci](https://ci.example.com/${rerun})`,
+    ].join('\n'),
+  );
+  expect(h.fake.replies()).toEqual([]);
 
   // Test branches are deleted once their runs ended.
   await h.advanceMinutes(2);
@@ -96,4 +119,16 @@ test('a PR that conflicts with one ahead fails with merge_conflict: its test bra
   expect(two.reason?.message).toContain('#2 conflicts');
   expect(prStatus(2)).toMatchObject({ state: 'failure' });
   expect(h.fake.branches('mergeq-tmp/')).toEqual([]);
+});
+
+test('a queue with commentsEnabled off posts no status comment; replies to commands still come', async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', commentsEnabled: false });
+  h.fake.openPull(1);
+  await h.comment(1, '/merge');
+  await h.comment(1, '/merge status');
+  await h.ciStatus(testBranchWith([1]), 'success');
+  expect(h.fake.merged).toEqual([1]);
+  expect(prStatus(1)).toMatchObject({ state: 'success' });
+  expect(h.fake.statusComments(1)).toEqual([]);
+  expect(h.fake.replies()).toEqual([{ issue: 1, body: expect.stringMatching(/^\*\*TESTING\*\*/) }]);
 });

@@ -1,8 +1,9 @@
 import type { ProbotOctokit } from 'probot';
 import type { RepoRef } from '../../domain/repo.js';
+import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
-import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestInfo } from '../githost.js';
+import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestComment, PullRequestInfo } from '../githost.js';
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 
 /** An installation-authenticated GitHub client. */
@@ -13,6 +14,9 @@ export interface GitHubGitHostOptions {
 }
 
 type TestBranchSpec = { name: string; baseBranch: string; prs: { number: number; sha: string }[] };
+
+/** How many comment ids are remembered (the oldest are forgotten first: they are found again by listing). */
+const MAX_REMEMBERED_COMMENTS = 10_000;
 
 /** The HTTP status of an octokit RequestError (or of anything carrying a numeric `status`). */
 export function httpStatus(error: unknown): number | undefined {
@@ -50,6 +54,8 @@ export function tmpRefFor(testBranch: string): string {
  */
 export class GitHubGitHost implements GitHost {
   readonly kind = 'github' as const;
+  /** `repo#pr#marker` -> the id of the comment carrying that marker, so an update need not list the comments. */
+  private readonly commentIds = new Map<string, number>();
 
   constructor(private readonly options: GitHubGitHostOptions) {}
 
@@ -157,6 +163,35 @@ export class GitHubGitHost implements GitHost {
     });
   }
 
+  /**
+   * Edits the comment remembered for the marker, else the first one on the PR whose body starts with
+   * it (listed 100 at a time), else creates it. A remembered comment that was deleted (404) is
+   * forgotten and looked for again.
+   */
+  async upsertPullRequestComment(repo: RepoRef, prNumber: number, comment: PullRequestComment): Promise<void> {
+    const octokit = await this.options.octokitFor(repo);
+    const key = `${repoKey(repo)}#${prNumber}#${comment.marker}`;
+    const known = this.commentIds.get(key);
+    if (known !== undefined) {
+      if (await editComment(octokit, repo, known, comment.body)) {
+        this.rememberComment(key, known);
+        return;
+      }
+      this.commentIds.delete(key);
+    }
+    const found = await findComment(octokit, repo, prNumber, comment.marker);
+    if (found !== null && (await editComment(octokit, repo, found, comment.body))) {
+      this.rememberComment(key, found);
+      return;
+    }
+    const { data } = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...params(repo),
+      issue_number: prNumber,
+      body: comment.body,
+    });
+    this.rememberComment(key, Number(data.id));
+  }
+
   async headContains(repo: RepoRef, headSha: string, ancestorSha: string): Promise<boolean> {
     const octokit = await this.options.octokitFor(repo);
     return orWhen([404], false, async () => {
@@ -167,6 +202,13 @@ export class GitHubGitHost implements GitHost {
       });
       return data.status === 'ahead' || data.status === 'identical';
     });
+  }
+
+  /** Most recently used last; beyond the limit the least recently used is forgotten. */
+  private rememberComment(key: string, id: number): void {
+    this.commentIds.delete(key);
+    this.commentIds.set(key, id);
+    if (this.commentIds.size > MAX_REMEMBERED_COMMENTS) this.commentIds.delete(this.commentIds.keys().next().value!);
   }
 }
 
@@ -185,6 +227,28 @@ async function deleteRef(octokit: Octokit, repo: RepoRef, branch: string): Promi
   // 422 is GitHub's "Reference does not exist".
   await orWhen([404, 422], undefined, async () => {
     await octokit.request('DELETE /repos/{owner}/{repo}/git/refs/{ref}', { ...params(repo), ref: `heads/${branch}` });
+  });
+}
+
+/** The id of the first comment of the PR whose body starts with `marker`; null when there is none. */
+async function findComment(octokit: Octokit, repo: RepoRef, prNumber: number, marker: string): Promise<number | null> {
+  const pages = octokit.paginate.iterator('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    ...params(repo),
+    issue_number: prNumber,
+    per_page: 100,
+  });
+  for await (const { data } of pages) {
+    const found = data.find((c) => c.body?.startsWith(marker));
+    if (found) return Number(found.id);
+  }
+  return null;
+}
+
+/** Replaces a comment's body; false when the comment is gone (404). */
+async function editComment(octokit: Octokit, repo: RepoRef, commentId: number, body: string): Promise<boolean> {
+  return orWhen([404], false, async () => {
+    await octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...params(repo), comment_id: commentId, body });
+    return true;
   });
 }
 

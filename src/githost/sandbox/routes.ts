@@ -23,7 +23,8 @@ const conflictSchema = z.object({ repo: repoSchema, kind: z.enum(['textual', 'lo
 
 /**
  * Routes to drive the sandbox git host by hand (mounted at `/sandbox`, only in sandbox mode): open a
- * PR, push to it, close it, mark it good or bad, make two PRs conflict, list PRs and CI runs.
+ * PR, push to it, close it, mark it good or bad, make two PRs conflict, list PRs (with the comments
+ * mergeq keeps on them) and CI runs.
  */
 export function sandboxRoutes(sandbox: SandboxGitHost): Router {
   const router = Router();
@@ -128,6 +129,7 @@ function view(sandbox: SandboxGitHost, repo: RepoRef, pr: SandboxPullRequest) {
     mergeability: pr.state === 'open' ? r.mergeability(pr) : 'UNSPECIFIED',
     mergeCommitSha: pr.mergeCommitSha,
     mergedAt: pr.mergedAt,
+    comments: sandbox.pullRequestComments(repo, pr.number).map((c) => ({ body: c.body })),
   };
 }
 

@@ -4,7 +4,7 @@ import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
 import type { Clock } from '../../engine/clock.js';
 import type { Scheduler } from '../../engine/scheduler.js';
-import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestInfo } from '../githost.js';
+import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestComment, PullRequestInfo } from '../githost.js';
 import { ScriptedCi, type CiOptions, type StatusListener } from './ci.js';
 import { Random } from './random.js';
 import { sha1, SandboxRepository, type Change, type SandboxPullRequest } from './repository.js';
@@ -29,6 +29,13 @@ export interface OpenPullRequestInput {
 }
 
 export type GitHostMethod = Exclude<keyof GitHost, 'kind'>;
+
+/** A comment kept up to date on a sandbox PR; `edits` counts the times it was edited after it was created. */
+export interface SandboxComment {
+  marker: string;
+  body: string;
+  edits: number;
+}
 
 /** What the sandbox throws for an injected outage: looks like a 503 from a real host. */
 export class SandboxOutageError extends Error {
@@ -68,6 +75,8 @@ export class SandboxGitHost implements GitHost {
   private readonly mergeCounts = new Map<string, number>();
   private readonly mergeLog = new Map<string, number[]>();
   private readonly reports = new Map<string, CommitStatusReport[]>();
+  /** `repo#pr` -> marker -> the comment carrying it. */
+  private readonly comments = new Map<string, Map<string, SandboxComment>>();
   private readonly injected: { method: GitHostMethod; remaining: number; error: () => Error }[] = [];
   private readonly defaultBranch: string;
   readonly stats = { testBranchesCreated: 0, testBranchesDeleted: 0, branchConflicts: 0, merges: 0, mergeRefusals: 0, mergeCallsOnMergedPrs: 0 };
@@ -152,6 +161,11 @@ export class SandboxGitHost implements GitHost {
   /** The commit statuses reported on `sha`, oldest first. */
   reportedStatuses(repo: RepoRef, sha: string): CommitStatusReport[] {
     return [...(this.reports.get(`${repoKey(repo)}#${sha}`) ?? [])];
+  }
+
+  /** The comments mergeq keeps on a PR (one per marker), oldest first. */
+  pullRequestComments(repo: RepoRef, prNumber: number): SandboxComment[] {
+    return [...(this.comments.get(`${repoKey(repo)}#${prNumber}`)?.values() ?? [])].map((c) => ({ ...c }));
   }
 
   /** Sets the statuses of any commit (e.g. the checks of a PR head, which the scripted CI does not run). */
@@ -286,6 +300,21 @@ export class SandboxGitHost implements GitHost {
     this.maybeFail('reportStatus');
     const key = `${repoKey(repo)}#${sha}`;
     this.reports.set(key, [...(this.reports.get(key) ?? []), { ...report }]);
+  }
+
+  async upsertPullRequestComment(repo: RepoRef, prNumber: number, comment: PullRequestComment): Promise<void> {
+    this.maybeFail('upsertPullRequestComment');
+    this.mustFind(repo, prNumber);
+    const key = `${repoKey(repo)}#${prNumber}`;
+    let byMarker = this.comments.get(key);
+    if (!byMarker) this.comments.set(key, (byMarker = new Map()));
+    const existing = byMarker.get(comment.marker);
+    if (existing) {
+      existing.body = comment.body;
+      existing.edits++;
+    } else {
+      byMarker.set(comment.marker, { marker: comment.marker, body: comment.body, edits: 0 });
+    }
   }
 
   async headContains(repo: RepoRef, headSha: string, ancestorSha: string): Promise<boolean> {
