@@ -7,6 +7,7 @@ import { failureReason } from './failure-reason.js';
 import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
+import { ContentWalk } from './run-content.js';
 import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
@@ -50,7 +51,15 @@ export function resolveSuspects(s: Sink): void {
     const deps = run.prs.map((p) => p.entryId).filter((id) => !own.has(id) && !isLanded(d.entry(id)));
     const stale = staleDependency(d, unit, deps, exclusion);
     if (stale) {
-      readmit(s, unit, run, stale);
+      if (!leftOutBehind(d, exclusion, unit)) {
+        readmit(s, unit, run, stale);
+      } else if (d.state === 'running') {
+        // Single mode: the units behind were rebuilt without it, and re-admitting it at its place
+        // would rebuild them all once more. It is rerun on the PRs ahead of it now instead, and
+        // re-enters at the tail if that passes (rule 6; docs/readmission.md).
+        if (isLive(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: stale.message });
+        rerun(s, unit, run, false, stale.message);
+      }
       continue;
     }
     const newRuns = d.state === 'running';
@@ -171,11 +180,20 @@ function userAskedForARerun(e: Entry): boolean {
   return false;
 }
 
+/**
+ * Reruns the suspect. In single mode on the PRs ahead of it as they stand now (the units ahead
+ * without the suspects they leave out): a rerun that still held a PR ahead that failed since would
+ * fail again for nothing, and one held back until that PR is resolved would leave the suspect waiting
+ * for a CI run. When everything ahead has passed, that is the failed run's content less what landed
+ * (rule 6). A parallel lane keeps the same content: the lane behind builds on it.
+ */
 function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string): void {
   const d = s.d;
   const own = new Set(unit.entryIds);
-  // The same content, less what landed since (the target branch holds it).
-  const content = failed.prs.map((p) => p.entryId).filter((id) => own.has(id) || !isLanded(d.entry(id)));
+  const content =
+    d.settings.mode === 'parallel'
+      ? failed.prs.map((p) => p.entryId).filter((id) => own.has(id) || !isLanded(d.entry(id)))
+      : contentNow(d, unit);
   // A culprit named by bisection is rerun as the single unit it now is: a main run.
   const run = createRun(s, unit, content, { kind: 'main', attempt: failed.attempt + 1 });
   for (const e of d.unitEntries(unit)) {
@@ -187,6 +205,26 @@ function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why
       set: { testRunId: run.id, ...(countsAsRetry ? { retriesUsed: e.retriesUsed + 1 } : {}) },
     });
   }
+}
+
+/** What a run of `unit` would hold if it started now (rule 1 with the suspects left out, rule 4). */
+function contentNow(d: Draft, unit: Unit): string[] {
+  const walk = new ContentWalk(d);
+  for (const u of d.units) {
+    if (u.id === unit.id) break;
+    walk.push(u);
+  }
+  return walk.contentFor(unit);
+}
+
+/**
+ * Single mode: the unit right behind the suspect was rebuilt without it (rule 4). Not a batch: a
+ * batch is bisected rather than rerun, and re-admitted as before.
+ */
+function leftOutBehind(d: Draft, exclusion: SuspectExclusion, unit: Unit): boolean {
+  if (d.settings.mode === 'parallel' || unit.entryIds.length > 1) return false;
+  const at = d.unitIndex().get(unit.id)!;
+  return exclusion.excludes(unit, at, at + 1);
 }
 
 function readmit(s: Sink, unit: Unit, run: TestRun | undefined, why: Reason): void {

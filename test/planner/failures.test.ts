@@ -108,12 +108,13 @@ describe('rule 5: a failure is not blamed on a unit while a unit ahead in its ru
     expect(h.prsOf(h.runOf(3))).toEqual([1, 3]);
   });
 
-  test('when the unit ahead turns out to be the culprit, the suspect is re-admitted at its own position', () => {
-    const h = new Harness({ concurrency: 3, flakeRetries: 0 });
+  test('when the unit ahead turns out to be the culprit, a suspect kept by the units behind is re-admitted at its own position', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 0, canOptimisticallyMerge: true, pendingFailureDepth: 2 });
     h.submit(1);
     h.submit(2);
     h.submit(3);
-    h.fail(2); // [1,2] failed: 2 is a suspect while 1 is unresolved
+    h.fail(2); // [1,2] failed: 2 is a suspect while 1 is unresolved; #3 keeps it as flake evidence
+    expect(h.prsOf(h.runOf(3))).toEqual([1, 2, 3]);
     h.fail(1); // 1 is the culprit
     expect(h.state(1)).toBe('FAILED');
     expect(h.state(2)).toBe('TESTING');
@@ -121,6 +122,49 @@ describe('rule 5: a failure is not blamed on a unit while a unit ahead in its ru
     expect(h.prsOf(h.runOf(2))).toEqual([2]);
     expect(h.prsOf(h.runOf(3))).toEqual([2, 3]);
     expect(h.order()).toEqual([2, 3]);
+  });
+
+  test('a suspect whose rerun holds a unit ahead that fails in turn is rerun without it, and nothing behind restarts for it', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1 });
+    h.submit(1);
+    h.submit(2);
+    h.submit(3);
+    h.fail(2); // [1,2] failed while #1 is unresolved: #2 is a suspect, rerun at once on [1,2]
+    const firstRerun = h.runOf(2);
+    expect(h.prsOf(firstRerun)).toEqual([1, 2]);
+    const three = h.runOf(3);
+    expect(h.prsOf(three)).toEqual([1, 3]);
+    h.fail(1); // #1 fails its own run: a suspect too, left out behind it
+    expect(h.state(2)).toBe('PENDING_FAILURE');
+    expect(h.q.runs.find((r) => r.id === firstRerun.id)!.status).toBe('cancelled');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([3]);
+    // #2 was not re-admitted at its place: #3 was rebuilt once (without #1), not twice.
+    expect(h.entry(3).history.filter((t) => t.state === 'TESTING')).toHaveLength(3);
+  });
+
+  test('a suspect the units behind left out is rerun without the culprit instead, and re-enters at the tail when that passes', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 0 });
+    h.submit(1);
+    h.submit(2);
+    h.submit(3);
+    h.fail(2); // [1,2] failed: 2 is a suspect while 1 is unresolved; #3 is rebuilt without it
+    expect(h.prsOf(h.runOf(3))).toEqual([1, 3]);
+    h.fail(1); // 1 is the culprit
+    expect(h.state(1)).toBe('FAILED');
+    // Re-admitting #2 at its place would rebuild #3 once more, on top of it: #2 is rerun beside instead.
+    expect(h.state(2)).toBe('PENDING_FAILURE');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.entry(2).reason?.message).toBe('#1 ahead of it was removed; retesting it without #1');
+    expect(h.prsOf(h.runOf(3))).toEqual([3]);
+    h.pass(2);
+    expect(h.order()).toEqual([3, 2]);
+    expect(h.entry(2).history.map((t) => t.reason.code)).toContain('retry_passed');
+    expect(h.prsOf(h.runOf(2))).toEqual([3, 2]);
+    h.pass(3);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3]);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3, 2]);
   });
 });
 
