@@ -7,7 +7,7 @@ import { repoKey } from '../domain/repo.js';
 import { testBranchName, type StatusCheck, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
-import type { GitHost, PullRequestComment, PullRequestInfo } from '../githost/githost.js';
+import type { GitHost, PullRequestComment, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
 import { NO_GIT_HOST_NOTE } from '../githost/none.js';
 import {
   applyActions,
@@ -35,6 +35,7 @@ import { prCommentFor, prCommentKey } from './pr-comment.js';
 import { QueueTargets, needsTargets } from './queue-targets.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
+import { draftPullRequestFor } from './test-branch-pr.js';
 
 /** A fact about the world, recorded as a pure change of the queue document. */
 export type Fact = (queue: QueueDoc) => QueueDoc;
@@ -472,15 +473,22 @@ export class Engine {
   }
 
   private async createTestBranch(rt: QueueRuntime, doc: QueueDoc, run: TestRun, required: string[] | undefined): Promise<Fact | null> {
-    const spec = {
-      name: testBranchName(doc.branch, run.id),
+    const name = testBranchName(doc.branch, run.id);
+    const spec: TestBranchSpec = {
+      name,
       baseBranch: doc.branch,
       prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha })),
+      // Opened by the host once the branch exists, or found there after a crash; closed with the branch.
+      ...(doc.settings.createPrsForTestingBranches ? { draftPullRequest: draftPullRequestFor(doc.branch, name, run) } : {}),
     };
     try {
       const result = await this.withRetry(() => this.gitHost.createTestBranch(doc.repo, spec));
       rt.createFailures.delete(run.id);
       if (!result.ok) return (q) => recordRunConflict(q, run.id, result.conflictPrNumber, this.clock.now());
+      if (result.draftPullRequestError !== undefined) {
+        // The run goes on without its draft PR (it is not tried again: the run is no longer `creating`).
+        this.logger.warn({ queueId: doc.id, runId: run.id, error: result.draftPullRequestError }, 'could not open the draft pull request of a test branch');
+      }
       this.shaToQueue.set(result.sha, doc.id);
       const created = { sha: result.sha, baseSha: result.baseSha, ...(required ? { requiredStatuses: required } : {}) };
       return (q) => recordRunCreated(q, run.id, created, this.clock.now());

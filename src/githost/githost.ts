@@ -15,9 +15,28 @@ export interface PullRequestInfo {
   mergeCommitSha: string | null;
 }
 
+/**
+ * `draftPullRequestError`: the branch was created but its draft PR could not be opened (only when one
+ * was asked for). The run goes on without it: the PR is a convenience, never a reason to fail a run.
+ */
 export type CreateBranchResult =
-  | { ok: true; sha: string; baseSha: string }
+  | { ok: true; sha: string; baseSha: string; draftPullRequestError?: string }
   | { ok: false; conflictPrNumber: number };
+
+/** What `createTestBranch` builds. */
+export interface TestBranchSpec {
+  name: string;
+  baseBranch: string;
+  /** Merged in this order. */
+  prs: { number: number; sha: string }[];
+  /** Also open a draft PR from the test branch into `baseBranch` (`createPrsForTestingBranches`). */
+  draftPullRequest?: DraftPullRequestSpec;
+}
+
+export interface DraftPullRequestSpec {
+  title: string;
+  body: string;
+}
 
 export type MergeResult =
   | { ok: true; sha: string }
@@ -44,12 +63,18 @@ export interface GitHost {
   /**
    * Builds `name` from the head of `baseBranch` by merging each PR head in order. Creating a branch
    * that already exists with the same content answers as if it had just been created.
+   *
+   * With `draftPullRequest`, once the branch exists the host also opens a draft PR from it into
+   * `baseBranch`, or finds the open one already there for that head (a create repeated after a crash
+   * opens no second PR). That step fails softly: its error comes back as `draftPullRequestError` on
+   * an `ok` result, not as a throw, since the branch is built and the run can go on without the PR.
+   * Nothing is opened when the branch cannot be built (a conflict).
    */
-  createTestBranch(
-    repo: RepoRef,
-    spec: { name: string; baseBranch: string; prs: { number: number; sha: string }[] },
-  ): Promise<CreateBranchResult>;
-  /** Deleting a missing branch is not an error. */
+  createTestBranch(repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult>;
+  /**
+   * Deleting a missing branch is not an error. A draft PR opened from a test branch is closed with
+   * it (GitHub closes a PR whose head branch is deleted).
+   */
   deleteBranch(repo: RepoRef, name: string): Promise<void>;
   readStatuses(repo: RepoRef, sha: string): Promise<StatusCheck[]>;
   mergePullRequest(

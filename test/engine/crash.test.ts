@@ -44,9 +44,9 @@ function crashAt(n: number, mode: 'before' | 'after') {
 }
 
 /** A few PRs, one bad, two runs in flight at a time, reconciled by a first engine that may crash. */
-async function runScenario(crashN: number, mode: 'before' | 'after') {
+async function runScenario(crashN: number, mode: 'before' | 'after', settings: { createPrsForTestingBranches?: boolean } = {}) {
   const crash = crashAt(crashN, mode);
-  const h = await harness({ settings: { concurrency: 2, flakeRetries: 1 }, wrapStore: crash.wrapStore, wrapGitHost: crash.wrapGitHost });
+  const h = await harness({ settings: { concurrency: 2, flakeRetries: 1, ...settings }, wrapStore: crash.wrapStore, wrapGitHost: crash.wrapGitHost });
   const prs: number[] = [];
   for (const bad of [false, true, false, false]) {
     prs.push(await h.submit({ bad }));
@@ -85,6 +85,20 @@ describe('engine: a crash at any side effect is finished by the next engine', ()
         const live = (await h.doc()).runs.filter((r) => r.status === 'creating' || r.status === 'pending');
         expect([where, live]).toEqual([where, []]);
       }
+    }
+  });
+
+  it('with createPrsForTestingBranches, a test branch created again after a crash opens no second draft PR', async () => {
+    const total = (await runScenario(0, 'before', { createPrsForTestingBranches: true })).calls;
+    for (let n = 1; n <= total; n++) {
+      const { h, prs } = await runScenario(n, 'after', { createPrsForTestingBranches: true });
+      const where = `crash after side effect ${n} of ${total}`;
+      expect([where, await h.states(...prs)]).toEqual([where, ['MERGED', 'FAILED', 'MERGED', 'MERGED']]);
+      // One draft PR per test branch the CI ran on, every one closed with its branch.
+      const drafts = h.sandbox.testBranchPullRequests(repo);
+      const branches = [...new Set(h.sandbox.ci.runs.map((r) => r.branch))].sort();
+      expect([where, drafts.map((d) => d.head).sort()]).toEqual([where, branches]);
+      expect([where, drafts.filter((d) => d.state !== 'closed')]).toEqual([where, []]);
     }
   });
 });

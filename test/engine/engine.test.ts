@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { NoGitHost, NO_GIT_HOST_NOTE } from '../../src/githost/none.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -289,6 +290,65 @@ describe('engine: direct merge', () => {
     expect(await h.states(behind.number, unchecked.number)).toEqual(['MERGED', 'MERGED']);
     expect((await h.entry(behind.number)).reason?.code).toBe('merged');
     expect(h.sandbox.ci.runs.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('engine: draft PRs for test branches (createPrsForTestingBranches)', () => {
+  it('opens one draft PR per run, listing its PRs in order, and it is closed when the run ends', async () => {
+    const h = await harness({ settings: { createPrsForTestingBranches: true } });
+    const prs = [await h.submit(), await h.submit(), await h.submit()];
+    await h.settle();
+    const runs = (await h.doc()).runs;
+    expect(runs).toHaveLength(3);
+    const drafts = h.sandbox.testBranchPullRequests(repo);
+    expect(drafts.map((d) => [d.head, d.base, d.draft, d.state])).toEqual(runs.map((r) => [r.testBranch, 'main', true, 'open']));
+    expect(drafts.map((d) => d.title)).toEqual(['mergeq: testing PRs 1 on main', 'mergeq: testing PRs 1, 2 on main', 'mergeq: testing PRs 1, 2, 3 on main']);
+    expect(drafts[2]!.body).toBe(
+      [
+        `Test run \`${runs[2]!.id}\` of the merge queue of \`main\`. The branch \`${runs[2]!.testBranch}\` is \`main\` with these pull requests merged, in this order:`,
+        '',
+        '- `#1`',
+        '- `#2`',
+        '- `#3`',
+        '',
+        'This draft pull request is temporary: mergeq closes it when the run ends (its branch is deleted). Do not merge it.',
+      ].join('\n'),
+    );
+    // Numbered with the PRs people open, and not among them.
+    expect(drafts.map((d) => d.number)).toEqual([4, 5, 6]);
+    expect(h.sandbox.listPullRequests(repo).map((p) => p.number)).toEqual(prs);
+
+    await h.advance(10);
+    expect(await h.states(...prs)).toEqual(['MERGED', 'MERGED', 'MERGED']);
+    expect(h.sandbox.liveTestBranches(repo)).toEqual([]);
+    expect(h.sandbox.testBranchPullRequests(repo).map((d) => d.state)).toEqual(['closed', 'closed', 'closed']);
+  });
+
+  it('opens none with the setting off', async () => {
+    const h = await harness();
+    const a = await h.submit();
+    await h.settle();
+    expect(h.sandbox.liveTestBranches(repo)).toHaveLength(1);
+    await h.advance(10);
+    expect((await h.entry(a)).state).toBe('MERGED');
+    expect(h.sandbox.testBranchPullRequests(repo)).toEqual([]);
+  });
+
+  it('a draft PR that cannot be opened is logged, and the run goes on without it', async () => {
+    const logged: { level: number; msg: string; error?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) });
+    const h = await harness({ settings: { createPrsForTestingBranches: true }, engine: { logger } });
+    h.sandbox.failNext('openDraftPullRequest', 1, () => Object.assign(new Error('Draft pull requests are not supported in this repository.'), { status: 422 }));
+    const a = await h.submit();
+    await h.settle();
+    expect((await h.entry(a)).state).toBe('TESTING');
+    expect(h.sandbox.testBranchPullRequests(repo)).toEqual([]);
+    expect(logged).toEqual([
+      expect.objectContaining({ msg: 'could not open the draft pull request of a test branch', error: 'Draft pull requests are not supported in this repository.' }),
+    ]);
+    await h.advance(10);
+    expect((await h.entry(a)).state).toBe('MERGED');
+    expect(h.sandbox.testBranchPullRequests(repo)).toEqual([]); // not tried again: best effort
   });
 });
 

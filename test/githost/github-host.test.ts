@@ -136,6 +136,90 @@ describe('createTestBranch', () => {
     await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
     scope.done();
   });
+
+  describe('with a draft pull request (createPrsForTestingBranches)', () => {
+    const draftPullRequest = { title: 'mergeq: test #11 on main', body: 'temporary' };
+    const one = { ...spec, prs: [spec.prs[0]!], draftPullRequest };
+    const pullBody = { title: 'mergeq: test #11 on main', body: 'temporary', head: 'mergeq/main/run-1', base: 'main', draft: true };
+
+    /** The branch built from #11 at m1, as in the tests above. */
+    function built(scope: nock.Scope): nock.Scope {
+      return start(scope)
+        .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+        .reply(201, {})
+        .post(`${R}/merges`, mergeBody(one.prs[0]!))
+        .reply(201, { sha: 'm1' })
+        .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+        .reply(201, {})
+        .delete(tmpRef)
+        .reply(204);
+    }
+
+    test('opens a draft PR from the test branch into the base once the branch exists', async () => {
+      const scope = built(nock(API)).post(`${R}/pulls`, pullBody).reply(201, { number: 40, draft: true });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      scope.done();
+    });
+
+    test('a branch found already there (a crash before the PR) gets its PR', async () => {
+      const scope = nock(API)
+        .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+        .reply(200, { object: { sha: 'm1' } })
+        .get(`${R}/git/ref/heads%2Fmain`)
+        .reply(200, { object: { sha: 'base0' } })
+        .post(`${R}/pulls`, pullBody)
+        .reply(201, { number: 40, draft: true });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      scope.done();
+    });
+
+    test('a 422 saying a PR already exists for the head is the PR opened before: no second one, no error', async () => {
+      const scope = nock(API)
+        .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+        .reply(200, { object: { sha: 'm1' } })
+        .get(`${R}/git/ref/heads%2Fmain`)
+        .reply(200, { object: { sha: 'base0' } })
+        .post(`${R}/pulls`, pullBody)
+        .reply(422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:mergeq/main/run-1.' }],
+        });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      scope.done();
+    });
+
+    test('another error opening the PR is answered with the built branch, not thrown', async () => {
+      const scope = built(nock(API))
+        .post(`${R}/pulls`, pullBody)
+        .reply(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and mergeq/main/run-1' }] });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({
+        ok: true,
+        sha: 'm1',
+        baseSha: 'base0',
+        draftPullRequestError: '422 Validation Failed: No commits between main and mergeq/main/run-1',
+      });
+      scope.done();
+
+      const unavailable = built(nock(API)).post(`${R}/pulls`, pullBody).reply(503, { message: 'Service Unavailable' });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', draftPullRequestError: '503 Service Unavailable' });
+      unavailable.done();
+    });
+
+    test('a conflict opens no PR', async () => {
+      const two = { ...spec, prs: spec.prs.slice(0, 2), draftPullRequest };
+      const scope = start(nock(API))
+        .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
+        .reply(201, {})
+        .post(`${R}/merges`, mergeBody(two.prs[0]!))
+        .reply(201, { sha: 'm1' })
+        .post(`${R}/merges`, mergeBody(two.prs[1]!))
+        .reply(409, { message: 'Merge conflict' })
+        .delete(tmpRef)
+        .reply(204);
+      await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: false, conflictPrNumber: 12 });
+      scope.done();
+    });
+  });
 });
 
 describe('readStatuses', () => {

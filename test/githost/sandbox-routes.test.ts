@@ -48,6 +48,19 @@ describe('sandbox routes', () => {
     expect(commented.body.pulls[0].comments).toEqual([{ body: '<!-- mergeq:main -->\nCancelled' }]);
   });
 
+  it('lists the draft PRs opened from test branches', async () => {
+    const { server, sandbox } = app();
+    const pr = sandbox.openPullRequest(repo);
+    const spec = { name: 'mergeq/main/r1', baseBranch: 'main', prs: [{ number: pr.number, sha: pr.headSha }] };
+    await sandbox.createTestBranch(repo, { ...spec, draftPullRequest: { title: 'mergeq: test #1 on main', body: 'temporary' } });
+    const listed = await request(server).get('/sandbox/test-branch-pulls').query(repo);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({
+      pulls: [{ number: 2, title: 'mergeq: test #1 on main', body: 'temporary', head: 'mergeq/main/r1', base: 'main', draft: true, state: 'open' }],
+    });
+    expect((await request(server).get('/sandbox/test-branch-pulls')).status).toBe(400);
+  });
+
   it('makes two pull requests conflict', async () => {
     const { server, sandbox } = app();
     await request(server).post('/sandbox/pulls').send({ repo });

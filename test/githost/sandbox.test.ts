@@ -217,6 +217,36 @@ describe('sandbox git host: test branches and CI', () => {
     expect(sandbox.liveTestBranches(repo)).toEqual([]);
   });
 
+  it('opens a draft PR from a test branch once, numbered with the other PRs, and closes it with the branch', async () => {
+    const { sandbox } = setup();
+    const a = sandbox.openPullRequest(repo);
+    const draftPullRequest = { title: 'mergeq: test #1 on main', body: 'temporary' };
+    const spec = { ...branchSpec('t/1', [a]), draftPullRequest };
+    const first = await sandbox.createTestBranch(repo, spec);
+    expect(await sandbox.createTestBranch(repo, spec)).toEqual(first); // repeated after a crash: found, not opened again
+    expect(sandbox.testBranchPullRequests(repo)).toEqual([{ number: 2, title: 'mergeq: test #1 on main', body: 'temporary', head: 't/1', base: 'main', draft: true, state: 'open' }]);
+    expect(sandbox.openPullRequest(repo).number).toBe(3);
+    expect(sandbox.listPullRequests(repo).map((p) => p.number)).toEqual([1, 3]);
+
+    await sandbox.createTestBranch(repo, branchSpec('t/2', [a])); // not asked for: none
+    await sandbox.deleteBranch(repo, 't/1');
+    expect(sandbox.testBranchPullRequests(repo).map((p) => [p.head, p.state])).toEqual([['t/1', 'closed']]);
+  });
+
+  it('answers a failure to open the draft PR with the built branch; a conflict opens none', async () => {
+    const { sandbox } = setup();
+    const a = sandbox.openPullRequest(repo);
+    const b = sandbox.openPullRequest(repo);
+    sandbox.addConflict(repo, 'textual', a.number, b.number);
+    const draftPullRequest = { title: 't', body: 'b' };
+    sandbox.failNext('openDraftPullRequest');
+    const built = await sandbox.createTestBranch(repo, { ...branchSpec('t/1', [a]), draftPullRequest });
+    expect(built).toMatchObject({ ok: true, draftPullRequestError: 'sandbox git host: injected outage in openDraftPullRequest' });
+    expect(sandbox.liveTestBranches(repo)).toEqual(['t/1']);
+    expect(await sandbox.createTestBranch(repo, { ...branchSpec('t/2', [a, b]), draftPullRequest })).toEqual({ ok: false, conflictPrNumber: b.number });
+    expect(sandbox.testBranchPullRequests(repo)).toEqual([]);
+  });
+
   it('uses the longest fixed CI time of the pull requests in a run', async () => {
     const { time, sandbox, events } = setup({ duration: { kind: 'fixed', minutes: 5 } });
     const a = sandbox.openPullRequest(repo, { ciMinutes: 30 });

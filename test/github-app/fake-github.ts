@@ -15,6 +15,17 @@ interface FakePull {
   draft: boolean;
 }
 
+/** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */
+export interface FakeTestBranchPull {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+}
+
 interface FakeStatus {
   context: string;
   state: string;
@@ -37,8 +48,8 @@ const STATUS_MARKER = '<!-- mergeq:';
 
 /**
  * A stateful GitHub for one repository, served through nock: refs, commits, pull requests, merges,
- * statuses, comments (created, listed a page at a time, edited) and reactions — the part of the REST
- * API mergeq uses. A commit is modelled by
+ * statuses, comments (created, listed a page at a time, edited), reactions and pull requests opened
+ * from branches (closed when the branch is deleted) — the part of the REST API mergeq uses. A commit is modelled by
  * the set of PRs whose changes it holds, so merges and "is it contained" are real set operations;
  * two PRs declared conflicting cannot land in one commit (409 on the merges API, 405 on a PR merge).
  * Everything mergeq does to it is recorded for the tests to assert.
@@ -58,6 +69,11 @@ export class FakeGitHub {
   readonly reactions: { commentId: number; content: string }[] = [];
   /** PR numbers in the order the merge API merged them. */
   readonly merged: number[] = [];
+  /**
+   * PRs opened through the API (mergeq's draft PRs from test branches), numbered from 1000 so they
+   * never meet the ones a test opens; closed when their head branch is deleted, as on GitHub.
+   */
+  readonly createdPulls: FakeTestBranchPull[] = [];
   private readonly commits = new Map<string, Set<number>>([['base0', new Set()]]);
   private readonly conflicts: [number, number][] = [];
   private seq = 0;
@@ -138,8 +154,11 @@ export class FakeGitHub {
       return [200, { ref: `refs/heads/${m[1]}`, object: { sha: body.sha } }];
     }
     if ((m = /^DELETE \/git\/refs\/heads\/(.+)$/.exec(route))) {
-      return this.refs.delete(m[1]!) ? [204] : [422, { message: 'Reference does not exist' }];
+      if (!this.refs.delete(m[1]!)) return [422, { message: 'Reference does not exist' }];
+      for (const pull of this.createdPulls) if (pull.head === m[1]) pull.state = 'closed';
+      return [204];
     }
+    if (route === 'POST /pulls') return this.createPull(body);
     if (route === 'POST /merges') return this.mergeInto(String(body.base), String(body.head));
     if ((m = /^GET \/branches\/(.+)\/protection\/required_status_checks$/.exec(route))) {
       return m[1] === 'main' ? [200, { strict: false, contexts: this.requiredContexts, checks: [] }] : notFound();
@@ -225,6 +244,26 @@ export class FakeGitHub {
     Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: merged });
     this.merged.push(number);
     return [200, { sha: merged, merged: true, message: 'Pull Request successfully merged' }];
+  }
+
+  /** POST /pulls: GitHub's 422s for a head that is not a branch and for a second open PR from one head. */
+  private createPull(body: Record<string, unknown>): Reply {
+    const head = String(body.head);
+    if (!this.refs.has(head)) return [422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }] }];
+    if (this.createdPulls.some((p) => p.head === head && p.state === 'open')) {
+      return [422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${this.owner}:${head}.` }] }];
+    }
+    const pull: FakeTestBranchPull = {
+      number: 1000 + this.createdPulls.length,
+      title: String(body.title),
+      body: String(body.body ?? ''),
+      head,
+      base: String(body.base),
+      draft: body.draft === true,
+      state: 'open',
+    };
+    this.createdPulls.push(pull);
+    return [201, { number: pull.number, title: pull.title, draft: pull.draft, state: pull.state, head: { ref: head }, base: { ref: pull.base } }];
   }
 
   private createRef(ref: string, sha: string): Reply {

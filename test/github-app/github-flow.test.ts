@@ -132,3 +132,20 @@ test('a queue with commentsEnabled off posts no status comment; replies to comma
   expect(h.fake.statusComments(1)).toEqual([]);
   expect(h.fake.replies()).toEqual([{ issue: 1, body: expect.stringMatching(/^\*\*TESTING\*\*/) }]);
 });
+
+test('with createPrsForTestingBranches, each test branch gets a draft PR into main, closed when the branch is deleted', async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', createPrsForTestingBranches: true });
+  for (const n of [1, 2]) h.fake.openPull(n);
+  for (const n of [1, 2]) await h.comment(n, '/merge');
+  const branches = h.fake.branches('mergeq/main/');
+  expect(h.fake.createdPulls.map((p) => [p.head, p.base, p.draft, p.state, p.title])).toEqual([
+    [branches[0], 'main', true, 'open', 'mergeq: testing PRs 1 on main'],
+    [branches[1], 'main', true, 'open', 'mergeq: testing PRs 1, 2 on main'],
+  ]);
+  await h.ciStatus(testBranchWith([1, 2]), 'success');
+  await h.ciStatus(testBranchWith([1]), 'success');
+  expect(h.fake.merged).toEqual([1, 2]);
+  await h.advanceMinutes(2);
+  expect(h.fake.branches('mergeq/')).toEqual([]);
+  expect(h.fake.createdPulls.map((p) => p.state)).toEqual(['closed', 'closed']);
+});

@@ -3,7 +3,16 @@ import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
-import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestComment, PullRequestInfo } from '../githost.js';
+import type {
+  CommitStatusReport,
+  CreateBranchResult,
+  DraftPullRequestSpec,
+  GitHost,
+  MergeResult,
+  PullRequestComment,
+  PullRequestInfo,
+  TestBranchSpec,
+} from '../githost.js';
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 
 /** An installation-authenticated GitHub client. */
@@ -12,8 +21,6 @@ export type Octokit = InstanceType<typeof ProbotOctokit>;
 export interface GitHubGitHostOptions {
   octokitFor(repo: RepoRef): Promise<Octokit>;
 }
-
-type TestBranchSpec = { name: string; baseBranch: string; prs: { number: number; sha: string }[] };
 
 /** How many comment ids are remembered (the oldest are forgotten first: they are found again by listing). */
 const MAX_REMEMBERED_COMMENTS = 10_000;
@@ -31,6 +38,20 @@ function gitHubMessage(error: unknown): string {
     if (typeof data === 'object' && data !== null && 'message' in data && typeof data.message === 'string') return data.message;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** GitHub's message and those of its `errors` (a 422 "Validation Failed" says what failed there). */
+function gitHubErrorMessages(error: unknown): string[] {
+  const data = typeof error === 'object' && error !== null && 'response' in error ? (error.response as { data?: unknown } | undefined)?.data : undefined;
+  const errors = typeof data === 'object' && data !== null && 'errors' in data && Array.isArray(data.errors) ? (data.errors as unknown[]) : [];
+  const details = errors.flatMap((e) => (typeof e === 'object' && e !== null && 'message' in e && typeof e.message === 'string' ? [e.message] : []));
+  return [gitHubMessage(error), ...details];
+}
+
+/** `422 Validation Failed: No commits between main and mergeq/main/r1`, for a log line. */
+function describeGitHubError(error: unknown): string {
+  const status = httpStatus(error);
+  return `${status !== undefined ? `${status} ` : ''}${gitHubErrorMessages(error).join(': ')}`;
 }
 
 async function orWhen<T>(statuses: number[], fallback: T, call: () => Promise<T>): Promise<T> {
@@ -92,33 +113,26 @@ export class GitHubGitHost implements GitHost {
   /**
    * Merges on a temporary ref, then creates the test branch in one step so CI sees a single push.
    * After a crash the test branch may exist already (answered as is) or the temporary ref may be
-   * left over (reset to the base head).
+   * left over (reset to the base head). The draft PR, when asked for, is opened once the branch
+   * exists, also when it existed already: a crash between the two is finished by the next create.
+   * Any error opening it is answered as `draftPullRequestError` (the branch is built: throwing would
+   * make the engine retry, then fail the run's PRs, for want of a convenience).
    */
   async createTestBranch(repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
     const octokit = await this.options.octokitFor(repo);
-    const existing = await refHead(octokit, repo, spec.name);
-    const baseSha = await refHead(octokit, repo, spec.baseBranch);
-    if (baseSha === null) throw Object.assign(new Error(`branch ${spec.baseBranch} does not exist`), { status: 404 });
-    if (existing !== null) return { ok: true, sha: existing, baseSha };
-
-    const tmp = tmpRefFor(spec.name);
-    await resetRef(octokit, repo, tmp, baseSha);
+    const result = await buildTestBranch(octokit, repo, spec);
+    if (!result.ok || !spec.draftPullRequest) return result;
     try {
-      const merged = await mergeAll(octokit, repo, tmp, baseSha, spec);
-      if ('conflictPrNumber' in merged) {
-        await deleteRef(octokit, repo, tmp);
-        return { ok: false, conflictPrNumber: merged.conflictPrNumber };
-      }
-      const sha = await createRef(octokit, repo, spec.name, merged.sha);
-      await deleteRef(octokit, repo, tmp);
-      return { ok: true, sha, baseSha };
+      await openDraftPullRequest(octokit, repo, spec.name, spec.baseBranch, spec.draftPullRequest);
+      return result;
     } catch (error) {
-      await deleteRef(octokit, repo, tmp).catch(() => undefined);
-      throw error;
+      return { ...result, draftPullRequestError: describeGitHubError(error) };
     }
   }
 
   async deleteBranch(repo: RepoRef, name: string): Promise<void> {
+    // A draft PR opened from the branch needs no call of its own: GitHub closes a PR whose head
+    // branch is deleted.
     await deleteRef(await this.options.octokitFor(repo), repo, name);
   }
 
@@ -214,6 +228,44 @@ export class GitHubGitHost implements GitHost {
 
 function params(repo: RepoRef): { owner: string; repo: string } {
   return { owner: repo.owner, repo: repo.name };
+}
+
+/** The test branch, built or found (see createTestBranch); a conflict creates nothing. */
+async function buildTestBranch(octokit: Octokit, repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
+  const existing = await refHead(octokit, repo, spec.name);
+  const baseSha = await refHead(octokit, repo, spec.baseBranch);
+  if (baseSha === null) throw Object.assign(new Error(`branch ${spec.baseBranch} does not exist`), { status: 404 });
+  if (existing !== null) return { ok: true, sha: existing, baseSha };
+
+  const tmp = tmpRefFor(spec.name);
+  await resetRef(octokit, repo, tmp, baseSha);
+  try {
+    const merged = await mergeAll(octokit, repo, tmp, baseSha, spec);
+    if ('conflictPrNumber' in merged) {
+      await deleteRef(octokit, repo, tmp);
+      return { ok: false, conflictPrNumber: merged.conflictPrNumber };
+    }
+    const sha = await createRef(octokit, repo, spec.name, merged.sha);
+    await deleteRef(octokit, repo, tmp);
+    return { ok: true, sha, baseSha };
+  } catch (error) {
+    await deleteRef(octokit, repo, tmp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Opens a draft PR from `head` into `base`. A 422 saying a pull request already exists for that head
+ * means an earlier create opened it (then crashed, or was retried): it is the PR, fine. There is no
+ * close call: deleting the test branch when the run ends closes the PR on GitHub.
+ */
+async function openDraftPullRequest(octokit: Octokit, repo: RepoRef, head: string, base: string, pr: DraftPullRequestSpec): Promise<void> {
+  try {
+    await octokit.request('POST /repos/{owner}/{repo}/pulls', { ...params(repo), title: pr.title, body: pr.body, head, base, draft: true });
+  } catch (error) {
+    if (httpStatus(error) === 422 && gitHubErrorMessages(error).some((m) => /pull request already exists/i.test(m))) return;
+    throw error;
+  }
 }
 
 async function refHead(octokit: Octokit, repo: RepoRef, branch: string): Promise<string | null> {

@@ -51,6 +51,21 @@ export interface SandboxPullRequest {
   mergedAt: string | null;
 }
 
+/**
+ * A draft PR mergeq opened from a test branch (`createPrsForTestingBranches`): kept apart from the
+ * PRs people open, but numbered with them, as on GitHub. Closed when its head branch is deleted.
+ */
+export interface SandboxTestBranchPull {
+  number: number;
+  title: string;
+  body: string;
+  /** The test branch. */
+  head: string;
+  base: string;
+  draft: true;
+  state: 'open' | 'closed';
+}
+
 export function sha1(...parts: string[]): string {
   const h = createHash('sha1');
   for (const p of parts) h.update(p).update('\u0000');
@@ -62,6 +77,8 @@ export class SandboxRepository {
   readonly branches = new Map<string, Branch>();
   readonly testBranches = new Map<string, TestBranch>();
   readonly pulls = new Map<number, SandboxPullRequest>();
+  /** Draft PRs opened from test branches, by number. */
+  readonly testBranchPulls = new Map<number, SandboxTestBranchPull>();
   private nextNumber = 1;
   /** Pairs that cannot both be applied. */
   private readonly textualPartners = new Map<number, Set<number>>();
@@ -112,6 +129,19 @@ export class SandboxRepository {
     };
     this.pulls.set(number, pr);
     return pr;
+  }
+
+  /** Opens a draft PR from the test branch `head`, or answers the open one already there for it. */
+  openTestBranchPull(input: { head: string; base: string; title: string; body: string }): SandboxTestBranchPull {
+    for (const pull of this.testBranchPulls.values()) if (pull.head === input.head && pull.state === 'open') return pull;
+    const pull: SandboxTestBranchPull = { number: this.nextNumber++, ...input, draft: true, state: 'open' };
+    this.testBranchPulls.set(pull.number, pull);
+    return pull;
+  }
+
+  /** Closes the open PRs from `head` (its branch was deleted). */
+  closeTestBranchPulls(head: string): void {
+    for (const pull of this.testBranchPulls.values()) if (pull.head === head) pull.state = 'closed';
   }
 
   /** A new head, based on the base branch as it is now (as after "update branch"). */

@@ -24,7 +24,8 @@ const conflictSchema = z.object({ repo: repoSchema, kind: z.enum(['textual', 'lo
 /**
  * Routes to drive the sandbox git host by hand (mounted at `/sandbox`, only in sandbox mode): open a
  * PR, push to it, close it, mark it good or bad, make two PRs conflict, list PRs (with the comments
- * mergeq keeps on them) and CI runs.
+ * mergeq keeps on them), the draft PRs mergeq opened from its test branches
+ * (`createPrsForTestingBranches`) and CI runs.
  */
 export function sandboxRoutes(sandbox: SandboxGitHost): Router {
   const router = Router();
@@ -77,6 +78,12 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
     for (const n of [a, b]) if (!sandbox.pullRequest(body.repo, n)) return notFound(res, n);
     sandbox.addConflict(body.repo, body.kind, a, b);
     res.json({ kind: body.kind, pulls: [a, b] });
+  });
+
+  router.get('/test-branch-pulls', (req, res) => {
+    const repo = parse(repoSchema, req.query, res);
+    if (!repo) return;
+    res.json({ pulls: sandbox.testBranchPullRequests(repo) });
   });
 
   router.get('/ci', (req, res) => {

@@ -4,10 +4,18 @@ import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
 import type { Clock } from '../../engine/clock.js';
 import type { Scheduler } from '../../engine/scheduler.js';
-import type { CommitStatusReport, CreateBranchResult, GitHost, MergeResult, PullRequestComment, PullRequestInfo } from '../githost.js';
+import type {
+  CommitStatusReport,
+  CreateBranchResult,
+  GitHost,
+  MergeResult,
+  PullRequestComment,
+  PullRequestInfo,
+  TestBranchSpec,
+} from '../githost.js';
 import { ScriptedCi, type CiOptions, type StatusListener } from './ci.js';
 import { Random } from './random.js';
-import { sha1, SandboxRepository, type Change, type SandboxPullRequest } from './repository.js';
+import { sha1, SandboxRepository, type Change, type SandboxPullRequest, type SandboxTestBranchPull } from './repository.js';
 
 export interface SandboxOptions {
   clock: Clock;
@@ -29,6 +37,8 @@ export interface OpenPullRequestInput {
 }
 
 export type GitHostMethod = Exclude<keyof GitHost, 'kind'>;
+/** Where a failure can be injected: a method of the port, or the draft PR step of createTestBranch. */
+export type SandboxFailurePoint = GitHostMethod | 'openDraftPullRequest';
 
 /** A comment kept up to date on a sandbox PR; `edits` counts the times it was edited after it was created. */
 export interface SandboxComment {
@@ -77,7 +87,7 @@ export class SandboxGitHost implements GitHost {
   private readonly reports = new Map<string, CommitStatusReport[]>();
   /** `repo#pr` -> marker -> the comment carrying it. */
   private readonly comments = new Map<string, Map<string, SandboxComment>>();
-  private readonly injected: { method: GitHostMethod; remaining: number; error: () => Error }[] = [];
+  private readonly injected: { method: SandboxFailurePoint; remaining: number; error: () => Error }[] = [];
   private readonly defaultBranch: string;
   readonly stats = { testBranchesCreated: 0, testBranchesDeleted: 0, branchConflicts: 0, merges: 0, mergeRefusals: 0, mergeCallsOnMergedPrs: 0 };
 
@@ -158,6 +168,11 @@ export class SandboxGitHost implements GitHost {
     return [...(this.repos.get(repoKey(repo))?.testBranches.keys() ?? [])];
   }
 
+  /** The draft PRs opened from test branches (`createPrsForTestingBranches`), open and closed, oldest first. */
+  testBranchPullRequests(repo: RepoRef): SandboxTestBranchPull[] {
+    return [...(this.repos.get(repoKey(repo))?.testBranchPulls.values() ?? [])].map((p) => ({ ...p }));
+  }
+
   /** The commit statuses reported on `sha`, oldest first. */
   reportedStatuses(repo: RepoRef, sha: string): CommitStatusReport[] {
     return [...(this.reports.get(`${repoKey(repo)}#${sha}`) ?? [])];
@@ -173,8 +188,12 @@ export class SandboxGitHost implements GitHost {
     this.ci.setStatuses(repo, sha, checks);
   }
 
-  /** The next `times` calls of `method` throw (a transient outage unless another error is given). */
-  failNext(method: GitHostMethod, times = 1, error?: () => Error): void {
+  /**
+   * The next `times` calls of `method` throw (a transient outage unless another error is given).
+   * `openDraftPullRequest` fails the draft PR step of createTestBranch, which answers it as
+   * `draftPullRequestError`.
+   */
+  failNext(method: SandboxFailurePoint, times = 1, error?: () => Error): void {
     this.injected.push({ method, remaining: times, error: error ?? (() => new SandboxOutageError(method)) });
   }
 
@@ -213,11 +232,22 @@ export class SandboxGitHost implements GitHost {
     return [...this.ci.options.contexts];
   }
 
-  async createTestBranch(
-    repo: RepoRef,
-    spec: { name: string; baseBranch: string; prs: { number: number; sha: string }[] },
-  ): Promise<CreateBranchResult> {
+  /** The draft PR, when asked for, is opened once the branch exists (or found open: see the port). */
+  async createTestBranch(repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
     this.maybeFail('createTestBranch');
+    const result = this.buildTestBranch(repo, spec);
+    const draft = spec.draftPullRequest;
+    if (!result.ok || !draft) return result;
+    try {
+      this.maybeFail('openDraftPullRequest');
+      this.repository(repo).openTestBranchPull({ head: spec.name, base: spec.baseBranch, ...draft });
+      return result;
+    } catch (error) {
+      return { ...result, draftPullRequestError: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private buildTestBranch(repo: RepoRef, spec: TestBranchSpec): CreateBranchResult {
     const r = this.repository(repo);
     const base = r.branches.get(spec.baseBranch);
     if (!base) throw new SandboxNotFoundError(`branch ${spec.baseBranch} does not exist`);
@@ -262,6 +292,8 @@ export class SandboxGitHost implements GitHost {
       r.testBranches.delete(name);
       this.stats.testBranchesDeleted++;
     }
+    // As on GitHub: a PR whose head branch is deleted is closed.
+    r?.closeTestBranchPulls(name);
   }
 
   async readStatuses(repo: RepoRef, sha: string): Promise<StatusCheck[]> {
@@ -334,7 +366,7 @@ export class SandboxGitHost implements GitHost {
     return pr;
   }
 
-  private maybeFail(method: GitHostMethod): void {
+  private maybeFail(method: SandboxFailurePoint): void {
     const i = this.injected.findIndex((f) => f.method === method && f.remaining > 0);
     if (i < 0) return;
     const failure = this.injected[i]!;

@@ -28,7 +28,7 @@ const settingsFields = {
   batchingMaxWaitTimeMinutes: bounded('batchingMaxWaitTimeMinutes', 'longest wait for a batch to fill; default 5'),
   batchingMinSize: bounded('batchingMinSize', 'PRs per batch; default 4'),
   bisectionConcurrency: bounded('bisectionConcurrency', 'bisection runs in flight at once; default: concurrency at creation'),
-  createPrsForTestingBranches: optionalField(boolean('open a PR for every test branch; default false')),
+  createPrsForTestingBranches: optionalField(boolean('open a draft PR from every test branch into the target branch, closed when its run ends; default false')),
   commentsEnabled: optionalField(boolean('comment on PRs; default true')),
   commandsEnabled: optionalField(boolean('accept /merge comment commands; default true')),
   statusCheckEnabled: optionalField(boolean('report a commit status on PRs; default true')),
