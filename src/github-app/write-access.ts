@@ -1,5 +1,5 @@
 import type { RepoRef } from '../domain/repo.js';
-import type { Octokit } from '../githost/github/github-host.js';
+import type { Octokit } from '../githost/github/github-client.js';
 
 const WRITERS = new Set(['admin', 'maintain', 'write']);
 

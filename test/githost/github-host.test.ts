@@ -1,6 +1,7 @@
 import nock from 'nock';
 import { ProbotOctokit } from 'probot';
-import { GitHubGitHost, type Octokit } from '../../src/githost/github/github-host.js';
+import type { Octokit } from '../../src/githost/github/github-client.js';
+import { GitHubGitHost } from '../../src/githost/github/github-host.js';
 import { InstallationClients } from '../../src/githost/github/installation-clients.js';
 
 const TestOctokit = ProbotOctokit.defaults((o: { throttle?: object }) => ({
@@ -47,7 +48,7 @@ describe('createTestBranch', () => {
 
   function mergeBody(pr: { number: number; sha: string }) {
     return (body: { base: string; head: string; commit_message: string }) =>
-      body.base === 'mergeq-tmp/run-1' && body.head === pr.sha && body.commit_message.includes(`#${pr.number}`);
+      body.base === 'mergeq-tmp/run-1' && body.head === pr.sha && body.commit_message === `Merge PR ${pr.number} (${pr.sha}) into mergeq/main/run-1`;
   }
 
   test('merges each PR in order on a temporary ref, then creates the branch once at the last merge', async () => {

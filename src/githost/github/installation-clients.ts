@@ -1,6 +1,6 @@
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
-import type { Octokit } from './github-host.js';
+import type { Octokit } from './github-client.js';
 
 export interface InstallationClientsOptions {
   /** A client authenticated as the app (JWT); with probot, `() => probot.auth()`. */

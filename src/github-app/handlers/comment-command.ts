@@ -5,7 +5,7 @@ import type { PullRequestRefInput } from '../../service/queue-inputs.js';
 import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
-import type { Octokit } from '../../githost/github/github-host.js';
+import type { Octokit } from '../../githost/github/github-client.js';
 
 /**
  * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
