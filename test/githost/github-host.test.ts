@@ -624,19 +624,34 @@ describe('InstallationClients', () => {
     return { clients, installationIds, advance: (ms: number) => (now += ms) };
   }
 
-  test('looks the installation up once per repository, case-insensitively, until the ttl', async () => {
+  test('looks the installation up once per repository, case-insensitively, until the ttl; one client per installation', async () => {
     const { clients, installationIds, advance } = setup();
     const scope = nock(API).get(`${R}/installation`).reply(200, { id: 42 });
-    await clients.forRepo(repo);
-    await clients.forRepo({ ...repo, owner: 'ACME' });
+    const first = await clients.forRepo(repo);
+    expect(await clients.forRepo({ ...repo, owner: 'ACME' })).toBe(first);
     scope.done();
-    expect(installationIds).toEqual([42, 42]);
+    expect(installationIds).toEqual([42]);
 
     advance(1_000);
     const again = nock(API).get(`${R}/installation`).reply(200, { id: 43 });
     await clients.forRepo(repo);
     again.done();
-    expect(installationIds).toEqual([42, 42, 43]);
+    expect(installationIds).toEqual([42, 43]);
+  });
+
+  test('a client that could not be created is asked for again next time', async () => {
+    let calls = 0;
+    const clients = new InstallationClients({
+      appOctokit: async () => new TestOctokit({ auth: 'app-jwt' }),
+      installationOctokit: async () => {
+        if (++calls === 1) throw Object.assign(new Error('token refused'), { status: 502 });
+        return new TestOctokit({ auth: 'token' });
+      },
+    });
+    clients.remember(repo, 7);
+    await expect(clients.forRepo(repo)).rejects.toMatchObject({ status: 502 });
+    await expect(clients.forRepo(repo)).resolves.toBeDefined();
+    expect(calls).toBe(2);
   });
 
   test('remember() primes the cache: no lookup', async () => {
