@@ -1,9 +1,6 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
 
-/** GitHub refuses commit status descriptions longer than this. */
-const MAX_DESCRIPTION = 140;
-
 export function statusContext(branch: string): string {
   return `mergeq (${branch})`;
 }
@@ -18,7 +15,8 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
   const make = (state: CommitStatusReport['state'], description: string): CommitStatusReport => ({
     context: statusContext(branch),
     state,
-    description: truncate(description),
+    // GitHub's limit on its length is the GitHub host's business.
+    description,
     targetUrl: null,
   });
   switch (entry.state) {
@@ -38,8 +36,4 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
     case 'CANCELLED':
       return make('failure', entry.reason?.message ?? entry.state.toLowerCase());
   }
-}
-
-function truncate(text: string): string {
-  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
 }

@@ -33,6 +33,7 @@ import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import { failForGitHostError } from './git-host-failure.js';
 import { prCommentFor, prCommentKey } from './pr-comment.js';
 import { QueueTargets, needsTargets } from './queue-targets.js';
+import { entriesToReport, type ReportedByEntry } from './reported.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
@@ -73,10 +74,10 @@ interface QueueRuntime {
   prCheckedAt: Map<string, number>;
   statusPolledAt: Map<string, number>;
   headCheckedAt: number | null;
-  /** Entry id -> the entry and status key last reported for it. */
-  reported: Map<string, { entry: Entry; key: string }>;
-  /** Entry id -> the entry and comment key last reported for it. */
-  commented: Map<string, { entry: Entry; key: string }>;
+  /** The commit status last reported per entry. */
+  reported: ReportedByEntry;
+  /** The PR comment last reported per entry. */
+  commented: ReportedByEntry;
   /** Comment updates of the queue, one after the other, so a PR's comment is created once and never left stale. */
   comments: Promise<void>;
   /** Entry -> `prSha|targetSha` last checked for directMergeMode. */
@@ -585,13 +586,7 @@ export class Engine {
   private async reportStatuses(rt: QueueRuntime, doc: QueueDoc): Promise<void> {
     if (!doc.settings.statusCheckEnabled || this.gitHost.kind === 'none') return;
     let positions: Map<string, number> | null = null;
-    for (const entry of doc.entries) {
-      const last = rt.reported.get(entry.id);
-      // Documents share unchanged entries: the same object cannot have changed state.
-      if (last?.entry === entry) continue;
-      const key = commitStatusKey(entry);
-      rt.reported.set(entry.id, { entry, key });
-      if (last?.key === key) continue;
+    for (const entry of entriesToReport(rt.reported, doc.entries, commitStatusKey)) {
       positions ??= positionsOf(doc);
       try {
         await this.gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positions.get(entry.id), doc.branch));
@@ -613,12 +608,7 @@ export class Engine {
     let positions: Map<string, number> | null = null;
     let latest: Map<number, number> | null = null;
     const due: { prNumber: number; comment: PullRequestComment }[] = [];
-    for (const entry of doc.entries) {
-      const last = rt.commented.get(entry.id);
-      if (last?.entry === entry) continue;
-      const key = prCommentKey(entry);
-      rt.commented.set(entry.id, { entry, key });
-      if (last?.key === key) continue;
+    for (const entry of entriesToReport(rt.commented, doc.entries, prCommentKey)) {
       // An earlier submission of a PR submitted again no longer speaks for it (after a restart).
       latest ??= latestSubmissions(doc.entries);
       if (latest.get(entry.prNumber) !== entry.seq) continue;

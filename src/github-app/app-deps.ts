@@ -12,7 +12,7 @@ export interface AppDeps {
   store: Store;
   queueService: QueueService;
   engine: Pick<Engine, 'recordStatuses' | 'recordPullRequestInfo' | 'branchMoved'>;
-  gitHost: Pick<GitHost, 'readStatuses'>;
+  gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'>;
   orgs: OwnerOrgs;
   access: WriteAccess;
   /** The host in repository references: `github.com`, or the GitHub Enterprise host. */

@@ -1,5 +1,6 @@
 import type { RepoRef } from '../domain/repo.js';
 import type { Octokit } from '../githost/github/github-client.js';
+import { httpStatus } from '../githost/github/github-errors.js';
 
 const WRITERS = new Set(['admin', 'maintain', 'write']);
 
@@ -30,7 +31,7 @@ export class WriteAccess {
       allowed = WRITERS.has(data.permission) || WRITERS.has(data.role_name);
     } catch (err) {
       // Not a collaborator at all.
-      if ((err as { status?: unknown }).status !== 404) throw err;
+      if (httpStatus(err) !== 404) throw err;
       allowed = false;
     }
     this.known.set(key, { allowed, until: this.now() + this.ttlMs });

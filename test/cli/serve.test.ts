@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { TEST_PRIVATE_KEY } from '../github-app/test-key.js';
+import { TEST_PRIVATE_KEY } from '../githost/github-test-client.js';
 import { cliSandbox } from './cli-harness.js';
 
 function logCapture() {

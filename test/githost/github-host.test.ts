@@ -1,14 +1,9 @@
 import nock from 'nock';
-import { ProbotOctokit } from 'probot';
 import type { Octokit } from '../../src/githost/github/github-client.js';
 import { GitHubGitHost } from '../../src/githost/github/github-host.js';
 import { InstallationClients } from '../../src/githost/github/installation-clients.js';
+import { TestOctokit } from './github-test-client.js';
 
-const TestOctokit = ProbotOctokit.defaults((o: { throttle?: object }) => ({
-  ...o,
-  retry: { enabled: false },
-  throttle: { ...o.throttle, enabled: false },
-}));
 const API = 'https://api.github.com';
 const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const R = '/repos/acme/widgets';

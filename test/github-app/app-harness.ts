@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { pino } from 'pino';
-import { Probot, ProbotOctokit } from 'probot';
+import { Probot } from 'probot';
 import type { Org } from '../../src/domain/org.js';
 import type { RepoRef } from '../../src/domain/repo.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -16,16 +16,9 @@ import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeGitHub } from './fake-github.js';
-import { TEST_PRIVATE_KEY } from './test-key.js';
+import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';
 
 const MIN = 60_000;
-
-/** probot's retries and its throttling (a second between writes) off, so tests are quick and exact. */
-export const TestOctokit = ProbotOctokit.defaults((o: { throttle?: object }) => ({
-  ...o,
-  retry: { enabled: false },
-  throttle: { ...o.throttle, enabled: false },
-}));
 
 /**
  * mergeq wired as `mergeq serve` wires it with the GitHub git host — SQLite store, the real engine,

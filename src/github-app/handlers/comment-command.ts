@@ -29,12 +29,9 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     await reply.fail(parsed.message);
     return;
   }
-  const { data: pr } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-    owner: repo.owner,
-    repo: repo.name,
-    pull_number: issue.number,
-  });
-  const ref = { repo, targetBranch: pr.base.ref, pr: { number: issue.number } };
+  const pr = await deps.gitHost.getPullRequest(repo, issue.number);
+  if (!pr) return; // deleted since the comment was made: nothing to act on
+  const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
   try {
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
     const queue = await deps.queueService.getQueue(org, ref);
