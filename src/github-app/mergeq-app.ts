@@ -4,6 +4,7 @@ import { onCheckRun, onCheckSuite, onStatus } from './handlers/ci-results.js';
 import { onIssueComment } from './handlers/comment-command.js';
 import { onInstallation } from './handlers/installation.js';
 import { onPullRequest } from './handlers/pull-request.js';
+import { onPullRequestReview } from './handlers/pull-request-review.js';
 import { onPush } from './handlers/push.js';
 
 /** How long delivery ids are remembered: GitHub lets a delivery be redelivered for 3 days. */
@@ -32,6 +33,7 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
       ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.closed', 'pull_request.edited', 'pull_request.converted_to_draft', 'pull_request.ready_for_review'],
       once(onPullRequest),
     );
+    app.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], once(onPullRequestReview));
     app.on('status', once(onStatus));
     app.on(['check_run.created', 'check_run.completed', 'check_run.rerequested'], once(onCheckRun));
     app.on('check_suite.completed', once(onCheckSuite));

@@ -13,6 +13,8 @@ interface FakePull {
   merged: boolean;
   mergeCommitSha: string | null;
   draft: boolean;
+  /** Branch protection wants a review it does not have yet (`mergeable_state: blocked`). */
+  awaitsReview: boolean;
 }
 
 /** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */
@@ -89,7 +91,7 @@ export class FakeGitHub {
   openPull(number: number, author = 'dev'): FakePull {
     const head = `head${number}`;
     this.commits.set(head, new Set([number]));
-    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false };
+    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false };
     this.pulls.set(number, pull);
     return pull;
   }
@@ -225,7 +227,7 @@ export class FakeGitHub {
         merge_commit_sha: p.mergeCommitSha,
         draft: p.draft,
         mergeable: p.state === 'open' ? true : null,
-        mergeable_state: p.state === 'open' ? 'clean' : 'unknown',
+        mergeable_state: p.state !== 'open' ? 'unknown' : p.awaitsReview ? 'blocked' : 'clean',
         head: { sha: p.head, ref: `feature-${p.number}` },
         base: { ref: p.base },
         user: { login: p.author },

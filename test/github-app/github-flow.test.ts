@@ -106,6 +106,20 @@ test('new commits pushed to a queued PR cancel it (pr_updated) and the PRs behin
   expect(h.fake.merged).toEqual([2]);
 });
 
+test('a PR waiting for an approval joins the queue when the review webhook arrives, without waiting for a poll', async () => {
+  h.fake.openPull(1).awaitsReview = true;
+  await h.comment(1, '/merge');
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'NOT_READY' });
+  expect(h.fake.branches('mergeq/')).toEqual([]);
+
+  h.fake.openPull(1).awaitsReview = false; // approved
+  const pullInPayload = { number: 1, state: 'open', head: { sha: 'head1', ref: 'feature-1' }, base: { ref: 'main' } };
+  await h.deliver('pull_request_review', { action: 'submitted', review: { state: 'approved' }, pull_request: pullInPayload });
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'TESTING' });
+  await h.ciStatus(testBranchWith([1]), 'success');
+  expect(h.fake.merged).toEqual([1]);
+});
+
 test('a PR that conflicts with one ahead fails with merge_conflict: its test branch cannot be built', async () => {
   for (const n of [1, 2]) h.fake.openPull(n);
   h.fake.conflict(1, 2);
