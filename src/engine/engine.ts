@@ -215,6 +215,25 @@ export class Engine {
     }
   }
 
+  /**
+   * A check reported on a commit that is not a test branch: NOT_READY PRs whose head it is are read
+   * again now (an approval or a required check of the PR itself can make it ready), not at the next
+   * poll. Returns how many entries were due for it.
+   */
+  async pullRequestHeadChecked(repo: RepoRef, sha: string): Promise<number> {
+    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    let waiting = 0;
+    for (const q of queues) {
+      const entries = q.entries.filter((e) => e.state === 'NOT_READY' && e.prSha === sha);
+      if (entries.length === 0) continue;
+      const rt = this.runtime(q.id);
+      for (const e of entries) rt.prCheckedAt.delete(e.id);
+      waiting += entries.length;
+      this.notify(q.id);
+    }
+    return waiting;
+  }
+
   /** Forget the cached impacted targets of a PR head whose list was replaced. */
   forgetImpactedTargets(_repoKey: string, prNumber: number, sha: string): void {
     for (const rt of this.queues.values()) rt.targets.forget(prNumber, sha);

@@ -120,6 +120,18 @@ test('a PR waiting for an approval joins the queue when the review webhook arriv
   expect(h.fake.merged).toEqual([1]);
 });
 
+test("a PR blocked on its own required check joins the queue when that check's status arrives on its head", async () => {
+  h.fake.openPull(1).awaitsReview = true; // blocked: branch protection wants its own CI first
+  await h.comment(1, '/merge');
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'NOT_READY' });
+
+  h.fake.openPull(1).awaitsReview = false;
+  await h.ciStatus('some-other-commit', 'success');
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'NOT_READY' });
+  await h.ciStatus('head1', 'success'); // the PR's own CI on its head
+  expect(await h.pr(org, 1)).toMatchObject({ state: 'TESTING' });
+});
+
 test('a PR that conflicts with one ahead fails with merge_conflict: its test branch cannot be built', async () => {
   for (const n of [1, 2]) h.fake.openPull(n);
   h.fake.conflict(1, 2);
