@@ -5,11 +5,12 @@ import type { FailureTiming } from '../githost/sandbox/ci.js';
 import { runBenchmark } from './benchmark.js';
 import { recommend } from './recommend.js';
 import { SCENARIOS } from './scenario.js';
+import { parseSeedRange, summarizeSeeds } from './seed-summary.js';
 import { defaultStrategies } from './strategies.js';
-import { describeSettings, formatTable } from './table.js';
+import { describeSettings, formatSeedTable, formatTable } from './table.js';
 
 /**
- * `npm run bench:queue -- --scenario s20 [--seed N] [--json FILE] [--recommend] [--prs N]`
+ * `npm run bench:queue -- --scenario s20 [--seed N | --seeds A-B] [--json FILE] [--recommend] [--prs N]`
  * Queue efficiency (benchmarks.md): the oracle, serial and the best single-mode settings, simulated
  * over the real planner and engine.
  */
@@ -17,6 +18,7 @@ const program = new Command()
   .name('bench-queue')
   .option('--scenario <name>', `one of ${Object.keys(SCENARIOS).join(', ')}`, 's20')
   .option('--seed <n>', 'random seed', int, 1)
+  .option('--seeds <A-B>', 'run every seed from A to B and print each strategy\'s median and range (default JSON bench/results/queue-<scenario>-seeds.json)', seeds)
   .option('--json <file>', 'where to write the results (default bench/results/queue-<scenario>.json)')
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
   .option('--only <names>', 'run only these strategies (comma-separated; oracle and oracle+flakes always run)')
@@ -31,6 +33,7 @@ const program = new Command()
 const opts = program.opts<{
   scenario: string;
   seed: number;
+  seeds?: number[];
   json?: string;
   prs?: number;
   only?: string;
@@ -47,10 +50,25 @@ const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) }
 console.log(
   `scenario ${scenario.name}: ${scenario.prs} PRs at ${scenario.prsPerHour}/h, CI ${describeCi()}, ` +
     `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, failing runs report at ` +
-    `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, ${scenario.tickMinutes}-minute ticks, seed ${opts.seed}`,
+    `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, ${scenario.tickMinutes}-minute ticks, ` +
+    (opts.seeds ? `seeds ${opts.seeds[0]}–${opts.seeds[opts.seeds.length - 1]}` : `seed ${opts.seed}`),
 );
+const only = opts.only?.split(',').map((n) => n.trim());
+const strategies = defaultStrategies(scenario).filter((st) => !only || only.includes(st.name));
 
-if (opts.recommend) {
+if (opts.seeds) {
+  const perSeed = [];
+  for (const seed of opts.seeds) {
+    const result = await runBenchmark(scenario, strategies, seed);
+    console.error(`  seed ${seed} done`);
+    perSeed.push({ seed, strategies: result.strategies });
+  }
+  const summary = summarizeSeeds(perSeed.map((r) => r.strategies));
+  console.log(formatSeedTable(summary));
+  for (const st of strategies) console.log(`${st.name}: ${describeSettings(st.settings)}`);
+  const { name, ...parameters } = scenario;
+  writeResults(opts.json ?? `bench/results/queue-${scenario.name}-seeds.json`, { scenario: { name, ...parameters, seeds: opts.seeds }, summary, perSeed });
+} else if (opts.recommend) {
   const best = await recommend(scenario, opts.seed, {
     onProgress: (r, phase) => process.stdout.write(phase === 'search' ? '.' : `\n${r.name} on the full scenario done`),
   });
@@ -58,23 +76,32 @@ if (opts.recommend) {
   console.log(formatTable(best));
   for (const r of best) console.log(`${r.name}: ${describeSettings(r.settings)}`);
 } else {
-  const only = opts.only?.split(',').map((n) => n.trim());
-  const strategies = defaultStrategies(scenario).filter((st) => !only || only.includes(st.name));
   const result = await runBenchmark(scenario, strategies, opts.seed, (r) =>
     console.error(`  ${r.name} done${r.extra.wallSeconds === undefined ? '' : ` in ${r.extra.wallSeconds}s`}`),
   );
   console.log(formatTable(result.strategies));
   for (const r of result.strategies) if (r.settings) console.log(`${r.name}: ${describeSettings(r.settings)}`);
-  const file = opts.json ?? `bench/results/queue-${scenario.name}.json`;
-  mkdirSync(dirname(file), { recursive: true });
   const { name, ...parameters } = result.scenario;
-  writeFileSync(file, `${JSON.stringify({ scenario: { name, ...parameters }, strategies: result.strategies }, null, 2)}\n`);
+  writeResults(opts.json ?? `bench/results/queue-${scenario.name}.json`, { scenario: { name, ...parameters }, strategies: result.strategies });
+}
+
+function writeResults(file: string, content: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`);
   console.log(`results written to ${file}`);
 }
 
 function describeCi(): string {
   const d = scenario!.ciDuration;
   return d.kind === 'fixed' ? `${d.minutes} min` : `log-normal median ${d.medianMinutes} min, p90 ${d.p90Minutes} min`;
+}
+
+function seeds(value: string): number[] {
+  try {
+    return parseSeedRange(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }
 
 function int(value: string): number {

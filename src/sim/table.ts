@@ -1,4 +1,5 @@
 import type { StrategyResult } from './measure.js';
+import type { SeedSummary, Spread } from './seed-summary.js';
 
 const COLUMNS: [string, (r: StrategyResult) => string][] = [
   ['strategy', (r) => r.name],
@@ -23,10 +24,33 @@ function keptUp(r: StrategyResult): string {
   return `NO, stopped at ${(r.extra.stoppedAtMinutes / 60).toFixed(0)} h (${why})`;
 }
 
+const SEED_COLUMNS: [string, (r: SeedSummary) => string][] = [
+  ['strategy', (r) => r.name],
+  ['seeds', (r) => String(r.seeds)],
+  ['p50/oracle median (range)', (r) => spreadText(r.p50VsOracle, 2)],
+  ['CI runs/merged median (range)', (r) => spreadText(r.ciRunsPerMerged, 2)],
+  ['good failed % median (range)', (r) => spreadText(r.flakeVictimsPct, 2)],
+  ['bad merged', (r) => String(r.badMerged)],
+  ['kept up', (r) => `${r.keptUp}/${r.seeds}`],
+];
+
+function spreadText(s: Spread, digits: number): string {
+  return `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
+}
+
 /** A plain-text table of benchmark rows. */
 export function formatTable(rows: readonly StrategyResult[]): string {
-  const cells = [COLUMNS.map(([h]) => h), ...rows.map((r) => COLUMNS.map(([, f]) => f(r)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return textTable(COLUMNS, rows);
+}
+
+/** A plain-text table of strategies summarized over several seeds. */
+export function formatSeedTable(rows: readonly SeedSummary[]): string {
+  return textTable(SEED_COLUMNS, rows);
+}
+
+function textTable<R>(columns: readonly [string, (r: R) => string][], rows: readonly R[]): string {
+  const cells = [columns.map(([h]) => h), ...rows.map((r) => columns.map(([, f]) => f(r)))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
