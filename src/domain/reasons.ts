@@ -22,6 +22,7 @@ export const REASON_CODES = [
   'restarted_by_user',
   'urgent_preemption',
   'all_targets_ahead',
+  'all_targets_wait',
   'retry_passed',
   'overtaken',
   'suspect',

@@ -1,13 +1,18 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
+import { waitingSince } from '../planner/parallel/all-admission.js';
 
 export function statusContext(branch: string): string {
   return `mergeq (${branch})`;
 }
 
-/** What decides the reported status: the state, and the reason once ended. A moving position is not reported again. */
+/**
+ * What decides the reported status: the state, the reason once ended, and whether an `ALL` PR is
+ * waiting for a quieter moment. A moving position is not reported again.
+ */
 export function commitStatusKey(entry: Entry): string {
-  return entry.state === 'FAILED' || entry.state === 'CANCELLED' ? `${entry.state}|${entry.reason?.code ?? ''}` : entry.state;
+  if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}`;
+  return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
 }
 
 /** The commit status shown on a PR's head for its entry's state. */
@@ -21,6 +26,7 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
   });
   switch (entry.state) {
     case 'NOT_READY':
+      if (waitingSince(entry)) return make('pending', 'Impacts every target: waiting for fewer runs in flight to join');
       return make('pending', `Waiting until ready${entry.readiness.note ? `: ${entry.readiness.note}` : ''}`);
     case 'PENDING':
       return make('pending', position === undefined ? 'Queued' : `Queued #${position}`);

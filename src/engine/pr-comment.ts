@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { StatusCheck, TestRun } from '../domain/run.js';
 import type { PullRequestComment } from '../githost/githost.js';
+import { waitEndsAt, waitingSince } from '../planner/parallel/all-admission.js';
 import { failingChecks } from '../planner/verdict.js';
 
 /**
@@ -12,13 +13,13 @@ export function commentMarker(branch: string): string {
 }
 
 /**
- * What decides the comment: the state, and the reason once ended. A moving position is not reported
- * again (nor is a PENDING_FAILURE's reason, or a NOT_READY's note).
+ * What decides the comment: the state, the reason once ended, and whether an `ALL` PR is waiting for
+ * a quieter moment. A moving position is not reported again (nor is a PENDING_FAILURE's reason, or a
+ * NOT_READY's note).
  */
 export function prCommentKey(entry: Entry): string {
-  return entry.state === 'FAILED' || entry.state === 'CANCELLED'
-    ? `${entry.state}|${entry.reason?.code ?? ''}|${entry.reason?.message ?? ''}`
-    : entry.state;
+  if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}|${entry.reason?.message ?? ''}`;
+  return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
 }
 
 export interface PrCommentContext {
@@ -40,8 +41,14 @@ export function prCommentFor(entry: Entry, context: PrCommentContext): PullReque
 
 function headline(entry: Entry, position: number | undefined, queue: string): string {
   switch (entry.state) {
-    case 'NOT_READY':
+    case 'NOT_READY': {
+      const since = waitingSince(entry);
+      if (since) {
+        const by = waitEndsAt(since).toISOString().slice(0, 16).replace('T', ' ');
+        return `⏳ **Waiting** to join ${queue}: it impacts every target, so it joins when that restarts few of the runs in flight, by ${by} UTC at the latest.`;
+      }
       return `⏳ **Waiting** to join ${queue} until it is ready (open, not a draft, mergeable).`;
+    }
     case 'PENDING':
       return position === undefined ? `⏳ **Queued** in ${queue}.` : `⏳ **Queued** at position ${position} in ${queue}.`;
     case 'TESTING':

@@ -2,9 +2,13 @@ import { derivedId } from '../domain/ids.js';
 import { reason } from '../domain/reasons.js';
 import type { Sink } from './draft.js';
 import { placementIndex } from './placement.js';
+import { allTargetsWait, waitingSince } from './parallel/all-admission.js';
 import { notReadyBecause, readinessLost } from './readiness.js';
 
-/** NOT_READY -> PENDING when ready (taking a place in queue order); PENDING -> NOT_READY when not. */
+/**
+ * NOT_READY -> PENDING when ready (taking a place in queue order; an `ALL` PR in parallel mode may
+ * wait for a quieter moment first, see all-admission.ts); PENDING -> NOT_READY when not.
+ */
 export function updateReadiness(s: Sink): void {
   const d = s.d;
   const becameReady = [];
@@ -15,6 +19,11 @@ export function updateReadiness(s: Sink): void {
   for (const e of becameReady) {
     const seq = d.nextSeq;
     const unit = { id: derivedId(d.base.id, 'unit', seq), entryIds: [e.id], createdAt: d.nowIso };
+    const wait = allTargetsWait(d, e, unit);
+    if (wait) {
+      if (!waitingSince(e)) s.emit({ type: 'transition', entryId: e.id, to: 'NOT_READY', reason: wait });
+      continue;
+    }
     s.emit({ type: 'placeUnit', unit, index: placementIndex(d, e.priorityValue, unit, false), seq });
     s.emit({
       type: 'transition',

@@ -2,10 +2,12 @@ import { Draft } from './draft.js';
 import { batchDueAt } from './phase-batching.js';
 import type { PlanInput } from './plan.js';
 import { isLive } from './run-status.js';
+import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
 
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
- * flight, or the time a partial batch becomes due. null when nothing is timed.
+ * flight, the time a partial batch becomes due, or the end of an `ALL` PR's wait to be placed. null
+ * when nothing is timed.
  */
 export function nextWakeUp(input: PlanInput, now: Date): Date | null {
   const q = input.queue;
@@ -15,6 +17,11 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
     if (!isLive(run)) continue;
     const at = Date.parse(run.createdAt) + timeoutMs;
     if (at > now.getTime() && at < earliest) earliest = at;
+  }
+  for (const e of q.entries) {
+    const since = waitingSince(e);
+    const at = since && waitEndsAt(since).getTime();
+    if (at && at > now.getTime() && at < earliest) earliest = at;
   }
   const due = batchDueAt(new Draft(q, now))?.getTime();
   if (due !== undefined && due > now.getTime() && due < earliest) earliest = due;

@@ -2,6 +2,7 @@ import { initialReadiness, type Entry } from '../../src/domain/entry.js';
 import { reason, type Reason } from '../../src/domain/reasons.js';
 import type { StatusCheck, TestRun } from '../../src/domain/run.js';
 import type { PrState } from '../../src/domain/states.js';
+import { commitStatusFor, commitStatusKey } from '../../src/engine/commit-status.js';
 import { commentMarker, prCommentFor, prCommentKey } from '../../src/engine/pr-comment.js';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -60,6 +61,9 @@ function run(status: TestRun['status'], statusChecks: StatusCheck[], requiredSta
 }
 
 const failedChecks: Reason = reason('tests_failed', 'failing checks: ci, lint');
+const allWait = reason('all_targets_wait', 'impacts every target: joins the queue when that restarts at most 9 runs in flight (now 14), by … at the latest');
+/** An `ALL` PR waiting since AT for a quieter moment to join (all-admission.ts). */
+const waitingAll = entry('NOT_READY', { reason: allWait, history: [{ state: 'NOT_READY', at: AT, reason: allWait }] });
 const failedRun = run('failed', [
   { context: 'ci', state: 'failure', url: 'https://ci.example.com/runs/1' },
   { context: 'lint', state: 'error', url: null },
@@ -72,6 +76,13 @@ describe('the PR comment', () => {
 
   test.each<[string, Entry, number | undefined, TestRun | undefined, string]>([
     ['not ready', entry('NOT_READY'), undefined, undefined, '⏳ **Waiting** to join the merge queue of `main` until it is ready (open, not a draft, mergeable).'],
+    [
+      'an ALL PR waiting for fewer runs in flight, with the time it joins at the latest',
+      waitingAll,
+      undefined,
+      undefined,
+      '⏳ **Waiting** to join the merge queue of `main`: it impacts every target, so it joins when that restarts few of the runs in flight, by 2026-11-22 12:00 UTC at the latest.',
+    ],
     ['queued', entry('PENDING'), 3, undefined, '⏳ **Queued** at position 3 in the merge queue of `main`.'],
     ['queued, position unknown', entry('PENDING'), undefined, undefined, '⏳ **Queued** in the merge queue of `main`.'],
     ['testing', entry('TESTING'), 1, undefined, '🧪 **Testing** in the merge queue of `main`.'],
@@ -143,5 +154,13 @@ describe('the PR comment', () => {
       prCommentKey(entry('FAILED', { reason: reason('tests_failed', 'failing checks: lint') })),
     );
     expect(prCommentKey(entry('CANCELLED', { reason: reason('pr_closed', 'x') }))).not.toBe(prCommentKey(entry('CANCELLED', { reason: reason('pr_updated', 'x') })));
+    // An ALL PR that starts waiting for a quieter moment is reported again (both stay NOT_READY).
+    expect(prCommentKey(waitingAll)).not.toBe(prCommentKey(entry('NOT_READY')));
+  });
+
+  test('the commit status of an ALL PR waiting to join says why, and is reported again when the wait starts', () => {
+    expect(commitStatusFor(waitingAll, undefined, 'main')).toMatchObject({ state: 'pending', description: 'Impacts every target: waiting for fewer runs in flight to join' });
+    expect(commitStatusFor(entry('NOT_READY'), undefined, 'main').description).toBe('Waiting until ready');
+    expect(commitStatusKey(waitingAll)).not.toBe(commitStatusKey(entry('NOT_READY')));
   });
 });

@@ -1,3 +1,4 @@
+import { nextWakeUp } from '../../src/planner/index.js';
 import { Harness } from './harness.js';
 
 const parallel = { mode: 'parallel' as const, concurrency: 10, canOptimisticallyMerge: true, flakeRetries: 1 };
@@ -205,6 +206,66 @@ describe('mergeq ALL policy (docs/all-targets.md)', () => {
     h.submit(5, { targets: ['d'], priority: 'urgent' });
     h.submit(6, { targets: 'ALL' });
     expect(h.order()).toEqual([5, 4, 6, 1, 3]);
+  });
+
+  test('an ALL PR waits, holding nothing, while joining would restart more than 45% of concurrency in runs', () => {
+    const h = new Harness({ ...parallel, concurrency: 5 }); // at most 2 restarts
+    for (const [n, t] of [[1, 'a'], [2, 'b'], [3, 'c']] as const) h.submit(n, { targets: [t] });
+    h.submit(4, { targets: 'ALL' });
+    expect(h.state(4)).toBe('NOT_READY');
+    expect(h.entry(4).reason).toMatchObject({ code: 'all_targets_wait' });
+    expect(h.entry(4).reason?.message).toContain('at most 2 runs in flight (now 3)');
+    // A PR arriving meanwhile is placed and tested as if #4 were not there.
+    h.submit(5, { targets: ['d'] });
+    expect(h.order()).toEqual([1, 2, 3, 5]);
+    expect(h.prsOf(h.runOf(5))).toEqual([5]);
+    h.pass(1);
+    expect(h.state(4)).toBe('NOT_READY'); // 3 still under test
+    h.pass(2);
+    // Two under test: it joins ahead of them, and they restart on top of it.
+    expect(h.order()).toEqual([4, 3, 5]);
+    expect(h.prsOf(h.runOf(4))).toEqual([4]);
+    expect(h.prsOf(h.runOf(3))).toEqual([4, 3]);
+    expect(h.entry(3).history.map((t) => t.reason.code)).toContain('all_targets_ahead');
+    // The wait was recorded once, not on every plan.
+    expect(h.entry(4).history.filter((t) => t.reason.code === 'all_targets_wait')).toHaveLength(1);
+  });
+
+  test('an ALL PR waits 120 minutes at most; the planner asks to be woken then', () => {
+    const h = new Harness({ ...parallel, concurrency: 2 }); // no restart at all is allowed
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: 'ALL' });
+    expect(h.state(2)).toBe('NOT_READY');
+    expect(nextWakeUp({ queue: h.q, targets: h.targets }, h.now)?.getTime()).toBe(h.now.getTime() + 120 * 60_000);
+    h.advance(119);
+    expect(h.state(2)).toBe('NOT_READY');
+    h.advance(1);
+    expect(h.order()).toEqual([2, 1]);
+    expect(h.prsOf(h.runOf(1))).toEqual([2, 1]);
+  });
+
+  test('an urgent ALL PR does not wait', () => {
+    const h = new Harness({ ...parallel, concurrency: 2 });
+    h.submit(1, { targets: ['a'] });
+    h.submit(2, { targets: 'ALL', priority: 'urgent' });
+    expect(h.order()).toEqual([2, 1]);
+  });
+
+  test('an ALL unit starts on an earlier ALL unit under test: a cluster of ALL PRs is tested as a chain', () => {
+    const h = new Harness(parallel);
+    h.submit(1, { targets: 'ALL' });
+    h.submit(2, { targets: 'ALL' });
+    h.submit(3, { targets: ['a'] });
+    expect(h.prsOf(h.runOf(2))).toEqual([1, 2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([1, 2, 3]);
+    // #1 turns out bad: the chain goes on without it.
+    h.fail(1);
+    h.fail(1);
+    expect(h.state(1)).toBe('FAILED');
+    expect(h.prsOf(h.runOf(2))).toEqual([2]);
+    expect(h.prsOf(h.runOf(3))).toEqual([2, 3]);
+    h.pass(3);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2, 3]);
   });
 
   test('in single mode targets are ignored: nothing moves ahead of units under test', () => {

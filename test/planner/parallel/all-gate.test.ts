@@ -42,7 +42,8 @@ function draftOf({ units, states, landing }: GateCase): Draft {
 function naiveMayStart({ units, states, landing }: GateCase, k: number): boolean {
   if (units[k]!.excluded) return true;
   const closure = naiveClosureAhead(units, k).filter((j) => !landing[j]);
-  if (units[k]!.targets === 'ALL') return closure.every((j) => states[j] === 'TESTS_PASSED');
+  // On proven units, or on earlier ALL units under test (a chain of ALL units).
+  if (units[k]!.targets === 'ALL') return closure.every((j) => states[j] === 'TESTS_PASSED' || (states[j] === 'TESTING' && units[j]!.targets === 'ALL'));
   return closure.every((j) => !(states[j] === 'PENDING' && units[j]!.targets === 'ALL'));
 }
 
