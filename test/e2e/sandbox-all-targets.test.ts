@@ -39,7 +39,7 @@ test('an ALL PR waits for a quieter moment while later PRs merge, then joins ahe
   const waiting = await viewOf(toolchain);
   expect(waiting.state).toBe('NOT_READY');
   expect(waiting.reason?.code).toBe('all_targets_wait');
-  expect(waiting.reason?.message).toContain('at most 1 runs in flight (now 2)');
+  expect(waiting.reason?.message).toContain('at most 1 of the runs in flight (2 when it began to wait)');
 
   // Holding nothing: a PR submitted after it is tested alone and merges first.
   const docs = await submit('docs fix', 10, ['//docs:site']);

@@ -61,7 +61,7 @@ function run(status: TestRun['status'], statusChecks: StatusCheck[], requiredSta
 }
 
 const failedChecks: Reason = reason('tests_failed', 'failing checks: ci, lint');
-const allWait = reason('all_targets_wait', 'impacts every target: joins the queue when that restarts at most 9 runs in flight (now 14), by … at the latest');
+const allWait = reason('all_targets_wait', 'impacts every target: joins the queue when that restarts at most 9 of the runs in flight (14 when it began to wait), by … at the latest');
 /** An `ALL` PR waiting since AT for a quieter moment to join (all-admission.ts). */
 const waitingAll = entry('NOT_READY', { reason: allWait, history: [{ state: 'NOT_READY', at: AT, reason: allWait }] });
 const failedRun = run('failed', [

@@ -214,7 +214,7 @@ describe('mergeq ALL policy (docs/all-targets.md)', () => {
     h.submit(4, { targets: 'ALL' });
     expect(h.state(4)).toBe('NOT_READY');
     expect(h.entry(4).reason).toMatchObject({ code: 'all_targets_wait' });
-    expect(h.entry(4).reason?.message).toContain('at most 2 runs in flight (now 3)');
+    expect(h.entry(4).reason?.message).toContain('at most 2 of the runs in flight (3 when it began to wait)');
     // A PR arriving meanwhile is placed and tested as if #4 were not there.
     h.submit(5, { targets: ['d'] });
     expect(h.order()).toEqual([1, 2, 3, 5]);

@@ -31,7 +31,7 @@ export function allTargetsWait(d: Draft, entry: Entry, unit: Unit): Reason | nul
   if (restarts <= limit) return null;
   return reason(
     'all_targets_wait',
-    `impacts every target: joins the queue when that restarts at most ${limit} runs in flight (now ${restarts}), by ${until.toISOString()} at the latest`,
+    `impacts every target: joins the queue when that restarts at most ${limit} of the runs in flight (${restarts} when it began to wait), by ${until.toISOString()} at the latest`,
   );
 }
 
