@@ -1,9 +1,8 @@
 import type { Context } from 'probot';
-import { TEST_BRANCH_PREFIX } from '../../domain/run.js';
+import type { RepoRef } from '../../domain/repo.js';
+import { TEST_BRANCH_PREFIX, type StatusCheck } from '../../domain/run.js';
 import { checkRunState, commitStatusState } from '../../githost/github/github-mapping.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
-import type { RepoRef } from '../../domain/repo.js';
-import type { StatusCheck } from '../../domain/run.js';
 
 /**
  * Commit statuses: recorded for the run whose test branch head they are on. On any other commit they
