@@ -60,3 +60,17 @@ test('an ALL PR waits for a quieter moment while later PRs merge, then joins ahe
   await svc.advanceMinutes(60);
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual([docs, core, toolchain, web]);
 });
+
+test('a waiting ALL PR joins when its two hours are up, with no CI result arriving meanwhile', async () => {
+  await ok('updateQueue', { ...QUEUE, concurrency: 2 }); // no restart allowed at all
+  const long = await submit('long migration', 300, ['//db:schema']);
+  const toolchain = await submit('compiler upgrade', 20, 'ALL');
+  expect((await viewOf(toolchain)).state).toBe('NOT_READY');
+  // No CI result arrives for five hours: only the wait's deadline can place it.
+  await svc.advanceMinutes(119);
+  expect((await viewOf(toolchain)).state).toBe('NOT_READY');
+  await svc.advanceMinutes(2);
+  expect((await viewOf(toolchain)).state).toBe('TESTING');
+  const longNow = await ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: long } });
+  expect(longNow.body.history.map((t: { reason: { code: string } }) => t.reason.code)).toContain('all_targets_ahead');
+});
