@@ -178,12 +178,37 @@ export class Engine {
   /** Records statuses reported on a commit, for the queue whose run tests that commit. */
   recordStatuses(repo: RepoRef, sha: string, checks: StatusCheck[], options: { reconcile?: boolean } = {}): Promise<boolean> {
     const recorded = (async () => {
-      const queueId = await this.queueTesting(repo, sha);
+      const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
       return this.recordFacts(queueId, (q) => recordStatusChecks(q, sha, checks, this.clock.now()), options);
     })();
     this.track(recorded.catch(() => undefined));
     return recorded;
+  }
+
+  /**
+   * Checks reported on a commit (webhooks): recorded for the run whose test branch head it is. On any
+   * other commit they may be a PR's own checks, which can make a NOT_READY PR with that head ready
+   * (branch protection): such PRs are read again now rather than at the next poll.
+   */
+  async recordCommitChecks(repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
+    if (this.shaToQueue.has(sha)) {
+      await this.recordStatuses(repo, sha, checks);
+      return;
+    }
+    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    const testing = queueTestingIn(queues, sha);
+    if (testing) {
+      await this.recordFacts(testing, (q) => recordStatusChecks(q, sha, checks, this.clock.now()));
+      return;
+    }
+    for (const q of queues) {
+      const heads = q.entries.filter((e) => e.state === 'NOT_READY' && e.prSha === sha);
+      if (heads.length === 0) continue;
+      const rt = this.runtime(q.id);
+      for (const e of heads) rt.prCheckedAt.delete(e.id);
+      this.notify(q.id);
+    }
   }
 
   /**
@@ -213,25 +238,6 @@ export class Engine {
       this.runtime(q.id).headCheckedAt = null;
       this.notify(q.id);
     }
-  }
-
-  /**
-   * A check reported on a commit that is not a test branch: NOT_READY PRs whose head it is are read
-   * again now (an approval or a required check of the PR itself can make it ready), not at the next
-   * poll. Returns how many entries were due for it.
-   */
-  async pullRequestHeadChecked(repo: RepoRef, sha: string): Promise<number> {
-    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
-    let waiting = 0;
-    for (const q of queues) {
-      const entries = q.entries.filter((e) => e.state === 'NOT_READY' && e.prSha === sha);
-      if (entries.length === 0) continue;
-      const rt = this.runtime(q.id);
-      for (const e of entries) rt.prCheckedAt.delete(e.id);
-      waiting += entries.length;
-      this.notify(q.id);
-    }
-    return waiting;
   }
 
   /** Forget the cached impacted targets of a PR head whose list was replaced. */
@@ -668,13 +674,6 @@ export class Engine {
     return withRetry(fn, this.retryPolicy, this.scheduler);
   }
 
-  private async queueTesting(repo: RepoRef, sha: string): Promise<string | null> {
-    const known = this.shaToQueue.get(sha);
-    if (known) return known;
-    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
-    return queues.find((q) => q.runs.some((r) => r.testBranchSha === sha))?.id ?? null;
-  }
-
   private runtime(queueId: string): QueueRuntime {
     let rt = this.queues.get(queueId);
     if (!rt) {
@@ -731,6 +730,11 @@ export class Engine {
     for (const id of rt.statusPolledAt.keys()) if (!pending.has(id)) rt.statusPolledAt.delete(id);
     for (const id of rt.createFailures.keys()) if (!creating.has(id)) rt.createFailures.delete(id);
   }
+}
+
+/** The queue of these whose run tests the commit `sha` (a test branch head), if any. */
+function queueTestingIn(queues: readonly QueueDoc[], sha: string): string | null {
+  return queues.find((q) => q.runs.some((r) => r.testBranchSha === sha))?.id ?? null;
 }
 
 function needsPolling(queue: QueueDoc): boolean {

@@ -11,7 +11,7 @@ import type { WriteAccess } from './write-access.js';
 export interface AppDeps {
   store: Store;
   queueService: QueueService;
-  engine: Pick<Engine, 'recordStatuses' | 'recordPullRequestInfo' | 'branchMoved' | 'pullRequestHeadChecked'>;
+  engine: Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
   gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'>;
   orgs: OwnerOrgs;
   access: WriteAccess;

@@ -1,27 +1,21 @@
 import type { Context } from 'probot';
-import type { RepoRef } from '../../domain/repo.js';
-import { TEST_BRANCH_PREFIX, type StatusCheck } from '../../domain/run.js';
+import { TEST_BRANCH_PREFIX } from '../../domain/run.js';
 import { checkRunState, commitStatusState } from '../../githost/github/github-mapping.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 
 /**
- * Commit statuses: recorded for the run whose test branch head they are on. On any other commit they
- * may be a PR's own check, which can make a NOT_READY PR with that head ready: it is read again.
+ * Commit statuses: recorded for the run whose test branch head they are on; on the head of a
+ * NOT_READY PR they make the queue read that PR again (see `Engine.recordCommitChecks`).
  */
 export async function onStatus(deps: AppDeps, context: Context<'status'>): Promise<void> {
   const { sha, context: name, state, target_url, repository } = context.payload;
-  await recordChecks(deps, repoOf(deps.host, repository), sha, [{ context: name, state: commitStatusState(state), url: target_url ?? null }]);
+  await deps.engine.recordCommitChecks(repoOf(deps.host, repository), sha, [{ context: name, state: commitStatusState(state), url: target_url ?? null }]);
 }
 
 /** Check runs, as statuses named after the check. */
 export async function onCheckRun(deps: AppDeps, context: Context<'check_run'>): Promise<void> {
   const { check_run: run, repository } = context.payload;
-  await recordChecks(deps, repoOf(deps.host, repository), run.head_sha, [{ context: run.name, state: checkRunState(run.status, run.conclusion), url: run.html_url ?? null }]);
-}
-
-async function recordChecks(deps: AppDeps, repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
-  if (await deps.engine.recordStatuses(repo, sha, checks)) return;
-  await deps.engine.pullRequestHeadChecked(repo, sha);
+  await deps.engine.recordCommitChecks(repoOf(deps.host, repository), run.head_sha, [{ context: run.name, state: checkRunState(run.status, run.conclusion), url: run.html_url ?? null }]);
 }
 
 /**
