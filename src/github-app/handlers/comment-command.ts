@@ -1,11 +1,12 @@
 import type { Context } from 'probot';
 import type { Org } from '../../domain/org.js';
+import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
 import type { PullRequestRefInput } from '../../service/queue-inputs.js';
 import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
-import type { Octokit } from '../../githost/github/github-client.js';
+import { repoParams, type Octokit } from '../../githost/github/github-client.js';
 
 /**
  * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
@@ -19,7 +20,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
   if (parsed.kind === 'none' || !login) return;
   const octokit = context.octokit as unknown as Octokit;
   const repo = repoOf(deps.host, repository);
-  const reply = new Reply(octokit, repo.owner, repo.name, issue.number, comment.id);
+  const reply = new Reply(octokit, repo, issue.number, comment.id);
 
   if (!(await deps.access.allows(octokit, repo, login))) {
     await reply.fail(`@${login} only users with write access to ${repo.owner}/${repo.name} can use /merge.`);
@@ -85,16 +86,14 @@ function explain(err: ServiceError, branch: string): string {
 class Reply {
   constructor(
     private readonly octokit: Octokit,
-    private readonly owner: string,
-    private readonly repo: string,
+    private readonly repo: RepoRef,
     private readonly issueNumber: number,
     private readonly commentId: number,
   ) {}
 
   async react(content: '+1' | 'confused'): Promise<void> {
     await this.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
-      owner: this.owner,
-      repo: this.repo,
+      ...repoParams(this.repo),
       comment_id: this.commentId,
       content,
     });
@@ -102,8 +101,7 @@ class Reply {
 
   async comment(body: string): Promise<void> {
     await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-      owner: this.owner,
-      repo: this.repo,
+      ...repoParams(this.repo),
       issue_number: this.issueNumber,
       body,
     });
