@@ -192,12 +192,9 @@ export class Engine {
    * (branch protection): such PRs are read again now rather than at the next poll.
    */
   async recordCommitChecks(repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
-    if (this.shaToQueue.has(sha)) {
-      await this.recordStatuses(repo, sha, checks);
-      return;
-    }
-    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
-    const testing = queueTestingIn(queues, sha);
+    const known = this.shaToQueue.get(sha);
+    const queues = known ? [] : await this.store.listQueues({ repoKey: repoKey(repo) });
+    const testing = known ?? queueTestingIn(queues, sha);
     if (testing) {
       await this.recordFacts(testing, (q) => recordStatusChecks(q, sha, checks, this.clock.now()));
       return;
