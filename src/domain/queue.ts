@@ -34,7 +34,20 @@ export interface QueueDoc {
   nextSeq: number;
   /** Last known head of the target branch. */
   targetSha: string | null;
+  /**
+   * The target heads since it last moved by something other than the queue: the first is where it
+   * stood then, each later one a merge the queue made. A run may merge only if the base it was built
+   * on is here (it then lands on that base plus the queue's own merges). Absent in documents written
+   * before it was kept: unknown, learnt at the next read of the head.
+   */
+  targetLineage?: LineageHead[];
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];
+}
+
+/** A head of the target branch in the queue's lineage; `entryId`: the entry whose merge made it. */
+export interface LineageHead {
+  sha: string;
+  entryId?: string;
 }

@@ -9,6 +9,7 @@ export const REASON_CODES = [
   'test_timeout',
   'merged',
   'merged_elsewhere',
+  'base_moved',
   'merge_conflict',
   'pr_updated',
   'pr_closed',

@@ -23,6 +23,7 @@ import {
   recordRunCreated,
   recordStatusChecks,
   recordTargetHead,
+  lineageIndex,
   type PlanInput,
 } from '../planner/index.js';
 import type { Store } from '../store/store.js';
@@ -37,6 +38,7 @@ import { entriesToReport, type ReportedByEntry } from './reported.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
+import { testBranchStart } from './test-branch-start.js';
 
 /** A fact about the world, recorded as a pure change of the queue document. */
 export type Fact = (queue: QueueDoc) => QueueDoc;
@@ -84,6 +86,8 @@ interface QueueRuntime {
   directChecked: Map<string, string>;
   createFailures: Map<string, number>;
   targets: QueueTargets;
+  /** Checks reported on a test branch head before its run was recorded as created, by that head. */
+  earlyChecks: Map<string, StatusCheck[]>;
 }
 
 interface EffectsOutcome {
@@ -180,6 +184,7 @@ export class Engine {
     const recorded = (async () => {
       const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
+      this.keepEarly(queueId, sha, checks);
       return this.recordFacts(queueId, (q) => recordStatusChecks(q, sha, checks, this.clock.now()), options);
     })();
     this.track(recorded.catch(() => undefined));
@@ -196,6 +201,7 @@ export class Engine {
     const queues = known ? [] : await this.store.listQueues({ repoKey: repoKey(repo) });
     const testing = known ?? queueTestingIn(queues, sha);
     if (testing) {
+      this.keepEarly(testing, sha, checks);
       await this.recordFacts(testing, (q) => recordStatusChecks(q, sha, checks, this.clock.now()));
       return;
     }
@@ -206,6 +212,16 @@ export class Engine {
       for (const e of heads) rt.prCheckedAt.delete(e.id);
       this.notify(q.id);
     }
+  }
+
+  /**
+   * Keeps checks on a test branch this process built, for as long as its run may not be recorded as
+   * created yet (it is then recorded with them; see createTestBranch).
+   */
+  private keepEarly(queueId: string, sha: string, checks: StatusCheck[]): void {
+    if (this.shaToQueue.get(sha) !== queueId) return;
+    const early = this.runtime(queueId).earlyChecks;
+    early.set(sha, [...(early.get(sha) ?? []), ...checks]);
   }
 
   /**
@@ -370,7 +386,7 @@ export class Engine {
         const head = await this.withRetry(() => this.gitHost.getBranchHead(doc.repo, doc.branch));
         if (head && head !== doc.targetSha) {
           targetSha = head;
-          facts.push((q) => recordTargetHead(q, head));
+          facts.push((q) => recordTargetHead(q, head, now));
         }
       } catch (err) {
         this.logger.warn({ err, queueId: doc.id }, 'could not read the head of the target branch');
@@ -456,6 +472,9 @@ export class Engine {
   private async runEffects(rt: QueueRuntime, doc: QueueDoc): Promise<EffectsOutcome> {
     const merges = mergesDue(doc);
     if (merges.length > 0) {
+      const moved = await this.targetMovedOutside(doc);
+      if (moved === undefined) return { facts: [], retryAt: this.clock.now().getTime() + this.effectRetryMs };
+      if (moved !== null) return { facts: [(q) => recordTargetHead(q, moved, this.clock.now())], retryAt: null };
       const facts: Fact[] = [];
       for (const entry of merges) {
         const outcome = await this.merge(doc, entry);
@@ -495,12 +514,30 @@ export class Engine {
     return { facts, retryAt: failed ? this.clock.now().getTime() + this.effectRetryMs : null };
   }
 
+  /**
+   * Reads the target head before merging: a run merges only onto the base it tested plus the queue's
+   * own merges. The head if it moved outside the queue, null if not, undefined if it could not be read.
+   */
+  private async targetMovedOutside(doc: QueueDoc): Promise<string | null | undefined> {
+    let head: string | null;
+    try {
+      head = await this.withRetry(() => this.gitHost.getBranchHead(doc.repo, doc.branch));
+    } catch (err) {
+      this.logger.warn({ err, queueId: doc.id }, 'could not read the head of the target branch before merging; merges wait');
+      return undefined;
+    }
+    if (head === null || lineageIndex(doc, head) >= 0) return null;
+    return head;
+  }
+
   private async createTestBranch(rt: QueueRuntime, doc: QueueDoc, run: TestRun, required: string[] | undefined): Promise<Fact | null> {
     const name = testBranchName(doc.branch, run.id);
+    const startFrom = testBranchStart(doc, run);
     const spec: TestBranchSpec = {
       name,
       baseBranch: doc.branch,
       prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha })),
+      ...(startFrom ? { startFrom } : {}),
       // Opened by the host once the branch exists, or found there after a crash; closed with the branch.
       ...(doc.settings.createPrsForTestingBranches ? { draftPullRequest: draftPullRequestFor(doc.branch, name, run) } : {}),
     };
@@ -514,7 +551,15 @@ export class Engine {
       }
       this.shaToQueue.set(result.sha, doc.id);
       const created = { sha: result.sha, baseSha: result.baseSha, ...(required ? { requiredStatuses: required } : {}) };
-      return (q) => recordRunCreated(q, run.id, created, this.clock.now());
+      // A host that built elsewhere than asked read the target head: that is news of where it stands.
+      const observed = result.baseSha === startFrom?.baseSha ? null : result.baseSha;
+      return (q) => {
+        const now = this.clock.now();
+        const recorded = recordRunCreated(observed ? recordTargetHead(q, observed, now) : q, run.id, created, now);
+        // Results that came before this record was written (webhooks are quick when CI is).
+        const early = rt.earlyChecks.get(result.sha);
+        return early ? recordStatusChecks(recorded, result.sha, early, now) : recorded;
+      };
     } catch (err) {
       const failures = (rt.createFailures.get(run.id) ?? 0) + 1;
       rt.createFailures.set(run.id, failures);
@@ -688,6 +733,7 @@ export class Engine {
         directChecked: new Map(),
         createFailures: new Map(),
         targets: new QueueTargets(this.store),
+        earlyChecks: new Map(),
       };
       this.queues.set(queueId, rt);
     }
@@ -726,6 +772,8 @@ export class Engine {
     for (const id of rt.directChecked.keys()) if (!entryIds.has(id)) rt.directChecked.delete(id);
     for (const id of rt.statusPolledAt.keys()) if (!pending.has(id)) rt.statusPolledAt.delete(id);
     for (const id of rt.createFailures.keys()) if (!creating.has(id)) rt.createFailures.delete(id);
+    const recorded = new Set(doc.runs.filter((r) => r.status !== 'creating').map((r) => r.testBranchSha));
+    for (const sha of rt.earlyChecks.keys()) if (recorded.has(sha) || !this.shaToQueue.has(sha)) rt.earlyChecks.delete(sha);
   }
 }
 

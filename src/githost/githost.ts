@@ -29,6 +29,13 @@ export interface TestBranchSpec {
   baseBranch: string;
   /** Merged in this order. */
   prs: { number: number; sha: string }[];
+  /**
+   * A commit that holds `baseSha` plus the first `prCount` of `prs`: the target head as the queue
+   * knows it (`prCount` 0), or the test branch of a run this one extends. A host may start there and
+   * merge only the rest, answering `baseSha` as the base; or ignore it, build from the head of
+   * `baseBranch` as it reads it, and answer that head.
+   */
+  startFrom?: { sha: string; baseSha: string; prCount: number };
   /** Also open a draft PR from the test branch into `baseBranch` (`createPrsForTestingBranches`). */
   draftPullRequest?: DraftPullRequestSpec;
 }
@@ -61,8 +68,9 @@ export interface GitHost {
   /** The checks branch protection requires on `branch`. */
   requiredStatuses(repo: RepoRef, branch: string): Promise<string[]>;
   /**
-   * Builds `name` from the head of `baseBranch` by merging each PR head in order. Creating a branch
-   * that already exists with the same content answers as if it had just been created.
+   * Builds `name` from the head of `baseBranch` (or from `startFrom`) by merging each PR head in
+   * order, and answers the base it built on. A branch that already exists is answered as built only
+   * when the host knows its base; otherwise it is rebuilt.
    *
    * With `draftPullRequest`, once the branch exists the host also opens a draft PR from it into
    * `baseBranch`, or finds the open one already there for that head (a create repeated after a crash

@@ -6,7 +6,8 @@ import { isActive } from '../domain/states.js';
 import type { PullRequestInfo } from '../githost/githost.js';
 import { Draft, applyingSink } from './draft.js';
 import { isLive } from './run-status.js';
-import { dropResultsWithout, dropResultsWith } from './invalidation.js';
+import { dropResultsWithout, dropResultsWith, dropRun } from './invalidation.js';
+import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from './target-base.js';
 
 /**
  * Facts: what the outside world said, recorded as pure QueueDoc -> QueueDoc changes. The engine
@@ -15,14 +16,22 @@ import { dropResultsWithout, dropResultsWith } from './invalidation.js';
  * the results that this made unusable, so that no later merge can rely on them.
  */
 
-/** The test branch exists: the run is pending. `requiredStatuses` come from branch protection. */
+/**
+ * The test branch exists: the run is pending. `requiredStatuses` come from branch protection. A run
+ * must have tested what lands: its base plus the queue's merges since, all of them its own PRs (while
+ * the head is unknown, the run's base is taken as the head). One built on an older head that lacks a
+ * merge of the queue's, or on a head the queue does not know (moved outside it), is cancelled at once
+ * (`base_moved`) and built again.
+ */
 export function recordRunCreated(
   q: QueueDoc,
   runId: string,
   r: { sha: string; baseSha: string; requiredStatuses?: string[] },
-  _now: Date,
+  now: Date,
 ): QueueDoc {
-  return updateRun(q, runId, (run) => {
+  const lineage = lineageOf(q);
+  const base = lineage.length === 0 ? { ...q, targetSha: r.baseSha, targetLineage: [{ sha: r.baseSha }] } : q;
+  const created = updateRun(base, runId, (run) => {
     const fromProtection = q.settings.requiredStatuses === null && r.requiredStatuses !== undefined;
     return {
       ...run,
@@ -32,6 +41,12 @@ export function recordRunCreated(
       ...(fromProtection ? { requiredStatuses: r.requiredStatuses!.slice(), requiredStatusesSource: 'branch_protection' as const } : {}),
     };
   });
+  const run = created.runs.find((x) => x.id === runId);
+  if (!run || !isLive(run) || testedCurrentHead(created, run, r.baseSha)) return created;
+  const d = new Draft(created, now);
+  const why = lineageIndex(q, r.baseSha) >= 0 ? 'an older head of the target branch' : `a head the queue did not make (${r.baseSha.slice(0, 7)})`;
+  dropRun(applyingSink(d), run, reason('base_moved', `the test branch was built on ${why}: built again`));
+  return d.toDoc();
 }
 
 /** The test branch could not be built: that PR does not merge onto the ones before it. */
@@ -72,7 +87,7 @@ export function recordMerged(q: QueueDoc, entryId: string, mergeCommitSha: strin
   d.apply({ type: 'transition', entryId, to: 'MERGED', reason: why, set: { mergeIntent: null } });
   d.entries.set(entryId, { ...d.entries.get(entryId)!, mergeCommitSha: mergeCommitSha || null });
   d.apply({ type: 'unplaceEntry', entryId });
-  return { ...d.toDoc(), targetSha: mergeCommitSha || q.targetSha };
+  return recordOwnMerge(d.toDoc(), entryId, mergeCommitSha);
 }
 
 /** The git host refused the merge: the PR fails, and what was to merge after it relied on it. */
@@ -114,11 +129,14 @@ export function recordPullRequest(
     if (entry.mergeIntent) return recordMerged(q, entry.id, pr.mergeCommitSha ?? '', now);
     return mergedOutsideTheQueue(q, entry, pr.mergeCommitSha, now);
   }
+  // The head read when the PR was submitted is the approved one (unknown only when the git host could
+  // not be asked then): any other head ends the entry, NOT_READY included, or unreviewed commits
+  // pushed after `/merge` would merge.
+  if (entry.prSha !== '' && pr.headSha !== entry.prSha) {
+    return removeEntry(q, entry, 'CANCELLED', reason('pr_updated', `new commits were pushed (${pr.headSha.slice(0, 7)}): what was approved is not what would merge`), now);
+  }
   if (queued) {
     if (pr.state === 'closed') return removeEntry(q, entry, 'CANCELLED', reason('pr_closed', 'the pull request was closed'), now);
-    if (pr.headSha !== entry.prSha) {
-      return removeEntry(q, entry, 'CANCELLED', reason('pr_updated', `new commits were pushed (${pr.headSha.slice(0, 7)}): what was approved is not what would merge`), now);
-    }
     if (pr.draft) return removeEntry(q, entry, 'CANCELLED', reason('converted_to_draft', 'the pull request was converted to a draft'), now);
     if (pr.baseBranch !== q.branch) {
       return removeEntry(q, entry, 'CANCELLED', reason('base_changed', `the base branch changed to ${pr.baseBranch}`), now);
@@ -152,9 +170,6 @@ export function recordImpactedTargets(q: QueueDoc, prNumber: number, sha: string
   return replaceEntry(q, { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } });
 }
 
-export function recordTargetHead(q: QueueDoc, sha: string): QueueDoc {
-  return q.targetSha === sha ? q : { ...q, targetSha: sha };
-}
 
 // ---- helpers ----
 
@@ -173,7 +188,7 @@ function mergedOutsideTheQueue(q: QueueDoc, entry: Entry, mergeCommitSha: string
   dropResultsWithout(applyingSink(d), [entry.id], reason('ahead_merged_elsewhere', `#${entry.prNumber} was merged outside the queue`));
   if (queued) d.apply({ type: 'unplaceEntry', entryId: entry.id });
   // The target head moved to something the queue did not merge: unknown until the engine reads it.
-  return { ...d.toDoc(), targetSha: null };
+  return { ...d.toDoc(), targetSha: null, targetLineage: [] };
 }
 
 /** Ends an entry (FAILED/CANCELLED) and drops the merge decisions that relied on it. */

@@ -16,5 +16,5 @@ export {
   recordMergeRefused,
   recordPullRequest,
   recordImpactedTargets,
-  recordTargetHead,
 } from './facts.js';
+export { recordTargetHead, lineageOf, lineageIndex } from './target-base.js';

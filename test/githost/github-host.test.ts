@@ -31,26 +31,32 @@ describe('createTestBranch', () => {
       { number: 13, sha: 'a13' },
     ],
   };
-  const tmpRef = `${R}/git/refs/heads%2Fmergeq-tmp%2Frun-1`;
+  const scratchRef = `${R}/git/refs/heads%2Fmergeq-tmp%2Fmain`;
 
-  function start(scope: nock.Scope): nock.Scope {
+  /** No test branch yet; the target head is base0. */
+  function start(scope: nock.Scope, name = 'run-1'): nock.Scope {
     return scope
-      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2F${name}`)
       .reply(404, { message: 'Not Found' })
       .get(`${R}/git/ref/heads%2Fmain`)
       .reply(200, { object: { sha: 'base0' } });
   }
 
-  function mergeBody(pr: { number: number; sha: string }) {
-    return (body: { base: string; head: string; commit_message: string }) =>
-      body.base === 'mergeq-tmp/run-1' && body.head === pr.sha && body.commit_message === `Merge PR ${pr.number} (${pr.sha}) into mergeq/main/run-1`;
+  /** The scratch branch moved to `sha` (created, the first time: a PATCH of a missing ref is a 422). */
+  function scratchAt(scope: nock.Scope, sha: string, exists = true): nock.Scope {
+    const patched = scope.patch(scratchRef, { sha, force: true });
+    if (exists) return patched.reply(200, {});
+    return patched.reply(422, { message: 'Reference does not exist' }).post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/main', sha }).reply(201, {});
   }
 
-  test('merges each PR in order on a temporary ref, then creates the branch once at the last merge', async () => {
+  function mergeBody(pr: { number: number; sha: string }, branch = 'mergeq/main/run-1', base = 'base0') {
+    return (body: { base: string; head: string; commit_message: string }) =>
+      body.base === 'mergeq-tmp/main' && body.head === pr.sha && body.commit_message === `Merge PR ${pr.number} (${pr.sha}) into ${branch}\n\nmergeq-base: ${base}`;
+  }
+
+  test('merges each PR in order on the scratch branch, then creates the branch once at the last merge; the scratch branch stays', async () => {
     const created: unknown[] = [];
-    const scope = start(nock(API))
-      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-      .reply(201, { ref: 'refs/heads/mergeq-tmp/run-1', object: { sha: 'base0' } })
+    const scope = scratchAt(start(nock(API)), 'base0', false)
       .post(`${R}/merges`, mergeBody(spec.prs[0]!))
       .reply(201, { sha: 'm1' })
       .post(`${R}/merges`, mergeBody(spec.prs[1]!))
@@ -61,73 +67,117 @@ describe('createTestBranch', () => {
         created.push(body);
         return body.ref === 'refs/heads/mergeq/main/run-1';
       })
-      .reply(201, { ref: 'refs/heads/mergeq/main/run-1', object: { sha: 'm3' } })
-      .delete(tmpRef)
-      .reply(204);
+      .reply(201, { ref: 'refs/heads/mergeq/main/run-1', object: { sha: 'm3' } });
 
     await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0' });
     expect(created).toEqual([{ ref: 'refs/heads/mergeq/main/run-1', sha: 'm3' }]);
     scope.done();
   });
 
+  test('a run that extends the last one built starts on its commit: nothing is moved and only the PRs after it are merged', async () => {
+    const gitHost = host();
+    const first = scratchAt(start(nock(API)), 'base0')
+      .post(`${R}/merges`, mergeBody(spec.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+      .reply(201, {});
+    await gitHost.createTestBranch(repo, { ...spec, prs: [spec.prs[0]!] });
+    first.done();
+
+    // No read of the target head, no move of the scratch branch: one merge and one create.
+    const second = nock(API)
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-2`)
+      .reply(404, { message: 'Not Found' })
+      .post(`${R}/merges`, mergeBody(spec.prs[1]!, 'mergeq/main/run-2', 'main1'))
+      .reply(201, { sha: 'm2' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-2', sha: 'm2' })
+      .reply(201, {});
+    const extended = { ...spec, name: 'mergeq/main/run-2', prs: spec.prs.slice(0, 2), startFrom: { sha: 'm1', baseSha: 'main1', prCount: 1 } };
+    await expect(gitHost.createTestBranch(repo, extended)).resolves.toEqual({ ok: true, sha: 'm2', baseSha: 'main1' });
+    second.done();
+  });
+
+  test('a start commit that is gone (422) is built from the target head instead', async () => {
+    const scope = nock(API)
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(404, { message: 'Not Found' })
+      .patch(scratchRef, { sha: 'gone', force: true })
+      .reply(422, { message: 'Object does not exist' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/main', sha: 'gone' })
+      .reply(422, { message: 'Object does not exist' })
+      .get(`${R}/git/ref/heads%2Fmain`)
+      .reply(200, { object: { sha: 'base0' } });
+    scratchAt(scope, 'base0')
+      .post(`${R}/merges`, mergeBody(spec.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+      .reply(201, {});
+    const one = { ...spec, prs: [spec.prs[0]!], startFrom: { sha: 'gone', baseSha: 'main1', prCount: 0 } };
+    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    scope.done();
+  });
+
   test('a PR already contained (204) leaves the head at the previous merge', async () => {
     const two = { ...spec, prs: spec.prs.slice(0, 2) };
-    const scope = start(nock(API))
-      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-      .reply(201, {})
+    const scope = scratchAt(start(nock(API)), 'base0')
       .post(`${R}/merges`, mergeBody(two.prs[0]!))
       .reply(201, { sha: 'm1' })
       .post(`${R}/merges`, mergeBody(two.prs[1]!))
       .reply(204)
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
-      .reply(201, {})
-      .delete(tmpRef)
-      .reply(204);
+      .reply(201, {});
 
     await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
     scope.done();
   });
 
-  test('a conflict on the 2nd PR names it, deletes the temporary ref and creates no branch', async () => {
-    const scope = start(nock(API))
-      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-      .reply(201, {})
+  test('a conflict on the 2nd PR names it and creates no branch; the next build moves the scratch branch again', async () => {
+    const gitHost = host();
+    const scope = scratchAt(start(nock(API)), 'base0')
       .post(`${R}/merges`, mergeBody(spec.prs[0]!))
       .reply(201, { sha: 'm1' })
       .post(`${R}/merges`, mergeBody(spec.prs[1]!))
-      .reply(409, { message: 'Merge conflict' })
-      .delete(tmpRef)
-      .reply(204);
-
-    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: false, conflictPrNumber: 12 });
+      .reply(409, { message: 'Merge conflict' });
+    await expect(gitHost.createTestBranch(repo, spec)).resolves.toEqual({ ok: false, conflictPrNumber: 12 });
     scope.done();
+
+    const again = scratchAt(start(nock(API)), 'base0')
+      .post(`${R}/merges`, mergeBody(spec.prs[0]!))
+      .reply(201, { sha: 'm1' })
+      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
+      .reply(201, {});
+    await expect(gitHost.createTestBranch(repo, { ...spec, prs: [spec.prs[0]!] })).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    again.done();
     expect(nock.pendingMocks()).toEqual([]);
   });
 
-  test('an existing test branch is answered as is, without merging', async () => {
+  test('an existing test branch (a crash after it was built) is adopted with the base its merge commits name, without merging', async () => {
     const scope = nock(API)
       .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
       .reply(200, { object: { sha: 'm3' } })
-      .get(`${R}/git/ref/heads%2Fmain`)
-      .reply(200, { object: { sha: 'base0' } });
+      .get(`${R}/git/commits/m3`)
+      .reply(200, { sha: 'm3', message: 'Merge PR 13 (a13) into mergeq/main/run-1\n\nmergeq-base: base-then' });
 
-    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0' });
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base-then' });
     scope.done();
   });
 
-  test('a temporary ref left over from a crash is force-moved to the base head', async () => {
+  test('an existing test branch whose base is unknown is deleted and built again', async () => {
     const one = { ...spec, prs: [spec.prs[0]!] };
-    const scope = start(nock(API))
-      .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-      .reply(422, { message: 'Reference already exists' })
-      .patch(tmpRef, { sha: 'base0', force: true })
-      .reply(200, {})
+    const scope = nock(API)
+      .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(200, { object: { sha: 'old' } })
+      .get(`${R}/git/commits/old`)
+      .reply(200, { sha: 'old', message: 'Merge PR 11 (a11) into mergeq/main/run-1' })
+      .delete(`${R}/git/refs/heads%2Fmergeq%2Fmain%2Frun-1`)
+      .reply(204)
+      .get(`${R}/git/ref/heads%2Fmain`)
+      .reply(200, { object: { sha: 'base0' } });
+    scratchAt(scope, 'base0')
       .post(`${R}/merges`, mergeBody(one.prs[0]!))
       .reply(201, { sha: 'm1' })
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
-      .reply(201, {})
-      .delete(tmpRef)
-      .reply(204);
+      .reply(201, {});
 
     await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
     scope.done();
@@ -140,15 +190,20 @@ describe('createTestBranch', () => {
 
     /** The branch built from #11 at m1, as in the tests above. */
     function built(scope: nock.Scope): nock.Scope {
-      return start(scope)
-        .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-        .reply(201, {})
+      return scratchAt(start(scope), 'base0')
         .post(`${R}/merges`, mergeBody(one.prs[0]!))
         .reply(201, { sha: 'm1' })
         .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
-        .reply(201, {})
-        .delete(tmpRef)
-        .reply(204);
+        .reply(201, {});
+    }
+
+    /** The branch found built at m1 on base0 (a crash after it was created). */
+    function found(scope: nock.Scope): nock.Scope {
+      return scope
+        .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
+        .reply(200, { object: { sha: 'm1' } })
+        .get(`${R}/git/commits/m1`)
+        .reply(200, { sha: 'm1', message: 'Merge PR 11 (a11) into mergeq/main/run-1\n\nmergeq-base: base0' });
     }
 
     test('opens a draft PR from the test branch into the base once the branch exists', async () => {
@@ -158,23 +213,13 @@ describe('createTestBranch', () => {
     });
 
     test('a branch found already there (a crash before the PR) gets its PR', async () => {
-      const scope = nock(API)
-        .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
-        .reply(200, { object: { sha: 'm1' } })
-        .get(`${R}/git/ref/heads%2Fmain`)
-        .reply(200, { object: { sha: 'base0' } })
-        .post(`${R}/pulls`, pullBody)
-        .reply(201, { number: 40, draft: true });
+      const scope = found(nock(API)).post(`${R}/pulls`, pullBody).reply(201, { number: 40, draft: true });
       await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
       scope.done();
     });
 
     test('a 422 saying a PR already exists for the head is the PR opened before: no second one, no error', async () => {
-      const scope = nock(API)
-        .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-1`)
-        .reply(200, { object: { sha: 'm1' } })
-        .get(`${R}/git/ref/heads%2Fmain`)
-        .reply(200, { object: { sha: 'base0' } })
+      const scope = found(nock(API))
         .post(`${R}/pulls`, pullBody)
         .reply(422, {
           message: 'Validation Failed',
@@ -203,15 +248,11 @@ describe('createTestBranch', () => {
 
     test('a conflict opens no PR', async () => {
       const two = { ...spec, prs: spec.prs.slice(0, 2), draftPullRequest };
-      const scope = start(nock(API))
-        .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/run-1', sha: 'base0' })
-        .reply(201, {})
+      const scope = scratchAt(start(nock(API)), 'base0')
         .post(`${R}/merges`, mergeBody(two.prs[0]!))
         .reply(201, { sha: 'm1' })
         .post(`${R}/merges`, mergeBody(two.prs[1]!))
-        .reply(409, { message: 'Merge conflict' })
-        .delete(tmpRef)
-        .reply(204);
+        .reply(409, { message: 'Merge conflict' });
       await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: false, conflictPrNumber: 12 });
       scope.done();
     });

@@ -83,7 +83,7 @@ test('PRs commented /merge are tested together, merged in queue order, and a bad
   // Test branches are deleted once their runs ended.
   await h.advanceMinutes(2);
   expect(h.fake.branches('mergeq/')).toEqual([]);
-  expect(h.fake.branches('mergeq-tmp/')).toEqual([]);
+  expect(h.fake.branches('mergeq-tmp/')).toEqual(['mergeq-tmp/main']); // the scratch branch, kept
 });
 
 test('new commits pushed to a queued PR cancel it (pr_updated) and the PRs behind it are retested without it', async () => {
@@ -144,7 +144,7 @@ test('a PR that conflicts with one ahead fails with merge_conflict: its test bra
   expect(two).toMatchObject({ state: 'FAILED', reason: { code: 'merge_conflict' } });
   expect(two.reason?.message).toContain('#2 conflicts');
   expect(prStatus(2)).toMatchObject({ state: 'failure' });
-  expect(h.fake.branches('mergeq-tmp/')).toEqual([]);
+  expect(h.fake.branches('mergeq-tmp/')).toEqual(['mergeq-tmp/main']); // the scratch branch, kept
 });
 
 test('a queue with commentsEnabled off posts no status comment; replies to commands still come', async () => {

@@ -113,9 +113,18 @@ describe('PR events end queued entries with a reason', () => {
     expect(h.entry(4).reason?.code).toBe('pr_closed');
   });
 
-  test('for a NOT_READY entry a new head SHA only refreshes it', () => {
+  test('a NOT_READY entry whose head moves after submission is cancelled (pr_updated): the approved head is the one submitted', () => {
     const h = new Harness();
     h.submit(1, { readiness: { gitHubMergeability: 'UNSPECIFIED' } });
+    h.pullRequest(pr(1, { headSha: 'pr1-b', mergeability: 'MERGEABLE' }));
+    expect(h.state(1)).toBe('CANCELLED');
+    expect(h.entry(1).reason?.code).toBe('pr_updated');
+    expect(h.entry(1).prSha).toBe('pr1-a');
+  });
+
+  test('an entry submitted while the git host could not tell its head takes the first head read', () => {
+    const h = new Harness();
+    h.submit(1, { sha: '', readiness: { gitHubMergeability: 'UNSPECIFIED' } });
     h.pullRequest(pr(1, { headSha: 'pr1-b', mergeability: 'UNSPECIFIED', title: 'better title' }));
     expect(h.state(1)).toBe('NOT_READY');
     expect(h.entry(1).prSha).toBe('pr1-b');

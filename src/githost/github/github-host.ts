@@ -16,7 +16,7 @@ import { describeGitHubError, gitHubMessage, httpStatus, orWhen } from './github
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 import { editComment, findComment } from './pr-comments.js';
 import { deleteRef, refHead } from './refs.js';
-import { buildTestBranch, openDraftPullRequest } from './test-branch.js';
+import { TestBranchBuilder, openDraftPullRequest } from './test-branch.js';
 
 
 export interface GitHubGitHostOptions {
@@ -34,6 +34,7 @@ export class GitHubGitHost implements GitHost {
   readonly kind = 'github' as const;
   /** `repo#pr#marker` -> the id of the comment carrying that marker, so an update need not list the comments. */
   private readonly commentIds = new Map<string, number>();
+  private readonly testBranches = new TestBranchBuilder();
 
   constructor(private readonly options: GitHubGitHostOptions) {}
 
@@ -68,16 +69,16 @@ export class GitHubGitHost implements GitHost {
   }
 
   /**
-   * Merges on a temporary ref, then creates the test branch in one step so CI sees a single push.
-   * After a crash the test branch may exist already (answered as is) or the temporary ref may be
-   * left over (reset to the base head). The draft PR, when asked for, is opened once the branch
+   * Merges on the queue's scratch branch, then creates the test branch in one step so CI sees a
+   * single push. After a crash the test branch may exist already: adopted when its merge commits name
+   * its base, else rebuilt. The draft PR, when asked for, is opened once the branch
    * exists, also when it existed already: a crash between the two is finished by the next create.
    * Any error opening it is answered as `draftPullRequestError` (the branch is built: throwing would
    * make the engine retry, then fail the run's PRs, for want of a convenience).
    */
   async createTestBranch(repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
     const octokit = await this.options.octokitFor(repo);
-    const result = await buildTestBranch(octokit, repo, spec);
+    const result = await this.testBranches.build(octokit, repo, spec);
     if (!result.ok || !spec.draftPullRequest) return result;
     try {
       await openDraftPullRequest(octokit, repo, spec.name, spec.baseBranch, spec.draftPullRequest);

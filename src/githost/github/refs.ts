@@ -33,12 +33,13 @@ export async function createRef(octokit: Octokit, repo: RepoRef, branch: string,
   }
 }
 
-/** Points `branch` at `sha`, creating it or force-moving a leftover one. */
+/** Points `branch` at `sha`, force-moving it, or creating it the first time. */
 export async function resetRef(octokit: Octokit, repo: RepoRef, branch: string, sha: string): Promise<void> {
   try {
-    await octokit.request('POST /repos/{owner}/{repo}/git/refs', { ...repoParams(repo), ref: `refs/heads/${branch}`, sha });
-  } catch (error) {
-    if (httpStatus(error) !== 422) throw error;
     await octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...repoParams(repo), ref: `heads/${branch}`, sha, force: true });
+  } catch (error) {
+    // 422 "Reference does not exist" (or the commit does not: then the create fails with 422 too).
+    if (httpStatus(error) !== 422) throw error;
+    await octokit.request('POST /repos/{owner}/{repo}/git/refs', { ...repoParams(repo), ref: `refs/heads/${branch}`, sha });
   }
 }

@@ -3,34 +3,90 @@ import type { CreateBranchResult, DraftPullRequestSpec, TestBranchSpec } from '.
 import { repoParams, type Octokit } from './github-client.js';
 import { gitHubErrorMessages, httpStatus } from './github-errors.js';
 import { createRef, deleteRef, refHead, resetRef } from './refs.js';
+import { repoKey } from '../../domain/repo.js';
 
-/** The run id is the last segment of a test branch name (`mergeq/<target>/<runId>`). */
-export function tmpRefFor(testBranch: string): string {
-  return `mergeq-tmp/${testBranch.slice(testBranch.lastIndexOf('/') + 1)}`;
+/**
+ * The scratch branch test branches are built on, one per target branch. It is moved for each build
+ * and never deleted (as bors keeps `staging.tmp`): creating and deleting one per run would cost two
+ * writes of the few a second GitHub allows.
+ */
+export function scratchRefFor(baseBranch: string): string {
+  return `mergeq-tmp/${baseBranch}`;
 }
 
-/** The test branch, built or found (see createTestBranch); a conflict creates nothing. */
-export async function buildTestBranch(octokit: Octokit, repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
-  const existing = await refHead(octokit, repo, spec.name);
-  const baseSha = await refHead(octokit, repo, spec.baseBranch);
-  if (baseSha === null) throw Object.assign(new Error(`branch ${spec.baseBranch} does not exist`), { status: 404 });
-  if (existing !== null) return { ok: true, sha: existing, baseSha };
+/** The trailer naming, in each merge commit of a test branch, the target head the branch stands on. */
+const BASE_TRAILER = /^mergeq-base: (\S+)$/m;
 
-  const tmp = tmpRefFor(spec.name);
-  await resetRef(octokit, repo, tmp, baseSha);
-  try {
-    const merged = await mergeAll(octokit, repo, tmp, baseSha, spec);
-    if ('conflictPrNumber' in merged) {
-      await deleteRef(octokit, repo, tmp);
-      return { ok: false, conflictPrNumber: merged.conflictPrNumber };
+/**
+ * Builds test branches (see createTestBranch), remembering where each scratch branch points so that
+ * a build continuing from the last one moves nothing.
+ */
+export class TestBranchBuilder {
+  /** `repo#scratch ref` -> the commit it points at, as this process last left it. */
+  private readonly scratchHeads = new Map<string, string>();
+
+  async build(octokit: Octokit, repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
+    const existing = await refHead(octokit, repo, spec.name);
+    if (existing !== null) {
+      // Built before a crash: adopted only if its base is known, else rebuilt from scratch.
+      const base = await baseOf(octokit, repo, existing);
+      if (base !== null) return { ok: true, sha: existing, baseSha: base };
+      await deleteRef(octokit, repo, spec.name);
     }
-    const sha = await createRef(octokit, repo, spec.name, merged.sha);
-    await deleteRef(octokit, repo, tmp);
-    return { ok: true, sha, baseSha };
-  } catch (error) {
-    await deleteRef(octokit, repo, tmp).catch(() => undefined);
-    throw error;
+    const scratch = scratchRefFor(spec.baseBranch);
+    const key = `${repoKey(repo)}#${scratch}`;
+    try {
+      const start = await this.startOn(octokit, repo, scratch, key, spec);
+      const merged = await mergeAll(octokit, repo, scratch, start.sha, start.prs, spec.name, start.baseSha);
+      if ('conflictPrNumber' in merged) {
+        this.scratchHeads.delete(key);
+        return { ok: false, conflictPrNumber: merged.conflictPrNumber };
+      }
+      this.scratchHeads.set(key, merged.sha);
+      const sha = await createRef(octokit, repo, spec.name, merged.sha);
+      return { ok: true, sha, baseSha: start.baseSha };
+    } catch (error) {
+      this.scratchHeads.delete(key);
+      throw error;
+    }
   }
+
+  /** Points the scratch branch at where the build starts: `spec.startFrom`, else the target head. */
+  private async startOn(
+    octokit: Octokit,
+    repo: RepoRef,
+    scratch: string,
+    key: string,
+    spec: TestBranchSpec,
+  ): Promise<{ sha: string; baseSha: string; prs: TestBranchSpec['prs'] }> {
+    const from = spec.startFrom;
+    if (from) {
+      try {
+        await this.moveScratch(octokit, repo, scratch, key, from.sha);
+        return { sha: from.sha, baseSha: from.baseSha, prs: spec.prs.slice(from.prCount) };
+      } catch (error) {
+        // 422: that commit is gone; build from the target head instead.
+        if (httpStatus(error) !== 422) throw error;
+      }
+    }
+    const head = await refHead(octokit, repo, spec.baseBranch);
+    if (head === null) throw Object.assign(new Error(`branch ${spec.baseBranch} does not exist`), { status: 404 });
+    await this.moveScratch(octokit, repo, scratch, key, head);
+    return { sha: head, baseSha: head, prs: spec.prs };
+  }
+
+  private async moveScratch(octokit: Octokit, repo: RepoRef, scratch: string, key: string, sha: string): Promise<void> {
+    if (this.scratchHeads.get(key) === sha) return;
+    this.scratchHeads.delete(key);
+    await resetRef(octokit, repo, scratch, sha);
+    this.scratchHeads.set(key, sha);
+  }
+}
+
+/** The base a test branch head names in its trailer; null when it names none. */
+async function baseOf(octokit: Octokit, repo: RepoRef, sha: string): Promise<string | null> {
+  const { data } = await octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repoParams(repo), commit_sha: sha });
+  return BASE_TRAILER.exec(data.message)?.[1] ?? null;
 }
 
 /**
@@ -47,23 +103,25 @@ export async function openDraftPullRequest(octokit: Octokit, repo: RepoRef, head
   }
 }
 
-/** Merges each PR head into `tmp` in order: the resulting head, or the first PR that conflicts. */
+/** Merges each PR head into the scratch branch in order: the resulting head, or the first PR that conflicts. */
 async function mergeAll(
   octokit: Octokit,
   repo: RepoRef,
-  tmp: string,
+  scratch: string,
+  startSha: string,
+  prs: TestBranchSpec['prs'],
+  testBranch: string,
   baseSha: string,
-  spec: TestBranchSpec,
 ): Promise<{ sha: string } | { conflictPrNumber: number }> {
-  let head = baseSha;
-  for (const pr of spec.prs) {
+  let head = startSha;
+  for (const pr of prs) {
     try {
       const response = await octokit.request('POST /repos/{owner}/{repo}/merges', {
         ...repoParams(repo),
-        base: tmp,
+        base: scratch,
         head: pr.sha,
         // No bare #N: a pushed commit that names a PR shows up in that PR's timeline, on every run.
-        commit_message: `Merge PR ${pr.number} (${pr.sha}) into ${spec.name}`,
+        commit_message: `Merge PR ${pr.number} (${pr.sha}) into ${testBranch}\n\nmergeq-base: ${baseSha}`,
       });
       // 204: the head is already contained, nothing was merged.
       const status: number = response.status;
