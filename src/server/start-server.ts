@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';
+import { FlakyTestService } from '../service/flaky-test-service.js';
 import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
 import { openStore } from '../store/open.js';
@@ -62,6 +63,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       store,
       queueService,
       quarantineService: new QuarantineService(store),
+      flakyTestService: new FlakyTestService({ store, clock }),
       renderMetrics,
       logger,
       clock,
