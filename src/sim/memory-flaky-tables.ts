@@ -82,7 +82,8 @@ export class MemoryFlakyTables implements TestCaseTables {
     this.settings.set(repoKey, copy(settings));
   }
 
-  async testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]> {
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    const repoKeys = [...this.cases.values()].map((tc) => tc.repoKey).filter((k) => ownerKeys.some((o) => k.startsWith(`${o}/`)));
     return [...new Set(repoKeys)]
       .sort()
       .map((repoKey) => {

@@ -55,8 +55,8 @@ export interface FlakyTestStore {
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
   putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
-  /** Per repository of `repoKeys` that has any test case. */
-  testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]>;
+  /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
+  testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
 }
 
 /**

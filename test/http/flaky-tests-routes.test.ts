@@ -220,3 +220,21 @@ describe('list-quarantined-tests paging over detected tests', () => {
     expect(ids).toEqual([...ids].sort());
   });
 });
+
+describe('metrics', () => {
+  test("the queue's repository's flaky, broken and quarantined counts", async () => {
+    await post(t, 'createQueue', { repo: ACME_REPO, targetBranch: 'main' });
+    await upload({ commitSha: 'c1', junitXml: junit([['adds', 'failed'], ['discounts', 'failed']]) });
+    await upload({ commitSha: 'c1', junitXml: junit([['adds', 'passed'], ['discounts', 'passed']]) });
+    await post(t, 'flaky-tests/setQuarantineSetting', {
+      repo: ACME_REPO,
+      testCaseId: testCaseId('github.com/acme/widgets', { file: 'src/cart.test.ts', classname: 'cart', parent: 'cart', name: 'adds', variant: null }),
+      setting: 'never',
+    });
+    const res = await request(t.app).get('/v1/getMergeQueueMetrics').set('x-api-token', t.acme.token);
+    const labels = '{repo="acme/widgets",branch="main",queue_type="main"}';
+    expect(res.text).toContain(`mq_flaky_tests_current${labels} 2`);
+    expect(res.text).toContain(`mq_broken_tests_current${labels} 0`);
+    expect(res.text).toContain(`mq_quarantined_tests_current${labels} 1`);
+  });
+});

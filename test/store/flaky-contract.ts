@@ -119,10 +119,12 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
           aTestCase(REPO, { status: 'broken', quarantinedAt: null }),
           aTestCase(REPO, { status: 'healthy', quarantinedAt: at(2) }),
           aTestCase('github.com/acme/other', { status: 'healthy', quarantinedAt: null }),
+          aTestCase('github.com/acme-labs/tools', { status: 'flaky', quarantinedAt: null }),
+          aTestCase('github.com/acm/x', { status: 'flaky', quarantinedAt: null }),
         ],
         [],
       );
-      expect(await store.testCaseCounts([REPO, 'github.com/acme/other', 'github.com/acme/none'])).toEqual([
+      expect(await store.testCaseCounts(['github.com/acme', 'github.com/nobody'])).toEqual([
         { repoKey: 'github.com/acme/other', flaky: 0, broken: 0, quarantined: 0 },
         { repoKey: REPO, flaky: 2, broken: 1, quarantined: 2 },
       ]);

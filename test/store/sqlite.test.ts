@@ -114,7 +114,7 @@ describe('sqlite store on a file', () => {
 
     const store = await openSqliteStore(path);
     try {
-      expect(await store.testCaseCounts(['github.com/acme/widgets'])).toEqual([
+      expect(await store.testCaseCounts(['github.com/acme'])).toEqual([
         { repoKey: 'github.com/acme/widgets', flaky: 1, broken: 0, quarantined: 1 },
       ]);
     } finally {

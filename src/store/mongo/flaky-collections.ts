@@ -116,11 +116,12 @@ export class MongoFlakyCollections implements FlakyTestStore {
     await this.settings.replaceOne({ repoKey }, { ...settings, repoKey }, { upsert: true });
   }
 
-  async testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]> {
-    if (repoKeys.length === 0) return [];
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    if (ownerKeys.length === 0) return [];
+    const prefixes = ownerKeys.map((o) => new RegExp(`^${o.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`));
     const rows = await this.cases
       .aggregate<TestCaseCounts>([
-        { $match: { repoKey: { $in: repoKeys } } },
+        { $match: { repoKey: { $in: prefixes } } },
         {
           $group: {
             _id: '$repoKey',

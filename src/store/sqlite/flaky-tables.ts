@@ -51,7 +51,10 @@ export class SqliteFlakyTables implements FlakyTestStore {
       counts: db.prepare(
         `SELECT repo_key AS repoKey,
                 sum(status = 'flaky') AS flaky, sum(status = 'broken') AS broken, count(quarantined_at) AS quarantined
-         FROM test_cases WHERE repo_key IN (SELECT value FROM json_each(?)) GROUP BY repo_key ORDER BY repo_key`,
+         FROM test_cases
+         -- "host/owner/" up to "host/owner0": the keys below that owner ('0' follows '/'), by the index.
+         WHERE EXISTS (SELECT 1 FROM json_each(?) o WHERE repo_key > o.value || '/' AND repo_key < o.value || '0')
+         GROUP BY repo_key ORDER BY repo_key`,
       ),
     };
 
@@ -133,8 +136,8 @@ export class SqliteFlakyTables implements FlakyTestStore {
     this.stmt.putSettings.run(repoKey, JSON.stringify(settings));
   }
 
-  async testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]> {
-    if (repoKeys.length === 0) return [];
-    return this.stmt.counts.all(JSON.stringify(repoKeys)) as TestCaseCounts[];
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    if (ownerKeys.length === 0) return [];
+    return this.stmt.counts.all(JSON.stringify(ownerKeys)) as TestCaseCounts[];
   }
 }
