@@ -15,7 +15,12 @@ export interface UploadedTestCase extends TestIdentity {
  * Folds attempts with the same identity (retries) into one test case, in first-seen order. The final
  * outcome is the last attempt that ran (not skipped); `skipped` when none ran.
  */
-export function groupAttempts(attempts: Iterable<JunitAttempt>, variant: string | null): { cases: UploadedTestCase[]; truncatedNames: number } {
+export function groupAttempts(
+  attempts: Iterable<JunitAttempt>,
+  variant: string | null,
+  pathRoot: string | null = null,
+): { cases: UploadedTestCase[]; truncatedNames: number } {
+  const root = pathRoot ? `${pathRoot.replace(/\\/g, '/').replace(/\/+$/, '')}/` : null;
   const byKey = new Map<string, UploadedTestCase>();
   let truncatedNames = 0;
   for (const a of attempts) {
@@ -24,10 +29,14 @@ export function groupAttempts(attempts: Iterable<JunitAttempt>, variant: string 
       name = name.slice(0, MAX_TEST_NAME_LENGTH);
       truncatedNames++;
     }
-    const key = JSON.stringify([a.file, a.classname, a.parent, name]);
+    // Reporters such as jest-junit write absolute paths: relative to the checkout, they are the same
+    // on every runner (and CODEOWNERS patterns can match them).
+    const slashed = a.file?.replace(/\\/g, '/') ?? null;
+    const file = root && slashed?.startsWith(root) ? slashed.slice(root.length) : a.file;
+    const key = JSON.stringify([file, a.classname, a.parent, name]);
     let tc = byKey.get(key);
     if (!tc) {
-      tc = { file: a.file, classname: a.classname, parent: a.parent, name, variant, outcome: 'skipped', failedAttempts: 0, passedAttempts: 0 };
+      tc = { file, classname: a.classname, parent: a.parent, name, variant, outcome: 'skipped', failedAttempts: 0, passedAttempts: 0 };
       byKey.set(key, tc);
     }
     if (a.outcome === 'failed') tc.failedAttempts++;

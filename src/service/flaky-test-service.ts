@@ -33,6 +33,8 @@ export interface UploadInput {
   uploadId?: string | null;
   /** The JUnit XML documents of one job. */
   junitXml: string[];
+  /** The checkout directory on the runner: absolute `file` paths below it are made relative to it. */
+  pathRoot?: string | null;
 }
 
 export interface TestCaseRef {
@@ -68,7 +70,7 @@ export class FlakyTestService {
       const earlier = await this.store.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
-      const { cases, truncatedNames } = groupAttempts(parseDocuments(input.junitXml), input.variant ?? null);
+      const { cases, truncatedNames } = groupAttempts(parseDocuments(input.junitXml), input.variant ?? null, input.pathRoot ?? null);
       if (cases.length > MAX_TEST_CASES_PER_UPLOAD) {
         throw new ServiceError(
           413,

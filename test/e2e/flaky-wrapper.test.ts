@@ -102,7 +102,8 @@ test('a test that failed once and passed on retry is quarantined, and its failur
     {
       name: 'cart loads prices',
       parent: 'cart',
-      file: expect.stringMatching(/src\/cart\.test\.js$/),
+      // jest-junit writes absolute paths; the wrapper sends its directory, so the path is relative.
+      file: 'src/cart.test.js',
       classname: 'cart loads prices',
       codeowners: [],
       quarantined_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

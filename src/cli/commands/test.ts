@@ -76,7 +76,7 @@ export function registerTest(program: Command, ctx: CliContext): void {
 interface UploadTarget {
   url: string;
   token: string;
-  request: Omit<UploadRequest, 'junitXml' | 'uploadId'>;
+  request: Omit<UploadRequest, 'junitXml' | 'uploadId' | 'pathRoot'>;
 }
 
 /** Everything needed to upload, checked before the command runs (a usage error is the one early failure). */
@@ -115,7 +115,7 @@ async function collectAndUpload(ctx: CliContext, options: TestOptions, target: U
   }
   const backoff = Number(ctx.io.env.MERGEQ_UPLOAD_BACKOFF_MS ?? DEFAULT_BACKOFF_MS);
   const outcome = await uploadResults(
-    { ...target.request, uploadId: randomUUID(), junitXml },
+    { ...target.request, uploadId: randomUUID(), junitXml, pathRoot: ctx.io.cwd ?? process.cwd() },
     { url: target.url, token: target.token, backoffMs: Number.isFinite(backoff) ? backoff : DEFAULT_BACKOFF_MS },
   );
   if (outcome.kind === 'ok') {

@@ -15,6 +15,7 @@ export interface UploadRequest {
   variant: string | null;
   uploadId: string;
   junitXml: string[];
+  pathRoot: string | null;
 }
 
 export type UploadOutcome =

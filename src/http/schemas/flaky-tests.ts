@@ -19,6 +19,7 @@ export const uploadMetadataFields = {
   jobName: optionalField(nonEmptyString(MAX_NAME_LENGTH, 'the CI job')),
   variant: optionalField(variantSchema),
   uploadId: optionalField(nonEmptyString(MAX_ID_LENGTH, 'client-chosen id; repeating it answers the first upload and stores nothing')),
+  pathRoot: optionalField(nonEmptyString(4096, 'the checkout directory on the runner: absolute file paths below it are made relative')),
 };
 
 export const uploadJsonSchema = body({
@@ -42,6 +43,7 @@ export const uploadQuerySchema = z
     jobName: uploadMetadataFields.jobName,
     variant: uploadMetadataFields.variant,
     uploadId: uploadMetadataFields.uploadId,
+    pathRoot: uploadMetadataFields.pathRoot,
   })
   .transform(({ repo, repoHost, ...rest }, ctx) => {
     const [owner, name, ...extra] = repo.split('/');
