@@ -81,7 +81,7 @@ async function api(path: string, body: unknown) {
     headers: { 'content-type': 'application/json', 'x-api-token': env.MERGEQ_TOKEN! },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as { quarantined_tests: unknown[]; page: Record<string, unknown> } };
 }
 
 const listQuarantined = (page_query: object = {}) =>

@@ -111,7 +111,7 @@ const MIGRATIONS: readonly string[] = [
   );
   -- One row per test case per upload; a row is small and there are many, so no JSON document.
   CREATE TABLE test_results (
-    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq            INTEGER PRIMARY KEY,
     repo_key       TEXT NOT NULL,
     test_case_id   TEXT NOT NULL,
     upload_id      TEXT NOT NULL,
