@@ -128,6 +128,25 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   expect(fourth.code).toBe(1);
   expect(fourth.stderr).toContain('2 failed, 1 quarantined failure');
 
+  // A malformed report uploaded by `mergeq test upload` changes nothing; the same uploadId twice neither.
+  const before = await listQuarantined();
+  mkdirSync(join(project, 'broken'));
+  writeFileSync(join(project, 'broken', 'junit.xml'), '<testsuites><testsuite name="cart"><testcase name="x"></testsuite>');
+  const malformed = await cli.run(['test', 'upload', '--junit', join(project, 'broken', '*.xml'), '--repo', REPO, '--commit', 'sha-9'], env);
+  expect(malformed.code).toBe(1);
+  expect(malformed.stderr).toMatch(/HTTP 400: junitXml\[0\] is not well-formed XML at line 1, column \d+/);
+  const passing = '<testsuites><testsuite name="cart"><testcase classname="cart loads prices" name="cart loads prices" file="src/cart.test.js"/></testsuite></testsuites>';
+  const twice = async () =>
+    (
+      await fetch(`${env.MERGEQ_URL}/v1/flaky-tests/upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': env.MERGEQ_TOKEN! },
+        body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'shop' }, commitSha: 'sha-9', branch: 'main', uploadId: 'same-id', junitXml: passing }),
+      })
+    ).json();
+  expect(await twice()).toEqual(await twice());
+  expect((await listQuarantined()).body).toEqual(before.body);
+
   // A wrong token: the command's output, then 70.
   const denied = await wrappedJest('sha-4', { FAIL_PRICES: '1', MERGEQ_TOKEN: 'mq_wrong' });
   expect(denied.code).toBe(70);
@@ -139,7 +158,7 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   expect(offline.code).toBe(1);
   expect(offline.stderr).toMatch(/service is unavailable .*ECONNREFUSED.*after 5 attempts.*keeping the command's exit code 1/);
   // A passing command passes, service or not.
-  const passing = await wrappedJest('sha-6');
-  expect(passing.code).toBe(0);
-  expect(passing.stderr).toContain('unavailable');
+  const passingRun = await wrappedJest('sha-6');
+  expect(passingRun.code).toBe(0);
+  expect(passingRun.stderr).toContain('unavailable');
 }, 120_000);

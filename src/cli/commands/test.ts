@@ -10,7 +10,7 @@ import { findJunitFiles } from '../test-wrapper/junit-files.js';
 import { DEFAULT_BACKOFF_MS, uploadResults, type UploadRequest } from '../test-wrapper/upload-client.js';
 
 interface TestOptions {
-  junit: string;
+  junit?: string;
   variant?: string;
   repo?: string;
   commit?: string;
@@ -32,8 +32,9 @@ Examples:
 `;
 
 function addUploadOptions(cmd: Command): Command {
+  // Checked in the actions, not by commander: a required option of `test` would be demanded of `test upload` too.
   return cmd
-    .requiredOption('--junit <glob>', "JUnit XML files to read, e.g. 'reports/**/*.xml' (quote it)")
+    .option('--junit <glob>', "JUnit XML files to read, e.g. 'reports/**/*.xml' (quote it; required)")
     .option('--variant <name>', 'test variant (e.g. linux): a separate test case per variant')
     .option('--repo <host/owner/name>', 'the repository (default: from the CI environment)')
     .option('--commit <sha>', 'the commit tested (default: from the CI environment)')
@@ -51,6 +52,7 @@ export function registerTest(program: Command, ctx: CliContext): void {
     .addHelpText('after', TEST_HELP)
     .action(async (command: string[], options: TestOptions) => {
       if (command.length === 0) throw usage('give the test command after --, e.g. mergeq test --junit "reports/*.xml" -- npm test');
+      requireJunit(options);
       const target = uploadTarget(ctx, options);
       const startedAt = Date.now();
       const commandCode = await runCommand(command, ctx.io.cwd ?? process.cwd(), ctx.io.env);
@@ -61,7 +63,10 @@ export function registerTest(program: Command, ctx: CliContext): void {
     });
 
   addUploadOptions(test.command('upload').description('Upload JUnit results without running anything (for CIs that run the tests themselves).')).action(
-    async (options: TestOptions) => {
+    async (_options: TestOptions, cmd: Command) => {
+      // Commander hands options named by both `test` and `test upload` to `test`: read them merged.
+      const options = cmd.optsWithGlobals<TestOptions>();
+      requireJunit(options);
       const target = uploadTarget(ctx, options);
       const results = await collectAndUpload(ctx, options, target, 0);
       if (results.kind === 'none') ctx.io.stderr.write(`mergeq test upload: no file matches ${options.junit}\n`);
@@ -105,7 +110,7 @@ function uploadTarget(ctx: CliContext, options: TestOptions): UploadTarget {
 }
 
 async function collectAndUpload(ctx: CliContext, options: TestOptions, target: UploadTarget, sinceMs: number): Promise<ResultsState> {
-  const files = findJunitFiles(options.junit, ctx.io.cwd ?? process.cwd(), sinceMs);
+  const files = findJunitFiles(options.junit!, ctx.io.cwd ?? process.cwd(), sinceMs);
   if (files.length === 0) return { kind: 'none' };
   let junitXml: string[];
   try {
@@ -140,6 +145,10 @@ function runCommand(command: string[], cwd: string, env: Record<string, string |
 function signalNumber(signal: NodeJS.Signals): number {
   const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
   return numbers[signal] ?? 1;
+}
+
+function requireJunit(options: TestOptions): void {
+  if (!options.junit) throw usage("--junit <glob> is required, e.g. --junit 'reports/**/*.xml'");
 }
 
 function usage(detail: string): ServiceError {
