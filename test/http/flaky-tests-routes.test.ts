@@ -238,3 +238,11 @@ describe('metrics', () => {
     expect(res.text).toContain(`mq_quarantined_tests_current${labels} 1`);
   });
 });
+
+test('openapi.json documents the upload with both body types and every flaky-test operation', async () => {
+  const doc = (await request(t.app).get('/v1/openapi.json')).body as { paths: Record<string, { post?: { requestBody: { content: object } } }> };
+  expect(Object.keys(doc.paths['/v1/flaky-tests/upload']!.post!.requestBody.content)).toEqual(['application/json', 'application/xml']);
+  for (const op of ['getSettings', 'updateSettings', 'setQuarantineSetting', 'getTestCase', 'getQuarantineConfig', 'list-quarantined-tests']) {
+    expect(doc.paths[`/v1/flaky-tests/${op}`]?.post).toBeDefined();
+  }
+});
