@@ -128,6 +128,17 @@ describe('POST /v1/flaky-tests/upload and detection', () => {
     expect(res.body.detail).toContain('50001');
   });
 
+  test('a body over 20 MiB, JSON or XML: 413', async () => {
+    const huge = `<testsuites>${' '.repeat(20 * 1024 * 1024)}</testsuites>`;
+    expectProblem(await upload({ commitSha: 'c1', junitXml: huge }), 413, 'payload_too_large');
+    const xml = await request(t.app)
+      .post('/v1/flaky-tests/upload?repo=acme/widgets&commitSha=c1')
+      .set('x-api-token', t.acme.token)
+      .set('Content-Type', 'application/xml')
+      .send(huge);
+    expectProblem(xml, 413, 'payload_too_large');
+  });
+
   test("another organization's repository: 403", async () => {
     const res = await post(t, 'flaky-tests/upload', { repo: ACME_REPO, commitSha: 'c1', junitXml: '<testsuites/>' }, t.globex.token);
     expectProblem(res, 403, 'forbidden');
