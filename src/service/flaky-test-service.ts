@@ -183,13 +183,26 @@ export class FlakyTestService {
     return { repo, ...(await this.settingsOf(repoKey(repo))) };
   }
 
-  /** Omitted fields stay unchanged. Tests are re-evaluated at their next upload. */
+  /**
+   * Omitted fields stay unchanged. A change of autoQuarantine applies at once to the tests it
+   * concerns; statuses are re-evaluated with the new rules at the repository's next upload.
+   */
   async updateSettings(org: Org, repo: RepoRef, changes: Partial<FlakySettings>): Promise<FlakySettings & { repo: RepoRef }> {
     assertOwnsRepo(org, repo);
     const key = repoKey(repo);
     return this.lock.run(key, async () => {
-      const next = { ...(await this.settingsOf(key)), ...definedOnly(changes) };
+      const before = await this.settingsOf(key);
+      const next = { ...before, ...definedOnly(changes) };
       await this.store.putFlakySettings(key, next);
+      if (next.autoQuarantine !== before.autoQuarantine) {
+        const now = this.clock.now().toISOString();
+        const changed = [];
+        for (const tc of await this.store.testCasesToWatch(key, now)) {
+          const change = applyVerdict(tc, {}, next.autoQuarantine, now);
+          if (change.changed) changed.push({ testCase: await this.withOwners(repo, tc, change.testCase), events: change.events });
+        }
+        await this.store.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events));
+      }
       return { repo, ...next };
     });
   }

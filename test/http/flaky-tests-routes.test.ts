@@ -195,7 +195,12 @@ describe('quarantine control and settings', () => {
     expectProblem(await post(t, 'flaky-tests/updateSettings', { repo: ACME_REPO, brokenRuns: 0 }), 400, 'invalid_request');
     const updated = await post(t, 'flaky-tests/updateSettings', { repo: ACME_REPO, autoQuarantine: false, brokenRuns: '3' });
     expect(updated.body).toMatchObject({ autoQuarantine: false, brokenRuns: 3, flakyWindowDays: 14 });
-    await knownTest();
+    const id = await knownTest();
+    expect((await list()).body.page.total_rows).toBe(0);
+    // Turning it back on quarantines the flaky test at once.
+    await post(t, 'flaky-tests/updateSettings', { repo: ACME_REPO, autoQuarantine: true });
+    expect((await list()).body.quarantined_tests.map((q: { test_case_id: string }) => q.test_case_id)).toEqual([id]);
+    await post(t, 'flaky-tests/updateSettings', { repo: ACME_REPO, autoQuarantine: false });
     expect((await list()).body.page.total_rows).toBe(0);
   });
 
