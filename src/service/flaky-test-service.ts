@@ -108,26 +108,33 @@ export class FlakyTestService {
       ignoredForDetection,
     }));
 
-    const known = new Map((await this.store.getTestCases(key, uploaded.map((u) => u.id))).map((tc) => [tc.testCaseId, tc]));
-    const current = new Map<string, TestCase>();
+    // Only the documents that may change are read: tests that failed now, and those to watch (not
+    // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
+    const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
+    const existing = new Set(await this.store.existingTestCaseIds(key, uploaded.map((u) => u.id)));
+    const watched = await this.store.testCasesToWatch(key, windowStart);
+    const current = new Map<string, TestCase>(watched.map((tc) => [tc.testCaseId, tc]));
+    const failedNow = uploaded.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
+    for (const tc of await this.store.getTestCases(key, failedNow)) current.set(tc.testCaseId, tc);
     const dirty = new Set<string>();
     for (const { id, c } of uploaded) {
-      let tc = known.get(id) ?? newTestCase(key, id, c, nowIso);
-      if (!known.has(id)) dirty.add(id);
-      if (c.failedAttempts > 0 && !ignoredForDetection) {
+      let tc = current.get(id);
+      if (!existing.has(id)) {
+        tc = newTestCase(key, id, c, nowIso);
+        dirty.add(id);
+      }
+      if (tc && c.failedAttempts > 0 && !ignoredForDetection) {
         tc = { ...tc, lastFailedAt: nowIso };
         dirty.add(id);
       }
-      current.set(id, tc);
+      if (tc) current.set(id, tc);
     }
 
     const events: TestCaseEvent[] = [];
     const newlyFlaky: string[] = [];
     if (!ignoredForDetection) {
-      // Tests that can change status: those that failed now, and those the store says to watch
-      // (not healthy, quarantined, or failed within the window) — time alone can heal those.
-      const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
-      for (const tc of await this.store.testCasesToWatch(key, windowStart)) if (!current.has(tc.testCaseId)) current.set(tc.testCaseId, tc);
+      // Tests that can change status: those that failed now or lately, and those not healthy or
+      // quarantined — time alone can heal those.
       const toEvaluate = [...current.values()].filter((tc) => tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= windowStart));
       const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
       const history = groupBy(await this.store.testResults(key, toEvaluate.map((tc) => tc.testCaseId), since), (r) => r.testCaseId);
@@ -144,7 +151,7 @@ export class FlakyTestService {
       }
     }
 
-    const quarantinedFailed = uploaded.filter(({ id, c }) => c.outcome === 'failed' && current.get(id)!.quarantinedAt !== null);
+    const quarantinedFailed = uploaded.filter(({ id, c }) => c.outcome === 'failed' && (current.get(id)?.quarantinedAt ?? null) !== null);
     const answer: UploadAnswer = {
       uploadId,
       commitSha: input.commitSha,

@@ -33,6 +33,10 @@ export class MemoryFlakyTables implements TestCaseTables {
     });
   }
 
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    return testCaseIds.filter((id) => this.cases.has(key(repoKey, id)));
+  }
+
   async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
     return copy(
       [...this.cases.values()].filter(

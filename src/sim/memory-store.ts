@@ -105,6 +105,7 @@ export class SimulationStore implements Store {
   getTestUpload = this.flaky.getTestUpload.bind(this.flaky);
   commitTestUpload = this.flaky.commitTestUpload.bind(this.flaky);
   getTestCases = this.flaky.getTestCases.bind(this.flaky);
+  existingTestCaseIds = this.flaky.existingTestCaseIds.bind(this.flaky);
   testCasesToWatch = this.flaky.testCasesToWatch.bind(this.flaky);
   writeTestCases = this.flaky.writeTestCases.bind(this.flaky);
   testResults = this.flaky.testResults.bind(this.flaky);

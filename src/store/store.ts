@@ -45,6 +45,8 @@ export interface FlakyTestStore {
    */
   commitTestUpload(write: TestUploadWrite): Promise<boolean>;
   getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]>;
+  /** Which of these test cases exist (without reading them: an upload names thousands). */
+  existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]>;
   /** Test cases that are not healthy, are quarantined, or failed at or after `failedSince`. */
   testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]>;
   /** Stores changed test cases and appends their events. */

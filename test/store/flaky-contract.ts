@@ -91,6 +91,8 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       const ids = (await store.testCasesToWatch(REPO, at(5))).map((t) => t.testCaseId).sort();
       expect(ids).toEqual([flaky, always, failedLately].map((t) => t.testCaseId).sort());
       expect((await store.getTestCases(REPO, [neverFailed.testCaseId, 'missing'])).map((t) => t.testCaseId)).toEqual([neverFailed.testCaseId]);
+      expect(await store.existingTestCaseIds(REPO, ['missing', neverFailed.testCaseId])).toEqual([neverFailed.testCaseId]);
+      expect(await store.existingTestCaseIds('github.com/acme/other', [neverFailed.testCaseId])).toEqual([]);
     });
 
     it('keeps a test case history in order', async () => {

@@ -76,6 +76,12 @@ export class MongoFlakyCollections implements FlakyTestStore {
     return (await this.cases.find({ repoKey, testCaseId: { $in: testCaseIds } }, NO_ID).toArray()) as TestCase[];
   }
 
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    if (testCaseIds.length === 0) return [];
+    const rows = await this.cases.find({ repoKey, testCaseId: { $in: testCaseIds } }, { projection: { _id: 0, testCaseId: 1 } }).toArray();
+    return rows.map((r) => r.testCaseId);
+  }
+
   async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
     const filter = { repoKey, $or: [{ status: { $ne: 'healthy' as const } }, { quarantinedAt: { $ne: null } }, { lastFailedAt: { $gte: failedSince } }] };
     return (await this.cases.find(filter, NO_ID).toArray()) as TestCase[];

@@ -353,6 +353,9 @@ export class MongoStore implements Store {
   getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
     return this.flaky.getTestCases(repoKey, testCaseIds);
   }
+  existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    return this.flaky.existingTestCaseIds(repoKey, testCaseIds);
+  }
   testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
     return this.flaky.testCasesToWatch(repoKey, failedSince);
   }

@@ -36,6 +36,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
          VALUES (@repoKey, @testCaseId, @quarantinedAt, @status, @lastFailedAt, @doc)`,
       ),
       casesByIds: db.prepare('SELECT doc FROM test_cases WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?))').pluck(),
+      existingIds: db.prepare('SELECT test_case_id FROM test_cases WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?))').pluck(),
       casesToWatch: db.prepare(
         `SELECT doc FROM test_cases WHERE repo_key = ?
            AND (status <> 'healthy' OR quarantined_at IS NOT NULL OR last_failed_at >= ?)`,
@@ -96,6 +97,11 @@ export class SqliteFlakyTables implements FlakyTestStore {
   async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
     if (testCaseIds.length === 0) return [];
     return (this.stmt.casesByIds.all(repoKey, JSON.stringify(testCaseIds)) as string[]).map((d) => JSON.parse(d) as TestCase);
+  }
+
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    if (testCaseIds.length === 0) return [];
+    return this.stmt.existingIds.all(repoKey, JSON.stringify(testCaseIds)) as string[];
   }
 
   async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
