@@ -7,4 +7,6 @@ export interface CliContext {
   io: CliIo;
   config(): Config;
   clock: Clock;
+  /** The exit code of this run when the command succeeds; `mergeq test` passes its command's on. */
+  exitWith(code: number): void;
 }

@@ -6,10 +6,11 @@ import type { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { registerOrgCreate } from './commands/org-create.js';
 import { registerServe } from './commands/serve.js';
+import { registerTest } from './commands/test.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
 import { reportError } from './report-error.js';
 import { packageVersion } from './package-version.js';
 
@@ -23,6 +24,7 @@ Environment (docs/configuration.md has the details):
   APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET: the GitHub App (docs/github-app.md)
   GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
+  MERGEQ_URL, MERGEQ_TOKEN: the service and API token used by \`mergeq test\` (docs/flaky-tests.md)
 
 Admin commands use the same store as the server, also while it runs.
 
@@ -32,23 +34,26 @@ Examples:
   $ TOKEN=$(mergeq token create --org acme --name ci)
   $ mergeq token list --org acme
   $ mergeq token revoke <token-id>
+  $ MERGEQ_URL=https://mergeq.example.com MERGEQ_TOKEN=mq_... mergeq test --junit 'reports/**/*.xml' -- npm test
 `;
 
 /**
  * Runs one `mergeq` command line (without the `node mergeq` part) and returns its exit code. Tests
  * call it in-process; the bin (main.ts) passes the real process streams and environment.
  */
-export async function runCli(argv: string[], io: CliIo, options: { clock?: Clock } = {}): Promise<ExitCode> {
+export async function runCli(argv: string[], io: CliIo, options: { clock?: Clock } = {}): Promise<number> {
   let config: Config | undefined;
+  let exitCode: number = EXIT.ok;
   const ctx: CliContext = {
     io,
     clock: options.clock ?? systemClock,
     config: () => (config ??= loadConfig(io.env, { cwd: io.cwd })),
+    exitWith: (code) => (exitCode = code),
   };
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return EXIT.ok;
+    return exitCode;
   } catch (err) {
     return reportError(err, io);
   }
@@ -56,7 +61,9 @@ export async function runCli(argv: string[], io: CliIo, options: { clock?: Clock
 
 function buildProgram(ctx: CliContext): Command {
   const program = new Command('mergeq')
-    .description('mergeq: a merge queue service. Runs the service and administers its organizations and API tokens.')
+    .description(
+      'mergeq: a merge queue service. Runs the service, administers its organizations and API tokens, and wraps test commands in CI to forgive quarantined flaky tests.',
+    )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
     .configureOutput({
@@ -77,6 +84,8 @@ function buildProgram(ctx: CliContext): Command {
   registerTokenCreate(token, ctx);
   registerTokenList(token, ctx);
   registerTokenRevoke(token, ctx);
+
+  registerTest(program, ctx);
 
   return program;
 }

@@ -18,4 +18,7 @@ export interface TestCase {
   quarantineSetting: QuarantineSetting;
   /** When it entered quarantine; null when not quarantined. */
   quarantinedAt: string | null;
+  /** When a result of it last failed (any attempt); detection re-reads tests that failed recently. */
+  lastFailedAt?: string | null;
+  firstSeenAt?: string;
 }

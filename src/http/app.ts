@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../engine/clock.js';
+import { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Store } from '../store/store.js';
@@ -11,6 +12,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
 import { DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
+import { flakyUploadHandlers } from './routes/flaky-upload-route.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
@@ -19,6 +21,8 @@ export interface HttpDeps {
   store: Store;
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
+  /** Built from the store and clock when not given. */
+  flakyTestService?: FlakyTestService;
   /** `renderMetrics` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
@@ -59,18 +63,25 @@ function v1Routes(deps: HttpDeps, clock: Clock): Router {
   const authenticate: RequestHandler[] = [requireToken({ store: deps.store, clock, logger: deps.logger })];
   const limits = deps.rateLimit === undefined ? DEFAULT_RATE_LIMIT : deps.rateLimit;
   if (limits) authenticate.push(rateLimit(limits, clock));
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService };
+  const flakyTestService = deps.flakyTestService ?? new FlakyTestService({ store: deps.store, clock });
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService };
   const readBody = jsonBody(MAX_BODY_BYTES);
 
   for (const op of OPERATIONS) {
     router
       .route(op.path)
       .post(...authenticate, readBody, async (req: Request, res: Response) => {
-        const result = await op.run(services, callerOf(res).org, req.body);
+        const { org, token } = callerOf(res);
+        const result = await op.run(services, org, req.body, token);
         res.status(200).json(result);
       })
       .all(methodNotAllowed(['POST']));
   }
+
+  router
+    .route('/flaky-tests/upload')
+    .post(...authenticate, ...flakyUploadHandlers(flakyTestService))
+    .all(methodNotAllowed(['POST']));
 
   router
     .route('/getMergeQueueMetrics')

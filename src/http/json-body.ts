@@ -30,7 +30,7 @@ export function jsonBody(limit: number = MAX_BODY_BYTES): RequestHandler {
 }
 
 /** body-parser's errors as problems; anything it did not classify stays a client error (400). */
-function translateBodyError(err: unknown, limit: number): ServiceError {
+export function translateBodyError(err: unknown, limit: number): ServiceError {
   const type = (err as { type?: string }).type;
   switch (type) {
     case 'entity.too.large':

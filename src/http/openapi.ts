@@ -4,6 +4,7 @@ import type { Operation } from './operations.js';
 import { MAX_BODY_BYTES } from './json-body.js';
 import { TOKEN_HEADER } from './auth.js';
 import { metricsQuerySchema } from './schemas/metrics.js';
+import { uploadJsonSchema, uploadQuerySchema, uploadResponseSchema } from './schemas/flaky-tests.js';
 import { problemSchema } from './schemas/responses.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -11,10 +12,10 @@ type JsonSchema = Record<string, unknown>;
 /** Statuses every authenticated POST operation may answer. */
 const COMMON_POST_ERRORS = [400, 401, 413, 415, 429];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'invalid_request (every field problem in `errors`), invalid_json or invalid_page_token',
+  400: 'invalid_request (every field problem in `errors`), invalid_json, invalid_page_token or invalid_junit',
   401: 'unauthorized: the token is missing, unknown or revoked',
   403: 'forbidden: the repository (or org_url_slug) does not belong to the token\'s organization',
-  404: 'queue_not_found or pull_request_not_found',
+  404: 'queue_not_found, pull_request_not_found or test_case_not_found',
   409: 'queue_exists, queue_not_empty, queue_not_accepting or invalid_state',
   413: `payload_too_large: the body exceeds ${MAX_BODY_BYTES} bytes`,
   415: 'unsupported_media_type: the body is not application/json',
@@ -77,6 +78,35 @@ export function buildOpenApiDocument(operations: readonly Operation[]): JsonSche
       },
     };
   }
+
+  // Its own route (routes/flaky-upload-route.ts): a JSON body, or one JUnit document as an XML body
+  // with the metadata as query parameters.
+  const uploadQuery = jsonSchema(uploadQuerySchema, 'input') as { properties: Record<string, JsonSchema>; required?: string[] };
+  paths['/v1/flaky-tests/upload'] = {
+    post: {
+      operationId: 'flakyTestsUpload',
+      summary: 'Upload JUnit XML results of a CI job; learns flaky and broken tests',
+      description: 'With an application/xml body, the metadata comes from the query parameters (only then).',
+      parameters: Object.entries(uploadQuery.properties).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        description: `${schema.description ?? name} (with an XML body${uploadQuery.required?.includes(name) ? ', required' : ''})`,
+        schema,
+      })),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: jsonSchema(uploadJsonSchema, 'input') },
+          'application/xml': { schema: { type: 'string', description: 'one JUnit XML document' } },
+        },
+      },
+      responses: {
+        '200': { description: 'OK', content: { 'application/json': { schema: jsonSchema(uploadResponseSchema, 'output') } } },
+        ...problemResponses([...COMMON_POST_ERRORS, 403]),
+      },
+    },
+  };
 
   const query = jsonSchema(metricsQuerySchema, 'input') as { properties: Record<string, JsonSchema> };
   paths['/v1/getMergeQueueMetrics'] = {

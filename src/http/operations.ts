@@ -1,8 +1,19 @@
 import type { z } from 'zod';
-import type { Org } from '../domain/org.js';
+import type { ApiToken, Org } from '../domain/org.js';
+import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
 import type { QueueService } from '../service/queue-service.js';
 import { pullRequestRefSchema, setImpactedTargetsSchema, submitPullRequestSchema, testingDetailsSchema } from './schemas/pull-request.js';
+import {
+  quarantineConfigResponseSchema,
+  quarantineConfigSchema,
+  repoOnlySchema,
+  setQuarantineSettingSchema,
+  settingsResponseSchema,
+  testCaseRefSchema,
+  testCaseResponseSchema,
+  updateSettingsSchema,
+} from './schemas/flaky-tests.js';
 import { listQuarantinedTestsSchema } from './schemas/quarantine.js';
 import { createQueueSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
 import {
@@ -18,6 +29,7 @@ import { validate } from './validate.js';
 export interface OperationServices {
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
+  flakyTestService: FlakyTestService;
 }
 
 /**
@@ -32,8 +44,8 @@ export interface Operation {
   response: z.ZodType;
   /** Error statuses this operation can answer beyond those of every operation (400, 401, 413, 415, 429). */
   errorStatuses: number[];
-  /** Validates `body` (400 invalid_request) and runs the operation for `org`. */
-  run(services: OperationServices, org: Org, body: unknown): Promise<unknown>;
+  /** Validates `body` (400 invalid_request) and runs the operation for `org`; `token` is who calls. */
+  run(services: OperationServices, org: Org, body: unknown, token: ApiToken): Promise<unknown>;
 }
 
 function operation<S extends z.ZodType>(def: {
@@ -42,9 +54,9 @@ function operation<S extends z.ZodType>(def: {
   request: S;
   response: z.ZodType;
   errorStatuses: number[];
-  run: (services: OperationServices, org: Org, input: z.output<S>) => Promise<unknown>;
+  run: (services: OperationServices, org: Org, input: z.output<S>, token: ApiToken) => Promise<unknown>;
 }): Operation {
-  return { ...def, run: (services, org, body) => def.run(services, org, validate(def.request, body)) };
+  return { ...def, run: (services, org, body, token) => def.run(services, org, validate(def.request, body), token) };
 }
 
 export const OPERATIONS: readonly Operation[] = [
@@ -140,6 +152,52 @@ export const OPERATIONS: readonly Operation[] = [
         orgUrlSlug: input.org_url_slug,
         pageSize: input.page_query.page_size,
         pageToken: input.page_query.page_token,
+      }),
+  }),
+  // POST /flaky-tests/upload takes XML bodies too: its own route (routes/flaky-upload-route.ts).
+  operation({
+    path: '/flaky-tests/getSettings',
+    summary: "A repository's flaky-test detection and quarantine settings",
+    request: repoOnlySchema,
+    response: settingsResponseSchema,
+    errorStatuses: [403],
+    run: (s, org, input) => s.flakyTestService.getSettings(org, input.repo),
+  }),
+  operation({
+    path: '/flaky-tests/updateSettings',
+    summary: "Change a repository's flaky-test settings; omitted fields stay unchanged",
+    request: updateSettingsSchema,
+    response: settingsResponseSchema,
+    errorStatuses: [403],
+    run: (s, org, { repo, ...changes }) => s.flakyTestService.updateSettings(org, repo, changes),
+  }),
+  operation({
+    path: '/flaky-tests/setQuarantineSetting',
+    summary: 'Quarantine a test always, never, or as detection says (auto); recorded with who and why',
+    request: setQuarantineSettingSchema,
+    response: testCaseResponseSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input, token) =>
+      s.flakyTestService.setQuarantineSetting(org, token.name, { repo: input.repo, testCaseId: input.testCaseId }, input.setting, input.reason ?? null),
+  }),
+  operation({
+    path: '/flaky-tests/getTestCase',
+    summary: 'A test case with its status history and recent results',
+    request: testCaseRefSchema,
+    response: testCaseResponseSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.flakyTestService.getTestCase(org, input),
+  }),
+  operation({
+    path: '/flaky-tests/getQuarantineConfig',
+    summary: 'Which of the named tests are quarantined now (for CI)',
+    request: quarantineConfigSchema,
+    response: quarantineConfigResponseSchema,
+    errorStatuses: [403],
+    run: (s, org, input) =>
+      s.flakyTestService.getQuarantineConfig(org, input.repo, {
+        ...(input.testCaseIds ? { testCaseIds: input.testCaseIds } : {}),
+        ...(input.tests ? { tests: input.tests } : {}),
       }),
   }),
 ];

@@ -5,6 +5,7 @@ import { RUN_KINDS } from '../domain/run.js';
 import type { Store } from '../store/store.js';
 import { loadQueueActivity } from './queue-activity.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
+import { recordTestCaseCounts } from './test-case-metrics.js';
 import { UntypedMetric } from './untyped.js';
 
 /** The content type of the exposition format these metrics are written in (0.0.4). */
@@ -85,6 +86,7 @@ export async function renderQueueMetrics(store: Store, orgId: string, filter: { 
     for (const kind of RUN_KINDS) metrics.testDuration.zero(labels(kind));
   }
   for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
+  await recordTestCaseCounts(registry, store, orgId, activities.map((a) => a.queue));
   return registry.metrics();
 }
 

@@ -4,6 +4,8 @@ import { systemClock, type Clock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';
+import { GitHubCodeOwners } from '../githost/github/codeowners.js';
+import { FlakyTestService } from '../service/flaky-test-service.js';
 import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
 import { openStore } from '../store/open.js';
@@ -62,6 +64,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
       store,
       queueService,
       quarantineService: new QuarantineService(store),
+      flakyTestService: new FlakyTestService({
+        store,
+        clock,
+        ...(github ? { codeOwners: new GitHubCodeOwners((repo) => github.clients.forRepo(repo)) } : {}),
+      }),
       renderMetrics,
       logger,
       clock,

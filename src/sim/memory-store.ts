@@ -4,6 +4,7 @@ import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
 import { ConflictError } from '../store/errors.js';
 import type { Archive, RunFilter, Store } from '../store/store.js';
+import { MemoryFlakyTables } from './memory-flaky-tables.js';
 
 /**
  * A store for the simulator only: queue documents kept in memory as they are, without the copy that
@@ -19,6 +20,7 @@ export class SimulationStore implements Store {
   private readonly targets = new Map<string, ImpactedTargets>();
   /** Webhook delivery id -> when it was first seen. */
   private readonly deliveries = new Map<string, string>();
+  private readonly flaky = new MemoryFlakyTables();
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
@@ -99,6 +101,22 @@ export class SimulationStore implements Store {
     return true;
   }
 
+  // Flaky-test data (memory-flaky-tables.ts)
+  getTestUpload = this.flaky.getTestUpload.bind(this.flaky);
+  commitTestUpload = this.flaky.commitTestUpload.bind(this.flaky);
+  getTestCases = this.flaky.getTestCases.bind(this.flaky);
+  existingTestCaseIds = this.flaky.existingTestCaseIds.bind(this.flaky);
+  testCasesToWatch = this.flaky.testCasesToWatch.bind(this.flaky);
+  writeTestCases = this.flaky.writeTestCases.bind(this.flaky);
+  testResults = this.flaky.testResults.bind(this.flaky);
+  testCaseEvents = this.flaky.testCaseEvents.bind(this.flaky);
+  getFlakySettings = this.flaky.getFlakySettings.bind(this.flaky);
+  putFlakySettings = this.flaky.putFlakySettings.bind(this.flaky);
+  testCaseCounts = this.flaky.testCaseCounts.bind(this.flaky);
+  upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
+  getTestCase = this.flaky.getTestCase.bind(this.flaky);
+  listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+
   // Not used by the simulator.
   createOrg = unsupported;
   getOrgById = unsupported;
@@ -112,9 +130,6 @@ export class SimulationStore implements Store {
   revokeToken = unsupported;
   touchToken = unsupported;
   getOrCreateSecret = unsupported;
-  upsertTestCase = unsupported;
-  getTestCase = unsupported;
-  listQuarantinedTests = unsupported;
 
   private keep<T>(value: T): T {
     return this.options.freeze ? deepFreeze(value) : value;

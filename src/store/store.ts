@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
@@ -17,11 +18,54 @@ export interface RunFilter {
   finishedSince?: string;
 }
 
+/** Everything one accepted upload writes, at once. */
+export interface TestUploadWrite {
+  upload: TestUpload;
+  results: TestResult[];
+  /** New and changed test cases. */
+  testCases: TestCase[];
+  events: TestCaseEvent[];
+  /** Results of the repository older than this (ISO time) may be dropped at the same time. */
+  keepResultsSince: string;
+}
+
+export interface TestCaseCounts {
+  repoKey: string;
+  flaky: number;
+  broken: number;
+  quarantined: number;
+}
+
+/** Flaky-test data: uploads, results, test cases, their history, per-repository settings. */
+export interface FlakyTestStore {
+  getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null>;
+  /**
+   * Stores an upload with its results, test cases and events. Returns false, writing nothing, when
+   * that repository already has an upload with this uploadId.
+   */
+  commitTestUpload(write: TestUploadWrite): Promise<boolean>;
+  getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]>;
+  /** Which of these test cases exist (without reading them: an upload names thousands). */
+  existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]>;
+  /** Test cases that are not healthy, are quarantined, or failed at or after `failedSince`. */
+  testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]>;
+  /** Stores changed test cases and appends their events. */
+  writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
+  /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
+  testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
+  /** A test case's history, oldest first. */
+  testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
+  getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
+  putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
+  /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
+  testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
+}
+
 /**
  * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
  * plain JSON-compatible objects; adapters return fresh copies, never shared references.
  */
-export interface Store {
+export interface Store extends FlakyTestStore {
   readonly kind: 'sqlite' | 'mongo';
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;

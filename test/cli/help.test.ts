@@ -7,7 +7,7 @@ describe('mergeq --help and usage errors', () => {
   it('--help lists every command and the environment, exit code 0', async () => {
     const result = await cli.run(['--help']);
     expect(result.code).toBe(0);
-    for (const text of ['serve', 'org', 'token', 'MERGEQ_DATA_DIR', 'MONGODB_URI', 'mergeq token create --org acme']) {
+    for (const text of ['serve', 'org', 'token', 'test', 'MERGEQ_DATA_DIR', 'MONGODB_URI', 'MERGEQ_URL', 'mergeq token create --org acme']) {
       expect(result.stdout).toContain(text);
     }
   });
@@ -18,6 +18,8 @@ describe('mergeq --help and usage errors', () => {
     [['token', 'create', '--help'], 'Prints only the token on stdout'],
     [['token', 'list', '--help'], 'Never shows a token or its hash'],
     [['token', 'revoke', '--help'], '<token-id>'],
+    [['test', '--help'], 'every failed test is quarantined'],
+    [['test', 'upload', '--help'], 'Upload JUnit results without running anything'],
   ])('%j says what the command does', async (argv, text) => {
     const result = await cli.run(argv);
     expect(result.code).toBe(0);

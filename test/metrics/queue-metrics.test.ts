@@ -21,6 +21,9 @@ const ALL_METRICS = {
   mq_pr_wait_duration_1h_seconds: 'histogram',
   mq_pr_test_duration_1h_seconds: 'histogram',
   mq_pr_time_in_queue_1h_seconds: 'histogram',
+  mq_flaky_tests_current: 'gauge',
+  mq_broken_tests_current: 'gauge',
+  mq_quarantined_tests_current: 'gauge',
 };
 
 let store: Store;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { openMongoStore } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
+import { flakyStoreContract } from './flaky-contract.js';
 import { startMongoForTests } from './mongo-server.js';
 
 const mongo = await startMongoForTests();
@@ -25,9 +26,11 @@ if ('skipReason' in mongo) {
   });
 
   // Each test gets a database of its own, dropped at the end.
-  storeContract('mongo', () => {
+  const openFresh = () => {
     const dbName = `mergeq_test_${randomUUID().slice(0, 8)}`;
     databases.push(dbName);
     return openMongoStore(mongo.uri, { dbName });
-  });
+  };
+  storeContract('mongo', openFresh);
+  flakyStoreContract('mongo', openFresh);
 }

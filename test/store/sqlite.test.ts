@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, openStore, SQLITE_FILE } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
+import { flakyStoreContract } from './flaky-contract.js';
 import { aQueue, aQueueWithEntries, aRun, aTestCase, aToken, anEndedEntry, anOrg, at } from './fixtures.js';
 
 storeContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
+flakyStoreContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
 
 describe('sqlite store on a file', () => {
   let dir: string;
@@ -18,6 +20,7 @@ describe('sqlite store on a file', () => {
   });
 
   storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
+  flakyStoreContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
 
   it('creates the data directory and keeps everything across a close and reopen', async () => {
     const dataDir = join(dir, 'nested', 'data');
@@ -85,6 +88,7 @@ describe('sqlite store on a file', () => {
     await (await openSqliteStore(path)).close();
     const raw = new Database(path);
     raw.exec('DROP TABLE webhook_deliveries');
+    undoFlakyTestMigration(raw);
     raw.pragma('user_version = 1');
     raw.close();
 
@@ -92,6 +96,27 @@ describe('sqlite store on a file', () => {
     try {
       expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
       expect(await store.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('adds the flaky-test tables to a database of schema version 2, keeping its test cases', async () => {
+    const path = join(dir, SQLITE_FILE);
+    const flaky = aTestCase('github.com/acme/widgets', { status: 'flaky', quarantinedAt: at(1) });
+    const first = await openSqliteStore(path);
+    await first.upsertTestCase(flaky);
+    await first.close();
+    const raw = new Database(path);
+    undoFlakyTestMigration(raw);
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    try {
+      expect(await store.testCaseCounts(['github.com/acme'])).toEqual([
+        { repoKey: 'github.com/acme/widgets', flaky: 1, broken: 0, quarantined: 1 },
+      ]);
     } finally {
       await store.close();
     }
@@ -129,3 +154,12 @@ describe('sqlite store on a file', () => {
     }
   });
 });
+
+/** Takes a database back to before migration 3 (flaky-test tables). */
+function undoFlakyTestMigration(raw: Database.Database): void {
+  raw.exec(`
+    DROP TABLE test_uploads; DROP TABLE test_results; DROP TABLE test_case_events; DROP TABLE flaky_settings;
+    DROP INDEX test_cases_to_watch;
+    ALTER TABLE test_cases DROP COLUMN status; ALTER TABLE test_cases DROP COLUMN last_failed_at;
+  `);
+}

@@ -17,7 +17,9 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, RunFilter, Store } from '../store.js';
+import type { Archive, RunFilter, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import { MongoFlakyCollections } from './flaky-collections.js';
 import { chunkNames } from './target-chunks.js';
 
 /** The key of an impacted-target list: one PR head. */
@@ -70,6 +72,7 @@ export class MongoStore implements Store {
   private readonly secrets: Collection<Secret>;
   private readonly testCases: Collection<TestCase>;
   private readonly deliveries: Collection<WebhookDelivery>;
+  private readonly flaky: MongoFlakyCollections;
 
   private constructor(
     private readonly client: MongoClient,
@@ -85,6 +88,7 @@ export class MongoStore implements Store {
     this.secrets = db.collection('secrets');
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
+    this.flaky = new MongoFlakyCollections(db, this.testCases);
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -94,6 +98,7 @@ export class MongoStore implements Store {
     try {
       const store = new MongoStore(client, client.db(dbName));
       await store.createIndexes();
+      await store.flaky.createIndexes();
       return store;
     } catch (err) {
       await client.close();
@@ -336,6 +341,42 @@ export class MongoStore implements Store {
   }
 
   // Test cases
+
+  // Flaky-test data (flaky-collections.ts)
+
+  getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
+    return this.flaky.getTestUpload(repoKey, uploadId);
+  }
+  commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+    return this.flaky.commitTestUpload(write);
+  }
+  getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
+    return this.flaky.getTestCases(repoKey, testCaseIds);
+  }
+  existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    return this.flaky.existingTestCaseIds(repoKey, testCaseIds);
+  }
+  testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
+    return this.flaky.testCasesToWatch(repoKey, failedSince);
+  }
+  writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+    return this.flaky.writeTestCases(testCases, events);
+  }
+  testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    return this.flaky.testResults(repoKey, testCaseIds, since);
+  }
+  testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
+    return this.flaky.testCaseEvents(repoKey, testCaseId);
+  }
+  getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
+    return this.flaky.getFlakySettings(repoKey);
+  }
+  putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
+    return this.flaky.putFlakySettings(repoKey, settings);
+  }
+  testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]> {
+    return this.flaky.testCaseCounts(repoKeys);
+  }
 
   async upsertTestCase(testCase: TestCase): Promise<void> {
     const { repoKey, testCaseId } = testCase;

@@ -101,6 +101,47 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_deliveries_by_at ON webhook_deliveries(at);
   `,
+  `
+  -- Flaky tests. Uploads keep their answer, so a repeated uploadId answers the same.
+  CREATE TABLE test_uploads (
+    repo_key  TEXT NOT NULL,
+    upload_id TEXT NOT NULL,
+    doc       TEXT NOT NULL,
+    PRIMARY KEY (repo_key, upload_id)
+  );
+  -- One row per test case per upload; a row is small and there are many, so no JSON document.
+  CREATE TABLE test_results (
+    seq            INTEGER PRIMARY KEY,
+    repo_key       TEXT NOT NULL,
+    test_case_id   TEXT NOT NULL,
+    upload_id      TEXT NOT NULL,
+    commit_sha     TEXT NOT NULL,
+    branch         TEXT,
+    outcome        TEXT NOT NULL,
+    failed_attempts INTEGER NOT NULL,
+    passed_attempts INTEGER NOT NULL,
+    at             TEXT NOT NULL,
+    ignored        INTEGER NOT NULL
+  );
+  CREATE INDEX test_results_by_case ON test_results(repo_key, test_case_id, at);
+  CREATE INDEX test_results_by_age ON test_results(repo_key, at);
+  CREATE TABLE test_case_events (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo_key     TEXT NOT NULL,
+    test_case_id TEXT NOT NULL,
+    doc          TEXT NOT NULL
+  );
+  CREATE INDEX test_case_events_by_case ON test_case_events(repo_key, test_case_id, seq);
+  CREATE TABLE flaky_settings (
+    repo_key TEXT PRIMARY KEY,
+    doc      TEXT NOT NULL
+  );
+  -- Columns for the queries detection and metrics make without reading documents.
+  ALTER TABLE test_cases ADD COLUMN status TEXT NOT NULL DEFAULT 'healthy';
+  ALTER TABLE test_cases ADD COLUMN last_failed_at TEXT;
+  UPDATE test_cases SET status = json_extract(doc, '$.status'), last_failed_at = json_extract(doc, '$.lastFailedAt');
+  CREATE INDEX test_cases_to_watch ON test_cases(repo_key, status);
+  `,
 ];
 
 /** Brings the database to the latest schema. Safe to call on every open, from several processes. */

@@ -6,7 +6,9 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, RunFilter, Store } from '../store.js';
+import type { Archive, RunFilter, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import { SqliteFlakyTables } from './flaky-tables.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -24,6 +26,7 @@ export class SqliteStore implements Store {
   private readonly commitTx;
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
+  private readonly flaky: SqliteFlakyTables;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -36,6 +39,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
+    this.flaky = new SqliteFlakyTables(db);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -117,10 +121,6 @@ export class SqliteStore implements Store {
       pruneDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE at < ?'),
       insertDelivery: db.prepare('INSERT OR IGNORE INTO webhook_deliveries (id, at) VALUES (?, ?)'),
 
-      upsertTestCase: db.prepare(
-        `INSERT OR REPLACE INTO test_cases (repo_key, test_case_id, quarantined_at, doc)
-         VALUES (@repoKey, @testCaseId, @quarantinedAt, @doc)`,
-      ),
       testCase: db.prepare('SELECT doc FROM test_cases WHERE repo_key = ? AND test_case_id = ?').pluck(),
       quarantined: db.prepare(
         `SELECT doc FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL
@@ -372,12 +372,7 @@ export class SqliteStore implements Store {
   // Test cases
 
   async upsertTestCase(testCase: TestCase): Promise<void> {
-    this.stmt.upsertTestCase.run({
-      repoKey: testCase.repoKey,
-      testCaseId: testCase.testCaseId,
-      quarantinedAt: testCase.quarantinedAt,
-      doc: JSON.stringify(testCase),
-    });
+    await this.flaky.writeTestCases([testCase], []);
   }
 
   async getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null> {
@@ -392,6 +387,41 @@ export class SqliteStore implements Store {
       rows: parseAll<TestCase>(this.stmt.quarantined.all(repoKey, page.limit, page.offset)),
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
+  }
+  // Flaky-test data (flaky-tables.ts)
+
+  getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
+    return this.flaky.getTestUpload(repoKey, uploadId);
+  }
+  commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+    return this.flaky.commitTestUpload(write);
+  }
+  getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
+    return this.flaky.getTestCases(repoKey, testCaseIds);
+  }
+  existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    return this.flaky.existingTestCaseIds(repoKey, testCaseIds);
+  }
+  testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
+    return this.flaky.testCasesToWatch(repoKey, failedSince);
+  }
+  writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+    return this.flaky.writeTestCases(testCases, events);
+  }
+  testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    return this.flaky.testResults(repoKey, testCaseIds, since);
+  }
+  testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
+    return this.flaky.testCaseEvents(repoKey, testCaseId);
+  }
+  getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
+    return this.flaky.getFlakySettings(repoKey);
+  }
+  putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
+    return this.flaky.putFlakySettings(repoKey, settings);
+  }
+  testCaseCounts(repoKeys: string[]): Promise<TestCaseCounts[]> {
+    return this.flaky.testCaseCounts(repoKeys);
   }
 }
 

@@ -9,6 +9,7 @@ import { NoGitHost } from '../../../src/githost/none.js';
 import { createHttpApp, type HttpDeps } from '../../../src/http/app.js';
 import type { RateLimitOptions } from '../../../src/http/rate-limit.js';
 import { renderMetrics } from '../../../src/metrics/queue-metrics.js';
+import { FlakyTestService } from '../../../src/service/flaky-test-service.js';
 import { QuarantineService } from '../../../src/service/quarantine-service.js';
 import { QueueService } from '../../../src/service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../../../src/service/tokens.js';
@@ -112,6 +113,7 @@ export async function createTestApp(
     store,
     queueService,
     quarantineService: new QuarantineService(store),
+    flakyTestService: new FlakyTestService({ store, clock }),
     renderMetrics,
     logger: log.logger,
     clock,

@@ -1,0 +1,61 @@
+import type { RepoRef } from '../../domain/repo.js';
+import { repoKey } from '../../domain/repo.js';
+import type { CodeOwnersSource } from '../../flaky/codeowners-source.js';
+import { ownersOf, parseCodeOwners, type CodeOwnersRule } from '../../flaky/codeowners-rules.js';
+import { repoParams, type Octokit } from './github-client.js';
+
+/** Where GitHub looks for CODEOWNERS, in its order: the first that exists is used. */
+export const CODEOWNERS_PATHS = ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEOWNERS'] as const;
+const DEFAULT_TTL_MS = 10 * 60_000;
+
+/**
+ * CODEOWNERS read from a repository's default branch with the App's installation client, cached per
+ * repository (a missing file is cached too). A read that fails is not cached, and gives `[]`.
+ */
+export class GitHubCodeOwners implements CodeOwnersSource {
+  private readonly cache = new Map<string, { rules: CodeOwnersRule[]; expiresAt: number }>();
+
+  constructor(
+    private readonly octokitFor: (repo: RepoRef) => Promise<Octokit>,
+    private readonly options: { ttlMs?: number; now?: () => number } = {},
+  ) {}
+
+  async ownersOf(repo: RepoRef, file: string | null): Promise<string[]> {
+    if (!file) return [];
+    try {
+      return ownersOf(await this.rules(repo), file);
+    } catch {
+      return [];
+    }
+  }
+
+  private async rules(repo: RepoRef): Promise<CodeOwnersRule[]> {
+    const now = (this.options.now ?? Date.now)();
+    const key = repoKey(repo);
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > now) return cached.rules;
+    const octokit = await this.octokitFor(repo);
+    let rules: CodeOwnersRule[] = [];
+    for (const path of CODEOWNERS_PATHS) {
+      const text = await readFile(octokit, repo, path);
+      if (text !== null) {
+        rules = parseCodeOwners(text);
+        break;
+      }
+    }
+    this.cache.set(key, { rules, expiresAt: now + (this.options.ttlMs ?? DEFAULT_TTL_MS) });
+    return rules;
+  }
+}
+
+/** A file of the default branch, or null when it does not exist. */
+async function readFile(octokit: Octokit, repo: RepoRef, path: string): Promise<string | null> {
+  try {
+    const { data } = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { ...repoParams(repo), path });
+    if (Array.isArray(data) || data.type !== 'file' || !('content' in data)) return null;
+    return Buffer.from(data.content, 'base64').toString('utf8');
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,343 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_FLAKY_SETTINGS, type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../domain/flaky.js';
+import type { Org } from '../domain/org.js';
+import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
+import { repoKey, type RepoRef } from '../domain/repo.js';
+import type { Clock } from '../engine/clock.js';
+import { applyVerdict } from '../flaky/apply-verdict.js';
+import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
+import { evaluate } from '../flaky/detection-rules.js';
+import { groupAttempts, type UploadedTestCase } from '../flaky/group-attempts.js';
+import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
+import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-parser.js';
+import { testCaseId } from '../flaky/test-case-id.js';
+import type { Store } from '../store/store.js';
+import { ServiceError } from './errors.js';
+import { KeyedLock } from './keyed-lock.js';
+import { assertOwnsRepo } from './tenancy.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** flaky-tests.md: results are kept 30 days. */
+export const RESULT_RETENTION_DAYS = 30;
+/** flaky-tests.md: at most 50,000 test cases per upload. */
+export const MAX_TEST_CASES_PER_UPLOAD = 50_000;
+const RECENT_RESULTS_SHOWN = 50;
+
+export interface UploadInput {
+  repo: RepoRef;
+  commitSha: string;
+  branch?: string | null;
+  prNumber?: number | null;
+  jobName?: string | null;
+  variant?: string | null;
+  uploadId?: string | null;
+  /** The JUnit XML documents of one job. */
+  junitXml: string[];
+  /** The checkout directory on the runner: absolute `file` paths below it are made relative to it. */
+  pathRoot?: string | null;
+}
+
+export interface TestCaseRef {
+  repo: RepoRef;
+  testCaseId: string;
+}
+
+export interface FlakyTestServiceDeps {
+  store: Store;
+  clock: Clock;
+  codeOwners?: CodeOwnersSource;
+}
+
+/** The flaky-test operations: ingestion, detection, quarantine control and the CI's quarantine list. */
+export class FlakyTestService {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly codeOwners: CodeOwnersSource;
+  /** Uploads of one repository are evaluated one after another in this process. */
+  private readonly lock = new KeyedLock();
+
+  constructor(deps: FlakyTestServiceDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.codeOwners = deps.codeOwners ?? noCodeOwners;
+  }
+
+  async upload(org: Org, input: UploadInput): Promise<UploadAnswer> {
+    assertOwnsRepo(org, input.repo);
+    const key = repoKey(input.repo);
+    const uploadId = input.uploadId ?? randomUUID();
+    return this.lock.run(key, async () => {
+      const earlier = await this.store.getTestUpload(key, uploadId);
+      if (earlier) return earlier.answer;
+
+      const { cases, truncatedNames } = groupAttempts(parseDocuments(input.junitXml), input.variant ?? null, input.pathRoot ?? null);
+      if (cases.length > MAX_TEST_CASES_PER_UPLOAD) {
+        throw new ServiceError(
+          413,
+          'payload_too_large',
+          'Too many test cases',
+          `the upload holds ${cases.length} test cases; at most ${MAX_TEST_CASES_PER_UPLOAD} per upload`,
+        );
+      }
+      const answer = await this.ingest(key, input, uploadId, cases, truncatedNames);
+      // Another process may have stored the same uploadId meanwhile: its answer is the answer.
+      return answer ?? (await this.store.getTestUpload(key, uploadId))!.answer;
+    });
+  }
+
+  private async ingest(key: string, input: UploadInput, uploadId: string, cases: UploadedTestCase[], truncatedNames: number): Promise<UploadAnswer | null> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    const settings = await this.settingsOf(key);
+    const failed = cases.filter((c) => c.outcome === 'failed').length;
+    const skipped = cases.filter((c) => c.outcome === 'skipped').length;
+    const ignoredForDetection = isInfrastructureFailure(cases.length, failed);
+    const branch = input.branch ?? null;
+
+    const uploaded = cases.map((c) => ({ id: testCaseId(key, c), c }));
+    const results: TestResult[] = uploaded.map(({ id, c }) => ({
+      repoKey: key,
+      testCaseId: id,
+      uploadId,
+      commitSha: input.commitSha,
+      branch,
+      outcome: c.outcome,
+      failedAttempts: c.failedAttempts,
+      passedAttempts: c.passedAttempts,
+      at: nowIso,
+      ignoredForDetection,
+    }));
+
+    // Only the documents that may change are read: tests that failed now, and those to watch (not
+    // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
+    const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
+    const existing = new Set(await this.store.existingTestCaseIds(key, uploaded.map((u) => u.id)));
+    const watched = await this.store.testCasesToWatch(key, windowStart);
+    const current = new Map<string, TestCase>(watched.map((tc) => [tc.testCaseId, tc]));
+    const failedNow = uploaded.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
+    for (const tc of await this.store.getTestCases(key, failedNow)) current.set(tc.testCaseId, tc);
+    const dirty = new Set<string>();
+    for (const { id, c } of uploaded) {
+      let tc = current.get(id);
+      if (!existing.has(id)) {
+        tc = newTestCase(key, id, c, nowIso);
+        dirty.add(id);
+      }
+      if (tc && c.failedAttempts > 0 && !ignoredForDetection) {
+        tc = { ...tc, lastFailedAt: nowIso };
+        dirty.add(id);
+      }
+      if (tc) current.set(id, tc);
+    }
+
+    const events: TestCaseEvent[] = [];
+    const newlyFlaky: string[] = [];
+    if (!ignoredForDetection) {
+      // Tests that can change status: those that failed now or lately, and those not healthy or
+      // quarantined — time alone can heal those.
+      const toEvaluate = [...current.values()].filter((tc) => tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= windowStart));
+      const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
+      const history = groupBy(await this.store.testResults(key, toEvaluate.map((tc) => tc.testCaseId), since), (r) => r.testCaseId);
+      const evaluated = new Set(toEvaluate.map((tc) => tc.testCaseId));
+      for (const r of results) if (evaluated.has(r.testCaseId)) history.set(r.testCaseId, [...(history.get(r.testCaseId) ?? []), r]);
+      for (const tc of toEvaluate) {
+        const verdict = evaluate(history.get(tc.testCaseId) ?? [], settings, now);
+        const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
+        if (!change.changed) continue;
+        if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
+        current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
+        events.push(...change.events);
+        dirty.add(tc.testCaseId);
+      }
+    }
+
+    const quarantinedFailed = uploaded.filter(({ id, c }) => c.outcome === 'failed' && (current.get(id)?.quarantinedAt ?? null) !== null);
+    const answer: UploadAnswer = {
+      uploadId,
+      commitSha: input.commitSha,
+      tests: cases.length,
+      failed,
+      skipped,
+      quarantinedFailures: quarantinedFailed.length,
+      newlyFlaky,
+      ignoredForDetection,
+      quarantinedFailedTests: quarantinedFailed.map(({ id, c }) => ({ test_case_id: id, name: c.name, classname: c.classname, file: c.file })),
+      truncatedNames,
+      ...(cases.length === 0 ? { note: 'the upload holds no testcase: nothing to learn from it' } : {}),
+    };
+    const committed = await this.store.commitTestUpload({
+      upload: {
+        repoKey: key,
+        uploadId,
+        commitSha: input.commitSha,
+        branch,
+        prNumber: input.prNumber ?? null,
+        jobName: input.jobName ?? null,
+        variant: input.variant ?? null,
+        at: nowIso,
+        answer,
+      },
+      results,
+      testCases: [...dirty].map((id) => current.get(id)!),
+      events,
+      keepResultsSince: new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString(),
+    });
+    return committed ? answer : null;
+  }
+
+  async getSettings(org: Org, repo: RepoRef): Promise<FlakySettings & { repo: RepoRef }> {
+    assertOwnsRepo(org, repo);
+    return { repo, ...(await this.settingsOf(repoKey(repo))) };
+  }
+
+  /**
+   * Omitted fields stay unchanged. A change of autoQuarantine applies at once to the tests it
+   * concerns; statuses are re-evaluated with the new rules at the repository's next upload.
+   */
+  async updateSettings(org: Org, repo: RepoRef, changes: Partial<FlakySettings>): Promise<FlakySettings & { repo: RepoRef }> {
+    assertOwnsRepo(org, repo);
+    const key = repoKey(repo);
+    return this.lock.run(key, async () => {
+      const before = await this.settingsOf(key);
+      const next = { ...before, ...definedOnly(changes) };
+      await this.store.putFlakySettings(key, next);
+      if (next.autoQuarantine !== before.autoQuarantine) {
+        const now = this.clock.now().toISOString();
+        const changed = [];
+        for (const tc of await this.store.testCasesToWatch(key, now)) {
+          const change = applyVerdict(tc, {}, next.autoQuarantine, now);
+          if (change.changed) changed.push({ testCase: await this.withOwners(repo, tc, change.testCase), events: change.events });
+        }
+        await this.store.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events));
+      }
+      return { repo, ...next };
+    });
+  }
+
+  async setQuarantineSetting(org: Org, by: string, ref: TestCaseRef, setting: QuarantineSetting, reason: string | null) {
+    assertOwnsRepo(org, ref.repo);
+    const key = repoKey(ref.repo);
+    return this.lock.run(key, async () => {
+      const tc = await this.store.getTestCase(key, ref.testCaseId);
+      if (!tc) throw testCaseNotFound(ref.testCaseId);
+      const settings = await this.settingsOf(key);
+      const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
+      const updated = await this.withOwners(ref.repo, tc, change.testCase);
+      if (change.changed) await this.store.writeTestCases([updated], change.events);
+      return this.describe(key, updated);
+    });
+  }
+
+  async getTestCase(org: Org, ref: TestCaseRef) {
+    assertOwnsRepo(org, ref.repo);
+    const key = repoKey(ref.repo);
+    const tc = await this.store.getTestCase(key, ref.testCaseId);
+    if (!tc) throw testCaseNotFound(ref.testCaseId);
+    return this.describe(key, tc);
+  }
+
+  /** The ids, among those named, of the tests quarantined now. */
+  async getQuarantineConfig(org: Org, repo: RepoRef, tests: { testCaseIds?: string[]; tests?: Partial<TestIdentity>[] }): Promise<{ quarantined: string[] }> {
+    assertOwnsRepo(org, repo);
+    const key = repoKey(repo);
+    const ids = [
+      ...(tests.testCaseIds ?? []),
+      ...(tests.tests ?? []).map((t) =>
+        testCaseId(key, { file: t.file ?? null, classname: t.classname ?? null, parent: t.parent ?? null, name: t.name ?? '', variant: t.variant ?? null }),
+      ),
+    ];
+    const cases = await this.store.getTestCases(key, [...new Set(ids)]);
+    return { quarantined: cases.filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId).sort() };
+  }
+
+  private async describe(key: string, tc: TestCase) {
+    const since = new Date(this.clock.now().getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
+    const [history, results] = await Promise.all([this.store.testCaseEvents(key, tc.testCaseId), this.store.testResults(key, [tc.testCaseId], since)]);
+    return {
+      test_case_id: tc.testCaseId,
+      name: tc.name,
+      parent: tc.parent,
+      file: tc.file,
+      classname: tc.classname,
+      variant: tc.variant,
+      codeowners: tc.codeowners,
+      status: tc.status,
+      status_last_updated_at: tc.statusLastUpdatedAt,
+      quarantine_setting: tc.quarantineSetting,
+      quarantined: tc.quarantinedAt !== null,
+      quarantined_at: tc.quarantinedAt,
+      history: history.map(({ repoKey: _r, testCaseId: _t, ...event }) => event),
+      recentResults: results
+        .slice(-RECENT_RESULTS_SHOWN)
+        .reverse()
+        .map(({ repoKey: _r, testCaseId: _t, ...result }) => result),
+    };
+  }
+
+  /** Owners are looked up when a test enters quarantine, where the listing shows them. */
+  private async withOwners(repo: RepoRef, before: TestCase, after: TestCase): Promise<TestCase> {
+    if (after.quarantinedAt === null || before.quarantinedAt !== null) return after;
+    return { ...after, codeowners: await this.codeOwners.ownersOf(repo, after.file).catch(() => after.codeowners) };
+  }
+
+  private async settingsOf(key: string): Promise<FlakySettings> {
+    return { ...DEFAULT_FLAKY_SETTINGS, ...(await this.store.getFlakySettings(key)) };
+  }
+}
+
+function parseDocuments(documents: string[]): JunitAttempt[] {
+  const attempts: JunitAttempt[] = [];
+  documents.forEach((xml, index) => {
+    try {
+      for (const a of parseJunit(xml)) attempts.push(a);
+    } catch (err) {
+      if (!(err instanceof JunitSyntaxError)) throw err;
+      throw new ServiceError(
+        400,
+        'invalid_junit',
+        'Invalid JUnit XML',
+        `junitXml[${index}] is not well-formed XML at line ${err.line}, column ${err.column}: ${err.reason}; nothing of this upload was stored`,
+        [{ path: `junitXml.${index}`, message: `line ${err.line}, column ${err.column}: ${err.reason}` }],
+      );
+    }
+  });
+  return attempts;
+}
+
+function newTestCase(key: string, id: string, c: UploadedTestCase, now: string): TestCase {
+  return {
+    testCaseId: id,
+    repoKey: key,
+    name: c.name,
+    parent: c.parent,
+    file: c.file,
+    classname: c.classname,
+    variant: c.variant,
+    codeowners: [],
+    status: 'healthy',
+    statusLastUpdatedAt: now,
+    quarantineSetting: 'auto',
+    quarantinedAt: null,
+    lastFailedAt: null,
+    firstSeenAt: now,
+  };
+}
+
+function testCaseNotFound(id: string): ServiceError {
+  return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
+}
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,118 @@
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
+import type { TestCase } from '../domain/quarantine.js';
+import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
+
+type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
+
+/** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
+export class MemoryFlakyTables implements TestCaseTables {
+  private readonly uploads = new Map<string, TestUpload>();
+  private results: TestResult[] = [];
+  private readonly cases = new Map<string, TestCase>();
+  private readonly events: TestCaseEvent[] = [];
+  private readonly settings = new Map<string, FlakySettings>();
+
+  async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
+    return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
+  }
+
+  async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
+    const k = key(w.upload.repoKey, w.upload.uploadId);
+    if (this.uploads.has(k)) return false;
+    this.uploads.set(k, copy(w.upload));
+    this.results = this.results.filter((r) => r.repoKey !== w.upload.repoKey || r.at >= w.keepResultsSince);
+    this.results.push(...copy(w.results));
+    await this.writeTestCases(w.testCases, w.events);
+    return true;
+  }
+
+  async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
+    return testCaseIds.flatMap((id) => {
+      const tc = this.cases.get(key(repoKey, id));
+      return tc ? [copy(tc)] : [];
+    });
+  }
+
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    return testCaseIds.filter((id) => this.cases.has(key(repoKey, id)));
+  }
+
+  async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
+    return copy(
+      [...this.cases.values()].filter(
+        (tc) =>
+          tc.repoKey === repoKey &&
+          (tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= failedSince)),
+      ),
+    );
+  }
+
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+    for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
+    this.events.push(...copy(events));
+  }
+
+  async upsertTestCase(testCase: TestCase): Promise<void> {
+    await this.writeTestCases([testCase], []);
+  }
+
+  async getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null> {
+    return copy(this.cases.get(key(repoKey, testCaseId)) ?? null);
+  }
+
+  async listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const all = [...this.cases.values()]
+      .filter((tc) => tc.repoKey === repoKey && tc.quarantinedAt !== null)
+      .sort((a, b) => cmp(b.quarantinedAt!, a.quarantinedAt!) || cmp(a.testCaseId, b.testCaseId));
+    return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
+  }
+
+  async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    const ids = new Set(testCaseIds);
+    const matching = this.results.filter((r) => r.repoKey === repoKey && ids.has(r.testCaseId) && r.at >= since);
+    // Stable sort: ties stay in insertion order.
+    return copy(matching.sort((a, b) => cmp(a.at, b.at)));
+  }
+
+  async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
+    return copy(this.events.filter((e) => e.repoKey === repoKey && e.testCaseId === testCaseId));
+  }
+
+  async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
+    return copy(this.settings.get(repoKey) ?? null);
+  }
+
+  async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
+    this.settings.set(repoKey, copy(settings));
+  }
+
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    const repoKeys = [...this.cases.values()].map((tc) => tc.repoKey).filter((k) => ownerKeys.some((o) => k.startsWith(`${o}/`)));
+    return [...new Set(repoKeys)]
+      .sort()
+      .map((repoKey) => {
+        const cases = [...this.cases.values()].filter((tc) => tc.repoKey === repoKey);
+        return {
+          repoKey,
+          flaky: cases.filter((tc) => tc.status === 'flaky').length,
+          broken: cases.filter((tc) => tc.status === 'broken').length,
+          quarantined: cases.filter((tc) => tc.quarantinedAt !== null).length,
+          any: cases.length > 0,
+        };
+      })
+      .filter((c) => c.any)
+      .map(({ any: _any, ...counts }) => counts);
+  }
+}
+
+function key(repoKey: string, id: string): string {
+  return `${repoKey}#${id}`;
+}
+
+function copy<T>(value: T): T {
+  return value === null ? value : structuredClone(value);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,145 @@
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { TestCase } from '../../domain/quarantine.js';
+import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+
+type StoredResult = TestResult & { seq: number };
+type StoredEvent = TestCaseEvent & { seq: number };
+type StoredSettings = FlakySettings & { repoKey: string };
+
+const NO_ID = { projection: { _id: 0 } } as const;
+
+/**
+ * The flaky-test half of the MongoDB store. Single-document writes only (no transactions): an upload
+ * first claims its uploadId (unique index), then writes its results (upserted by upload and test
+ * case, so a repeat writes nothing twice), test cases and events.
+ */
+export class MongoFlakyCollections implements FlakyTestStore {
+  private readonly uploads: Collection<TestUpload>;
+  private readonly results: Collection<StoredResult>;
+  private readonly cases: Collection<TestCase>;
+  private readonly events: Collection<StoredEvent>;
+  private readonly settings: Collection<StoredSettings>;
+
+  constructor(db: Db, testCases: Collection<TestCase>) {
+    this.uploads = db.collection('test_uploads');
+    this.results = db.collection('test_results');
+    this.cases = testCases;
+    this.events = db.collection('test_case_events');
+    this.settings = db.collection('flaky_settings');
+  }
+
+  async createIndexes(): Promise<void> {
+    await Promise.all([
+      this.uploads.createIndexes([{ key: { repoKey: 1, uploadId: 1 }, unique: true }]),
+      this.results.createIndexes([
+        { key: { repoKey: 1, uploadId: 1, testCaseId: 1 }, unique: true },
+        { key: { repoKey: 1, testCaseId: 1, at: 1 } },
+        { key: { repoKey: 1, at: 1 } },
+      ]),
+      this.cases.createIndexes([{ key: { repoKey: 1, status: 1 } }, { key: { repoKey: 1, lastFailedAt: 1 } }]),
+      this.events.createIndexes([{ key: { repoKey: 1, testCaseId: 1, seq: 1 } }]),
+      this.settings.createIndexes([{ key: { repoKey: 1 }, unique: true }]),
+    ]);
+  }
+
+  async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
+    return (await this.uploads.findOne({ repoKey, uploadId }, NO_ID)) as TestUpload | null;
+  }
+
+  async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
+    try {
+      await this.uploads.insertOne({ ...w.upload });
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === 11000) return false;
+      throw err;
+    }
+    await this.results.deleteMany({ repoKey: w.upload.repoKey, at: { $lt: w.keepResultsSince } });
+    if (w.results.length > 0) {
+      const base = Date.now() * 1000;
+      const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
+        replaceOne: {
+          filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
+          replacement: { ...r, seq: base + i },
+          upsert: true,
+        },
+      }));
+      await this.results.bulkWrite(ops, { ordered: false });
+    }
+    await this.writeTestCases(w.testCases, w.events);
+    return true;
+  }
+
+  async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
+    if (testCaseIds.length === 0) return [];
+    return (await this.cases.find({ repoKey, testCaseId: { $in: testCaseIds } }, NO_ID).toArray()) as TestCase[];
+  }
+
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    if (testCaseIds.length === 0) return [];
+    const rows = await this.cases.find({ repoKey, testCaseId: { $in: testCaseIds } }, { projection: { _id: 0, testCaseId: 1 } }).toArray();
+    return rows.map((r) => r.testCaseId);
+  }
+
+  async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
+    const filter = { repoKey, $or: [{ status: { $ne: 'healthy' as const } }, { quarantinedAt: { $ne: null } }, { lastFailedAt: { $gte: failedSince } }] };
+    return (await this.cases.find(filter, NO_ID).toArray()) as TestCase[];
+  }
+
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+    if (testCases.length > 0) {
+      const ops: AnyBulkWriteOperation<TestCase>[] = testCases.map((tc) => ({
+        replaceOne: { filter: { repoKey: tc.repoKey, testCaseId: tc.testCaseId }, replacement: { ...tc }, upsert: true },
+      }));
+      await this.cases.bulkWrite(ops, { ordered: false });
+    }
+    if (events.length > 0) {
+      const base = Date.now() * 1000;
+      await this.events.insertMany(events.map((e, i) => ({ ...e, seq: base + i })));
+    }
+  }
+
+  async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const rows = await this.results
+      .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .toArray();
+    return rows as TestResult[];
+  }
+
+  async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
+    const rows = await this.events.find({ repoKey, testCaseId }, { projection: { _id: 0, seq: 0 }, sort: { seq: 1 } }).toArray();
+    return rows as TestCaseEvent[];
+  }
+
+  async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
+    const doc = await this.settings.findOne({ repoKey }, { projection: { _id: 0, repoKey: 0 } });
+    return doc as FlakySettings | null;
+  }
+
+  async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
+    await this.settings.replaceOne({ repoKey }, { ...settings, repoKey }, { upsert: true });
+  }
+
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    if (ownerKeys.length === 0) return [];
+    const prefixes = ownerKeys.map((o) => new RegExp(`^${o.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`));
+    const rows = await this.cases
+      .aggregate<TestCaseCounts>([
+        { $match: { repoKey: { $in: prefixes } } },
+        {
+          $group: {
+            _id: '$repoKey',
+            flaky: { $sum: { $cond: [{ $eq: ['$status', 'flaky'] }, 1, 0] } },
+            broken: { $sum: { $cond: [{ $eq: ['$status', 'broken'] }, 1, 0] } },
+            quarantined: { $sum: { $cond: [{ $ne: [{ $ifNull: ['$quarantinedAt', null] }, null] }, 1, 0] } },
+          },
+        },
+        { $project: { _id: 0, repoKey: '$_id', flaky: 1, broken: 1, quarantined: 1 } },
+        { $sort: { repoKey: 1 } },
+      ])
+      .toArray();
+    return rows;
+  }
+}

@@ -1,0 +1,149 @@
+import type Database from 'better-sqlite3';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { TestCase } from '../../domain/quarantine.js';
+import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+
+interface ResultRow {
+  repo_key: string;
+  test_case_id: string;
+  upload_id: string;
+  commit_sha: string;
+  branch: string | null;
+  outcome: TestResult['outcome'];
+  failed_attempts: number;
+  passed_attempts: number;
+  at: string;
+  ignored: number;
+}
+
+/** The flaky-test half of the SQLite store (tables of migration 3). */
+export class SqliteFlakyTables implements FlakyTestStore {
+  private readonly stmt;
+  private readonly commitTx;
+  private readonly writeTx;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmt = {
+      upload: db.prepare('SELECT doc FROM test_uploads WHERE repo_key = ? AND upload_id = ?').pluck(),
+      insertUpload: db.prepare('INSERT OR IGNORE INTO test_uploads (repo_key, upload_id, doc) VALUES (?, ?, ?)'),
+      insertResult: db.prepare(
+        `INSERT INTO test_results (repo_key, test_case_id, upload_id, commit_sha, branch, outcome, failed_attempts, passed_attempts, at, ignored)
+         VALUES (@repoKey, @testCaseId, @uploadId, @commitSha, @branch, @outcome, @failedAttempts, @passedAttempts, @at, @ignored)`,
+      ),
+      pruneResults: db.prepare('DELETE FROM test_results WHERE repo_key = ? AND at < ?'),
+      upsertCase: db.prepare(
+        `INSERT OR REPLACE INTO test_cases (repo_key, test_case_id, quarantined_at, status, last_failed_at, doc)
+         VALUES (@repoKey, @testCaseId, @quarantinedAt, @status, @lastFailedAt, @doc)`,
+      ),
+      casesByIds: db.prepare('SELECT doc FROM test_cases WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?))').pluck(),
+      existingIds: db.prepare('SELECT test_case_id FROM test_cases WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?))').pluck(),
+      casesToWatch: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ?
+           AND (status <> 'healthy' OR quarantined_at IS NOT NULL OR last_failed_at >= ?)`,
+      ).pluck(),
+      insertEvent: db.prepare('INSERT INTO test_case_events (repo_key, test_case_id, doc) VALUES (?, ?, ?)'),
+      events: db.prepare('SELECT doc FROM test_case_events WHERE repo_key = ? AND test_case_id = ? ORDER BY seq').pluck(),
+      results: db.prepare(
+        `SELECT * FROM test_results WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?)) AND at >= ?
+         ORDER BY at, seq`,
+      ),
+      settings: db.prepare('SELECT doc FROM flaky_settings WHERE repo_key = ?').pluck(),
+      putSettings: db.prepare('INSERT OR REPLACE INTO flaky_settings (repo_key, doc) VALUES (?, ?)'),
+      counts: db.prepare(
+        `SELECT repo_key AS repoKey,
+                sum(status = 'flaky') AS flaky, sum(status = 'broken') AS broken, count(quarantined_at) AS quarantined
+         FROM test_cases
+         -- "host/owner/" up to "host/owner0": the keys below that owner ('0' follows '/'), by the index.
+         WHERE EXISTS (SELECT 1 FROM json_each(?) o WHERE repo_key > o.value || '/' AND repo_key < o.value || '0')
+         GROUP BY repo_key ORDER BY repo_key`,
+      ),
+    };
+
+    this.writeTx = db.transaction((cases: TestCase[], events: TestCaseEvent[]) => {
+      for (const tc of cases) this.upsertCase(tc);
+      for (const e of events) this.stmt.insertEvent.run(e.repoKey, e.testCaseId, JSON.stringify(e));
+    });
+
+    this.commitTx = db.transaction((w: TestUploadWrite): boolean => {
+      const { upload } = w;
+      if (this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes !== 1) return false;
+      this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
+      for (const r of w.results) this.stmt.insertResult.run({ ...r, ignored: r.ignoredForDetection ? 1 : 0 });
+      this.writeTx(w.testCases, w.events);
+      return true;
+    });
+  }
+
+  private upsertCase(tc: TestCase): void {
+    this.stmt.upsertCase.run({
+      repoKey: tc.repoKey,
+      testCaseId: tc.testCaseId,
+      quarantinedAt: tc.quarantinedAt,
+      status: tc.status,
+      lastFailedAt: tc.lastFailedAt ?? null,
+      doc: JSON.stringify(tc),
+    });
+  }
+
+  async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
+    const doc = this.stmt.upload.get(repoKey, uploadId) as string | undefined;
+    return doc === undefined ? null : (JSON.parse(doc) as TestUpload);
+  }
+
+  async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+    return this.commitTx.immediate(write);
+  }
+
+  async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
+    if (testCaseIds.length === 0) return [];
+    return (this.stmt.casesByIds.all(repoKey, JSON.stringify(testCaseIds)) as string[]).map((d) => JSON.parse(d) as TestCase);
+  }
+
+  async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
+    if (testCaseIds.length === 0) return [];
+    return this.stmt.existingIds.all(repoKey, JSON.stringify(testCaseIds)) as string[];
+  }
+
+  async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
+    return (this.stmt.casesToWatch.all(repoKey, failedSince) as string[]).map((d) => JSON.parse(d) as TestCase);
+  }
+
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+    this.writeTx.immediate(testCases, events);
+  }
+
+  async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const rows = this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[];
+    return rows.map((r) => ({
+      repoKey: r.repo_key,
+      testCaseId: r.test_case_id,
+      uploadId: r.upload_id,
+      commitSha: r.commit_sha,
+      branch: r.branch,
+      outcome: r.outcome,
+      failedAttempts: r.failed_attempts,
+      passedAttempts: r.passed_attempts,
+      at: r.at,
+      ignoredForDetection: r.ignored === 1,
+    }));
+  }
+
+  async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
+    return (this.stmt.events.all(repoKey, testCaseId) as string[]).map((d) => JSON.parse(d) as TestCaseEvent);
+  }
+
+  async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
+    const doc = this.stmt.settings.get(repoKey) as string | undefined;
+    return doc === undefined ? null : (JSON.parse(doc) as FlakySettings);
+  }
+
+  async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
+    this.stmt.putSettings.run(repoKey, JSON.stringify(settings));
+  }
+
+  async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {
+    if (ownerKeys.length === 0) return [];
+    return this.stmt.counts.all(JSON.stringify(ownerKeys)) as TestCaseCounts[];
+  }
+}

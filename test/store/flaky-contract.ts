@@ -1,0 +1,135 @@
+import { DEFAULT_FLAKY_SETTINGS, type TestCaseEvent, type TestResult, type TestUpload } from '../../src/domain/flaky.js';
+import type { FlakyTestStore, Store } from '../../src/store/store.js';
+import { aTestCase, at } from './fixtures.js';
+
+type FlakyStore = FlakyTestStore & Pick<Store, 'close' | 'getTestCase' | 'listQuarantinedTests'>;
+
+const REPO = 'github.com/acme/widgets';
+
+function anUpload(uploadId: string, minutes = 0): TestUpload {
+  return {
+    repoKey: REPO,
+    uploadId,
+    commitSha: 'c1',
+    branch: 'main',
+    prNumber: null,
+    jobName: null,
+    variant: null,
+    at: at(minutes),
+    answer: {
+      uploadId,
+      commitSha: 'c1',
+      tests: 1,
+      failed: 0,
+      skipped: 0,
+      quarantinedFailures: 0,
+      newlyFlaky: [],
+      ignoredForDetection: false,
+      quarantinedFailedTests: [],
+      truncatedNames: 0,
+    },
+  };
+}
+
+function aResult(uploadId: string, testCaseId: string, minutes: number, outcome: TestResult['outcome'] = 'passed'): TestResult {
+  return {
+    repoKey: REPO,
+    testCaseId,
+    uploadId,
+    commitSha: 'c1',
+    branch: 'main',
+    outcome,
+    failedAttempts: outcome === 'failed' ? 1 : 0,
+    passedAttempts: outcome === 'passed' ? 1 : 0,
+    at: at(minutes),
+    ignoredForDetection: false,
+  };
+}
+
+/** The flaky-test part of the Store contract; the simulation store passes it too. */
+export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyStore>): void {
+  describe(`${name} flaky-test store contract`, () => {
+    let store: FlakyStore;
+    beforeEach(async () => {
+      store = await openFresh();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('stores an upload with its results, cases and events; a repeated uploadId writes nothing', async () => {
+      const tc = aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1), lastFailedAt: at(1) });
+      const event: TestCaseEvent = { kind: 'status', repoKey: REPO, testCaseId: tc.testCaseId, at: at(1), from: 'healthy', to: 'flaky', evidence: { commits: ['c1'], uploads: ['u1'] } };
+      const write = { upload: anUpload('u1'), results: [aResult('u1', tc.testCaseId, 1)], testCases: [tc], events: [event], keepResultsSince: at(-100) };
+      expect(await store.commitTestUpload(write)).toBe(true);
+      expect(await store.getTestUpload(REPO, 'u1')).toEqual(write.upload);
+      expect(await store.getTestUpload('github.com/acme/other', 'u1')).toBeNull();
+
+      const again = { ...write, results: [aResult('u1', tc.testCaseId, 2, 'failed')], testCases: [{ ...tc, status: 'broken' as const }] };
+      expect(await store.commitTestUpload(again)).toBe(false);
+      expect(await store.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
+      expect(await store.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
+      expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
+    });
+
+    it('reads results since a time, oldest first, and drops results older than keepResultsSince', async () => {
+      await store.commitTestUpload({ upload: anUpload('u1'), results: [aResult('u1', 'a', 1), aResult('u1', 'b', 1)], testCases: [], events: [], keepResultsSince: at(0) });
+      await store.commitTestUpload({ upload: anUpload('u2'), results: [aResult('u2', 'a', 5, 'failed')], testCases: [], events: [], keepResultsSince: at(0) });
+      expect((await store.testResults(REPO, ['a'], at(0))).map((r) => r.uploadId)).toEqual(['u1', 'u2']);
+      expect((await store.testResults(REPO, ['a', 'b'], at(2))).map((r) => r.uploadId)).toEqual(['u2']);
+      await store.commitTestUpload({ upload: anUpload('u3'), results: [], testCases: [], events: [], keepResultsSince: at(3) });
+      expect((await store.testResults(REPO, ['a', 'b'], at(0))).map((r) => r.uploadId)).toEqual(['u2']);
+    });
+
+    it('test cases to watch: not healthy, quarantined, or failed recently', async () => {
+      const flaky = aTestCase(REPO, { status: 'flaky', quarantinedAt: null });
+      const always = aTestCase(REPO, { status: 'healthy', quarantinedAt: at(1) });
+      const failedLately = aTestCase(REPO, { status: 'healthy', quarantinedAt: null, lastFailedAt: at(10) });
+      const failedLongAgo = aTestCase(REPO, { status: 'healthy', quarantinedAt: null, lastFailedAt: at(1) });
+      const neverFailed = aTestCase(REPO, { status: 'healthy', quarantinedAt: null });
+      await store.writeTestCases([flaky, always, failedLately, failedLongAgo, neverFailed], []);
+      const ids = (await store.testCasesToWatch(REPO, at(5))).map((t) => t.testCaseId).sort();
+      expect(ids).toEqual([flaky, always, failedLately].map((t) => t.testCaseId).sort());
+      expect((await store.getTestCases(REPO, [neverFailed.testCaseId, 'missing'])).map((t) => t.testCaseId)).toEqual([neverFailed.testCaseId]);
+      expect(await store.existingTestCaseIds(REPO, ['missing', neverFailed.testCaseId])).toEqual([neverFailed.testCaseId]);
+      expect(await store.existingTestCaseIds('github.com/acme/other', [neverFailed.testCaseId])).toEqual([]);
+    });
+
+    it('keeps a test case history in order', async () => {
+      const events: TestCaseEvent[] = [
+        { kind: 'quarantine_setting', repoKey: REPO, testCaseId: 't', at: at(1), from: 'auto', to: 'always', by: 'ci', reason: 'noisy' },
+        { kind: 'quarantine', repoKey: REPO, testCaseId: 't', at: at(1), quarantined: true },
+      ];
+      await store.writeTestCases([], events.slice(0, 1));
+      await store.writeTestCases([], events.slice(1));
+      expect(await store.testCaseEvents(REPO, 't')).toEqual(events);
+    });
+
+    it('keeps settings per repository', async () => {
+      expect(await store.getFlakySettings(REPO)).toBeNull();
+      const settings = { ...DEFAULT_FLAKY_SETTINGS, brokenRuns: 3, targetBranches: ['trunk'] };
+      await store.putFlakySettings(REPO, settings);
+      expect(await store.getFlakySettings(REPO)).toEqual(settings);
+      expect(await store.getFlakySettings('github.com/acme/other')).toBeNull();
+    });
+
+    it('counts flaky, broken and quarantined tests per repository', async () => {
+      await store.writeTestCases(
+        [
+          aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1) }),
+          aTestCase(REPO, { status: 'flaky', quarantinedAt: null }),
+          aTestCase(REPO, { status: 'broken', quarantinedAt: null }),
+          aTestCase(REPO, { status: 'healthy', quarantinedAt: at(2) }),
+          aTestCase('github.com/acme/other', { status: 'healthy', quarantinedAt: null }),
+          aTestCase('github.com/acme-labs/tools', { status: 'flaky', quarantinedAt: null }),
+          aTestCase('github.com/acm/x', { status: 'flaky', quarantinedAt: null }),
+        ],
+        [],
+      );
+      expect(await store.testCaseCounts(['github.com/acme', 'github.com/nobody'])).toEqual([
+        { repoKey: 'github.com/acme/other', flaky: 0, broken: 0, quarantined: 0 },
+        { repoKey: REPO, flaky: 2, broken: 1, quarantined: 2 },
+      ]);
+    });
+  });
+}
