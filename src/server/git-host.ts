@@ -4,6 +4,8 @@ import type { GitHostConfig } from '../config/config.js';
 import type { Clock } from '../engine/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { NoGitHost } from '../githost/none.js';
+import { callerOf } from '../http/auth.js';
+import { assertOwnsRepo } from '../service/tenancy.js';
 import { sandboxRoutes } from '../githost/sandbox/routes.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { realScheduler } from '../engine/scheduler.js';
@@ -25,7 +27,7 @@ export function buildGitHost(config: GitHostConfig, clock: Clock, logger: Logger
       return { gitHost: new NoGitHost() };
     case 'sandbox': {
       const sandbox = new SandboxGitHost({ clock, scheduler: realScheduler });
-      return { gitHost: sandbox, sandbox, sandboxRouter: sandboxRoutes(sandbox) };
+      return { gitHost: sandbox, sandbox, sandboxRouter: sandboxRoutes(sandbox, { authorize: (res, repo) => assertOwnsRepo(callerOf(res).org, repo) }) };
     }
     case 'github': {
       const github = buildGitHubApp(config, logger);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.js';
+import { DEFAULT_LIMITS, type Config } from '../config/config.js';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
@@ -42,6 +42,7 @@ export interface RunningServer {
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  const limits = config.limits ?? DEFAULT_LIMITS;
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
@@ -57,7 +58,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   let listener: HttpListener;
   try {
     const queueService = new QueueService({ store, gitHost, clock, notifier: engine });
-    const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger }));
+    const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger, bodyTimeoutMs: limits.bodyTimeoutMs }));
     const app = createHttpApp({
       store,
       queueService,
@@ -65,10 +66,18 @@ export async function startServer(config: Config, options: StartServerOptions = 
       renderMetrics,
       logger,
       clock,
+      rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,
+      bodyBounds: { timeoutMs: limits.bodyTimeoutMs, largePerToken: limits.largeBodiesPerToken },
       sandboxRouter,
       ...(webhooks ? { webhooks } : {}),
     });
-    listener = await listen(app, { port: config.port, host: config.host, graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS });
+    listener = await listen(app, {
+      port: config.port,
+      host: config.host,
+      graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      bodyTimeoutMs: limits.bodyTimeoutMs,
+    });
   } catch (err) {
     unsubscribeCi?.();
     await store.close();

@@ -50,11 +50,22 @@ const postRaw = (body: string | Buffer, headers: Record<string, string> = {}) =>
   return req.send(body);
 };
 
-test('a body of exactly 20 MiB is read; one byte more is 413', async () => {
-  const exact = paddedBody(LIMIT);
-  expect(Buffer.byteLength(exact)).toBe(LIMIT);
+test('getQueue reads a body of exactly 1 MiB; one byte more is 413 (20 MiB is only for target lists)', async () => {
+  const exact = paddedBody(MiB);
+  expect(Buffer.byteLength(exact)).toBe(MiB);
   expect((await postRaw(exact)).status).toBe(200);
-  expectProblem(await postRaw(paddedBody(LIMIT + 1)), 413, 'payload_too_large');
+  const over = await postRaw(paddedBody(MiB + 1));
+  expectProblem(over, 413, 'payload_too_large');
+  expect(over.body.errors).toEqual([{ path: '(body)', message: `must be at most ${MiB} bytes` }]);
+});
+
+test('setImpactedTargets reads a body of exactly 20 MiB; one byte more is 413', async () => {
+  const head = JSON.stringify({ ...queueRef(), pr: { number: 1, sha: 'sha-1' }, impactedTargets: ['t'], padding: '' }).slice(0, -2);
+  const body = (bytes: number) => `${head}${'x'.repeat(bytes - head.length - 2)}"}`;
+  const send = (text: string) =>
+    request(t.app).post('/v1/setImpactedTargets').set('x-api-token', t.acme.token).set('Content-Type', 'application/json').send(text);
+  expect((await send(body(LIMIT))).status).toBe(200);
+  expectProblem(await send(body(LIMIT + 1)), 413, 'payload_too_large');
 });
 
 test('a 25 MiB chunked body is refused with 413 without being buffered whole', async () => {
@@ -130,7 +141,7 @@ test.each(['application/json', 'application/json; charset=utf-8', 'Application/J
   },
 );
 
-test.each(['text/json', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'])('Content-Type %s is 415', async (type) => {
+test.each(['text/json', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset="UTF-16LE"', 'application/json; charset=us-ascii'])('Content-Type %s is 415', async (type) => {
   const res = await request(t.app).post('/v1/getQueue').set('x-api-token', t.acme.token).set('Content-Type', type).send(JSON.stringify(queueRef()));
   expectProblem(res, 415, 'unsupported_media_type');
 });
