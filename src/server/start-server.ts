@@ -6,12 +6,14 @@ import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';
 import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
+import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { buildGitHost } from './git-host.js';
 import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
+import { startRetention } from './retention-timer.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -84,6 +86,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     throw err;
   }
   engine.start();
+  const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
     `mergeq listening on ${listener.host}:${listener.port}`,
@@ -99,6 +102,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     stop() {
       stopping ??= (async () => {
         await server.close();
+        await stopRetention();
         unsubscribeCi?.();
         await engine.stop();
         await store.close();

@@ -85,6 +85,10 @@ describe('sqlite store on a file', () => {
     await (await openSqliteStore(path)).close();
     const raw = new Database(path);
     raw.exec('DROP TABLE webhook_deliveries');
+    // And what later versions added, so the file is what the first version made.
+    raw.exec(`DROP INDEX impacted_targets_by_use; DROP INDEX impacted_targets_by_repo_use;
+      DROP INDEX archived_runs_by_finish; DROP INDEX archived_entries_by_change;
+      ALTER TABLE impacted_targets DROP COLUMN used_at; ALTER TABLE impacted_targets DROP COLUMN bytes;`);
     raw.pragma('user_version = 1');
     raw.close();
 

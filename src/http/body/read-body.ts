@@ -64,8 +64,20 @@ export function readBody(req: IncomingMessage, res: ServerResponse, options: Rea
       stopReading(req, res, source === req ? null : source, tooSlow);
       if (tooSlow || req.complete || req.destroyed) return answer(err);
       // Like body-parser: answer once the rest has been dropped, so a client that sends its whole
-      // body before reading the answer gets it too. The deadline still bounds how long that takes.
-      const answerNow = () => answer(err);
+      // body before reading the answer gets it too. But drop at most `limit` more bytes: past that,
+      // answer at once and close the connection (a client reading while it sends still sees why).
+      let dropped = 0;
+      const answerNow = () => {
+        req.off('data', countDropped);
+        answer(err);
+      };
+      const countDropped = (chunk: Buffer) => {
+        dropped += chunk.length;
+        if (dropped <= options.limit) return;
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+        answerNow();
+      };
+      req.on('data', countDropped);
       req.once('end', answerNow);
       req.once('close', answerNow);
     };

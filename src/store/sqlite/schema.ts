@@ -101,6 +101,16 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_deliveries_by_at ON webhook_deliveries(at);
   `,
+  `
+  -- Retention: when a list was last put or needed by a queued entry, and the bytes of its names.
+  ALTER TABLE impacted_targets ADD COLUMN used_at TEXT NOT NULL DEFAULT '';
+  ALTER TABLE impacted_targets ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+  UPDATE impacted_targets SET bytes = length(CAST(names AS BLOB));
+  CREATE INDEX impacted_targets_by_use ON impacted_targets(used_at);
+  CREATE INDEX impacted_targets_by_repo_use ON impacted_targets(repo_key, used_at);
+  CREATE INDEX archived_runs_by_finish ON archived_runs(finished_at);
+  CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
+  `,
 ];
 
 /** Brings the database to the latest schema. Safe to call on every open, from several processes. */
