@@ -26,8 +26,8 @@ const SIGNATURE_HEADER = 'x-hub-signature-256';
 
 /**
  * POST /api/github/webhooks: reads at most 25 MiB while it streams, checks the HMAC signature over
- * the raw bytes before parsing anything, then delivers. A refused delivery is logged by its id and
- * reason only: never its payload, signature or other header values.
+ * the raw bytes before parsing anything, then delivers. A refused delivery is logged by its status
+ * and reason only: never its payload, signature or any header value.
  */
 export function webhookEndpoint(deps: WebhookEndpointDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -57,7 +57,8 @@ export function webhookEndpoint(deps: WebhookEndpointDeps): RequestHandler {
       await deps.receive({ id: id!, name: name!, payload });
     } catch (err) {
       if (err instanceof ServiceError) {
-        deps.logger.warn({ deliveryId: shortValue(id), status: err.status, reason: err.code }, 'webhook delivery refused');
+        // Nothing the sender chose (not even the delivery id): only what the server decided.
+        deps.logger.warn({ status: err.status, reason: err.code, field: err.errors?.[0]?.path }, 'webhook delivery refused');
         throw err;
       }
       deps.logger.error({ deliveryId: shortValue(id), eventName: shortValue(name), error: shortValue((err as Error)?.message) }, 'webhook handler failed');
@@ -74,7 +75,7 @@ export function signatureMatches(secret: string, body: Buffer, signature: string
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Delivery ids and event names are client-sent: logged only when short and plain. */
+/** Delivery ids and event names of a verified delivery: logged only when short and plain. */
 function shortValue(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   return /^[\w.-]{1,64}$/.test(value) ? value : '[unprintable]';

@@ -68,7 +68,7 @@ test('setImpactedTargets reads a body of exactly 20 MiB; one byte more is 413', 
   expectProblem(await send(body(LIMIT + 1)), 413, 'payload_too_large');
 });
 
-test('a 25 MiB chunked body is refused with 413 without being buffered whole', async () => {
+test('a 25 MiB chunked target list is refused with 413 without being buffered whole', async () => {
   const { port, server, close } = await listen(t.app);
   try {
     const before = await storeSnapshot(t);
@@ -78,7 +78,7 @@ test('a 25 MiB chunked body is refused with 413 without being buffered whole', a
     const req = http.request({
       host: '127.0.0.1',
       port,
-      path: '/v1/getQueue',
+      path: '/v1/setImpactedTargets',
       method: 'POST',
       headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
     });
@@ -160,4 +160,29 @@ test.each(['null', '[]', '"getQueue"', '42'])('a JSON body that is not an object
   const res = await postRaw(text);
   expectProblem(res, 400, 'invalid_request');
   expect(res.body.errors).toEqual([{ path: '(body)', message: 'expected a JSON object' }]);
+});
+
+test('a client streaming far past the limit gets its 413 while it sends, and is then disconnected', async () => {
+  const server = await listen(t.app);
+  try {
+    const req = http.request({
+      host: '127.0.0.1',
+      port: server.port,
+      path: '/v1/getQueue',
+      method: 'POST',
+      headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
+    const cut = new Promise<string>((resolve) => req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)));
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    void (async () => {
+      for (let sent = 0; sent < 25 * MiB && !req.destroyed; sent += chunk.length) if (!req.write(chunk)) await Promise.race([once(req, 'drain'), cut]);
+    })();
+    const res = await response;
+    expect(res.status).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(await cut).toMatch(/EPIPE|ECONNRESET/);
+  } finally {
+    await server.close();
+  }
 });

@@ -44,13 +44,13 @@ test('a signed delivery reaches the handlers, parsed', async () => {
 test('a forged delivery is 400 naming the signature header, is never parsed, and its payload, signature and headers stay out of the log', async () => {
   const payload = '{"secret_looking_payload": "p4yl0ad-marker", broken json';
   const forged = sign(payload, 'not-the-secret');
-  const res = await deliver(payload, { 'x-hub-signature-256': forged, 'x-github-event': 'evt-marker-123' });
+  const res = await deliver(payload, { 'x-hub-signature-256': forged, 'x-github-event': 'evt-marker-123', 'x-github-delivery': 'delivery-marker-456' });
   expectProblem(res, 400, 'invalid_request');
   expect(res.body.errors).toEqual([{ path: 'x-hub-signature-256', message: expect.any(String) }]);
   expect(received).toEqual([]);
   const text = log.text();
   expect(text).toContain('webhook delivery refused');
-  for (const secretish of ['p4yl0ad-marker', forged, forged.slice(7, 30), 'evt-marker-123']) expect(text).not.toContain(secretish);
+  for (const secretish of ['p4yl0ad-marker', forged, forged.slice(7, 30), 'evt-marker-123', 'delivery-marker-456']) expect(text).not.toContain(secretish);
 });
 
 test('a delivery without a signature is 400 naming the header', async () => {
@@ -90,4 +90,22 @@ test('the service logger blanks out a delivery attached to an error (probot atta
   logger.error({ err }, 'webhook handler failed');
   logger.debug({ event: { payload: { marker: 'p4yl0ad-marker' } } }, 'Webhook received');
   expect(lines.join('')).not.toContain('p4yl0ad-marker');
+});
+
+test('a flood of webhooks is limited per client address (429 problem+json), signed or not', async () => {
+  const webhooks = webhookEndpoint({ secret: SECRET, receive: async (d) => void received.push(d), logger: log.logger, bodyTimeoutMs: 2000 });
+  const limited = await createTestApp({ rateLimit: { ratePerSecond: 1, burst: 3 }, http: { webhooks } });
+  try {
+    const body = '{"zen":"x"}';
+    const send = () =>
+      request(limited.app).post('/api/github/webhooks').set('content-type', 'application/json').set('x-github-event', 'ping')
+        .set('x-github-delivery', 'd-9').set('x-hub-signature-256', sign(body)).send(body);
+    for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
+    const flooded = await send();
+    expectProblem(flooded, 429, 'rate_limited');
+    expect(flooded.headers['retry-after']).toBe('1');
+    expect(received).toHaveLength(3);
+  } finally {
+    await limited.close();
+  }
 });
