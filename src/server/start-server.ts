@@ -48,7 +48,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
-  const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger);
+  const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }) });
   const unsubscribeCi = sandbox?.onStatus((event) => {

@@ -123,6 +123,10 @@ describe('startServer', () => {
     expect((await open('acme', { 'x-api-token': 'mq_not-a-token' })).status).toBe(401);
     expect((await open('globex', { 'x-api-token': token })).status).toBe(403);
     expect((await open('acme', { 'x-api-token': token })).status).toBe(200);
+    // Its bodies are read by the API's own reader: UTF-8 JSON only.
+    const utf16 = await open('acme', { 'x-api-token': token, 'content-type': 'application/json; charset=utf-16' });
+    expect(utf16.status).toBe(415);
+    expect(await utf16.json()).toMatchObject({ code: 'unsupported_media_type', errors: [{ path: 'Content-Type' }] });
     expect(server.gitHostKind).toBe('sandbox');
   });
 

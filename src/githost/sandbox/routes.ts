@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { refNameProblem } from '../../domain/ref-name.js';
 import type { RepoRef } from '../../domain/repo.js';
@@ -32,12 +32,15 @@ const conflictSchema = z.object({ repo: repoSchema, kind: z.enum(['textual', 'lo
 export interface SandboxRoutesOptions {
   /** Throws (a 403 ServiceError) when the caller may not act on `repo`; every route asks it first. */
   authorize?: (res: Response, repo: RepoRef) => void;
+  /** Reads POST bodies into `req.body`: the service passes the API's own reader (same limits and checks). */
+  readBody?: RequestHandler;
 }
 
 export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOptions = {}): Router {
   const router = Router();
   const authorize = options.authorize ?? (() => {});
-  router.use(express.json({ limit: '1mb' }));
+  const readBody = options.readBody ?? express.json({ limit: '1mb' });
+  router.post('/{*path}', readBody);
 
   router.post('/pulls', (req, res) => {
     const body = parse(openSchema, req.body, res);
