@@ -70,14 +70,14 @@ export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOpt
 
   router.post('/pulls/:number/commits', (req, res) => {
     withPull(req, res, repoBody, ({ repo }, n, pr) => {
-      if (pr.state !== 'open') return problem(res, 409, 'invalid_state', `pull request #${n} is ${pr.state}`);
+      if (pr.state !== 'open') return problem(res, 409, 'invalid_state', `pull request #${n} is ${pr.state}`, [{ path: 'number', message: `is ${pr.state}` }]);
       send(res, sandbox, repo, sandbox.pushCommit(repo, n));
     });
   });
 
   router.post('/pulls/:number/close', (req, res) => {
     withPull(req, res, repoBody, ({ repo }, n, pr) => {
-      if (pr.state === 'merged') return problem(res, 409, 'invalid_state', `pull request #${n} is merged`);
+      if (pr.state === 'merged') return problem(res, 409, 'invalid_state', `pull request #${n} is merged`, [{ path: 'number', message: 'is merged' }]);
       send(res, sandbox, repo, pr.state === 'closed' ? pr : sandbox.closePullRequest(repo, n));
     });
   });
@@ -117,8 +117,8 @@ export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOpt
   // Bodies this router parsed itself: a broken one is the client's fault, never a 500.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: unknown } | null)?.type;
-    if (type === 'entity.parse.failed') return problem(res, 400, 'invalid_json', 'the body is not valid JSON');
-    if (type === 'entity.too.large') return problem(res, 413, 'payload_too_large', 'the body is too large');
+    if (type === 'entity.parse.failed') return problem(res, 400, 'invalid_json', 'the body is not valid JSON', [{ path: '(body)', message: 'is not valid JSON' }]);
+    if (type === 'entity.too.large') return problem(res, 413, 'payload_too_large', 'the body is too large', [{ path: '(body)', message: 'is too large' }]);
     next(err);
   });
 
@@ -173,7 +173,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, res: Response, path?: st
 }
 
 function notFound(res: Response, n: number): void {
-  problem(res, 404, 'pull_request_not_found', `pull request #${n} does not exist in the sandbox`);
+  problem(res, 404, 'pull_request_not_found', `pull request #${n} does not exist in the sandbox`, [{ path: 'number', message: 'no such pull request' }]);
 }
 
 function problem(res: Response, status: number, code: string, detail: string, errors?: { path: string; message: string }[]): void {
@@ -181,5 +181,5 @@ function problem(res: Response, status: number, code: string, detail: string, er
   res
     .status(status)
     .type('application/problem+json')
-    .send(JSON.stringify({ type: 'about:blank', title: titles[status] ?? 'Error', status, code, detail, ...(errors ? { errors } : {}) }));
+    .send(JSON.stringify({ type: 'about:blank', title: titles[status] ?? 'Error', status, code, detail, errors: errors ?? [] }));
 }
