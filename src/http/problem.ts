@@ -34,9 +34,12 @@ export function sendProblem(res: Response, err: ServiceError): void {
 /** Errors raised by the HTTP layer itself (the service raises the rest). */
 export const httpErrors = {
   unauthorized: (detail: string) => new ServiceError(401, 'unauthorized', 'Unauthorized', detail, [{ path: 'x-api-token', message: detail }]),
-  notFound: (path: string) => new ServiceError(404, 'not_found', 'Not found', `no operation at ${path}`),
+  notFound: (path: string) =>
+    new ServiceError(404, 'not_found', 'Not found', `no operation at ${path.slice(0, 200)}`, [{ path: '(url)', message: 'no such operation' }]),
   methodNotAllowed: (method: string, allowed: string[]) =>
-    new ServiceError(405, 'method_not_allowed', 'Method not allowed', `${method} is not allowed here; use ${allowed.join(' or ')}`),
+    new ServiceError(405, 'method_not_allowed', 'Method not allowed', `${method} is not allowed here; use ${allowed.join(' or ')}`, [
+      { path: '(method)', message: `must be ${allowed.join(' or ')}` },
+    ]),
   unsupportedMediaType: (detail: string, header = 'Content-Type') =>
     new ServiceError(415, 'unsupported_media_type', 'Unsupported media type', detail, [{ path: header, message: detail }]),
   payloadTooLarge: (limit: number) =>

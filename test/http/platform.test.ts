@@ -153,3 +153,21 @@ describe('mounted routers', () => {
     expectProblem(await request(t.app).get('/sandbox/nope').set('x-api-token', t.acme.token), 404, 'not_found');
   });
 });
+
+describe('every 4xx names what was wrong', () => {
+  beforeEach(async () => {
+    t = await createTestApp();
+  });
+
+  test('403 names repo (or org_url_slug), 404 the URL, 405 the method, 401 the token header', async () => {
+    const foreign = await post(t, 'getQueue', queueRef('main', { host: 'github.com', owner: 'globex', name: 'g' }));
+    expectProblem(foreign, 403, 'forbidden');
+    expect(foreign.body.errors).toEqual([{ path: 'repo', message: expect.any(String) }]);
+    const slug = await post(t, 'flaky-tests/list-quarantined-tests', { repo: { host: 'github.com', owner: 'acme', name: 'w' }, org_url_slug: 'globex', page_query: { page_size: 10, page_token: '' } });
+    expectProblem(slug, 403, 'forbidden');
+    expect(slug.body.errors).toEqual([{ path: 'org_url_slug', message: expect.any(String) }]);
+    expect((await request(t.app).get('/v1/nope')).body.errors).toEqual([{ path: '(url)', message: 'no such operation' }]);
+    expect((await request(t.app).get('/v1/getQueue')).body.errors).toEqual([{ path: '(method)', message: 'must be POST' }]);
+    expect((await post(t, 'getQueue', queueRef(), null)).body.errors).toEqual([{ path: 'x-api-token', message: expect.any(String) }]);
+  });
+});
