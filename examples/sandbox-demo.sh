@@ -120,7 +120,7 @@ echo "test runs that held #$bad_number:"
 field 'b.testRuns.map((r) => "  " + r.status.padEnd(10) + " tested " + r.testedPullRequests.map((p) => "#" + p.prNumber).join(" ")).join("\n")'
 
 # The order the sandbox merged them in (by merge time, then PR number for merges of the same instant).
-curl -sS -o "$BODY" "$BASE/sandbox/pulls?host=github.com&owner=$REPO_OWNER&name=$REPO_NAME"
+curl -sS -o "$BODY" -H "x-api-token: $TOKEN" "$BASE/sandbox/pulls?host=github.com&owner=$REPO_OWNER&name=$REPO_NAME"
 order=$(field 'b.pulls.filter((p) => p.state === "merged").sort((x, y) => x.mergedAt.localeCompare(y.mergedAt) || x.number - y.number).map((p) => p.number).join(" ")')
 echo
 echo "merged into main, in order: $order"

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { bodyLimitOf } from '../http/body/body-limits.js';
 import { measureAll, type CaseSettings } from './api-cases.js';
 import { buildReport, formatReport } from './api-report.js';
 import { BENCH_BRANCHES, BENCH_REPO } from './ipc.js';
@@ -52,7 +52,7 @@ const settings: CaseSettings = {
 
 const started = performance.now();
 const small = JSON.stringify({ repo: BENCH_REPO, targetBranch: BENCH_BRANCHES.submitNew, pr: { number: 1 } });
-const big = targetListBody({ repo: BENCH_REPO, targetBranch: BENCH_BRANCHES.targets, prNumber: 1, sha: 'a'.repeat(40), maxBytes: MAX_BODY_BYTES });
+const big = targetListBody({ repo: BENCH_REPO, targetBranch: BENCH_BRANCHES.targets, prNumber: 1, sha: 'a'.repeat(40), maxBytes: bodyLimitOf('/setImpactedTargets') });
 console.log(
   `bench:api: ${settings.durationSec} s per case in ${settings.rounds} rounds after ${settings.warmupSec} s warm-up, ` +
     `${settings.connections} connections; ${settings.bigRequests} bodies of ${(big.body.length / 2 ** 20).toFixed(2)} MiB per server ` +

@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { UPLOAD_BODY_LIMIT_BYTES } from '../http/routes/flaky-upload-route.js';
+import { bodyLimitOf } from '../http/body/body-limits.js';
+
+const UPLOAD_BODY_LIMIT_BYTES = bodyLimitOf('/flaky-tests/upload');
 import { BENCH_REPO } from './ipc.js';
 import { junitDocument, uploadBodies } from './junit-upload-body.js';
 import { runLoad, type LoadResult } from './load.js';

@@ -17,7 +17,7 @@ import { packageVersion } from './package-version.js';
 const ENVIRONMENT_HELP = `
 Environment (docs/configuration.md has the details):
   MERGEQ_PORT         port to listen on (3000)
-  MERGEQ_HOST         address to listen on (0.0.0.0)
+  MERGEQ_HOST         address to listen on (0.0.0.0; 127.0.0.1 with the sandbox)
   MERGEQ_DATA_DIR     folder of the embedded SQLite store (./data)
   MONGODB_URI         use MongoDB instead of SQLite
   MERGEQ_GITHOST      github | sandbox | none (github when APP_ID and a key are set, else none)
@@ -25,6 +25,10 @@ Environment (docs/configuration.md has the details):
   GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
   MERGEQ_URL, MERGEQ_TOKEN: the service and API token used by \`mergeq test\` (docs/flaky-tests.md)
+  MERGEQ_RATE_LIMIT, MERGEQ_RATE_BURST   requests/s and burst per token and per address (50, 200; 0: off)
+  MERGEQ_HEADERS_TIMEOUT_SECONDS, MERGEQ_BODY_TIMEOUT_SECONDS   slow clients get 408 (10, 60)
+  MERGEQ_LARGE_BODIES_PER_TOKEN   bodies over 1 MiB in flight per token (2)
+  MERGEQ_HISTORY_DAYS ended entries and runs are kept this many days (90)
 
 Admin commands use the same store as the server, also while it runs.
 

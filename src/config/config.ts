@@ -19,6 +19,27 @@ export type GitHostConfig =
       apiUrl: string | null;
     };
 
+/** Bounds on what clients may send (README, "Configuration"). */
+export interface Limits {
+  /** Requests per second per API token, and per client address for unauthenticated traffic; 0: no limit. */
+  ratePerSecond: number;
+  rateBurst: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  largeBodiesPerToken: number;
+  /** Ended entries and runs older than this many days are deleted. */
+  historyDays: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  ratePerSecond: 50,
+  rateBurst: 200,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 60_000,
+  largeBodiesPerToken: 2,
+  historyDays: 90,
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -28,6 +49,8 @@ export interface Config {
   mongodbUri: string | null;
   logLevel: LogLevel;
   gitHost: GitHostConfig;
+  /** Absent in older callers: DEFAULT_LIMITS. */
+  limits?: Limits;
   /** Settings that are valid but probably not what was meant; logged at start-up. */
   warnings: string[];
 }

@@ -45,7 +45,7 @@ export const envSchema = z
       .string()
       .trim()
       .regex(/^[^\s/]+$/, { error: 'must be a host name or IP address to listen on, e.g. 0.0.0.0' })
-      .default('0.0.0.0'),
+      .optional(),
     MERGEQ_DATA_DIR: z.string().default('./data'),
     MONGODB_URI: z
       .string()
@@ -77,6 +77,12 @@ export const envSchema = z
       .toLowerCase()
       .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
       .default('info'),
+    MERGEQ_RATE_LIMIT: integerFrom(0, 1_000_000, 'must be requests per second, an integer from 0 (no limit) to 1000000').default(50),
+    MERGEQ_RATE_BURST: integerFrom(1, 1_000_000).default(200),
+    MERGEQ_HEADERS_TIMEOUT_SECONDS: integerFrom(1, 3600).default(10),
+    MERGEQ_BODY_TIMEOUT_SECONDS: integerFrom(1, 3600).default(60),
+    MERGEQ_LARGE_BODIES_PER_TOKEN: integerFrom(1, 1000).default(2),
+    MERGEQ_HISTORY_DAYS: integerFrom(1, 36_500).default(90),
     MERGEQ_GITHOST: z
       .string()
       .trim()

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import type { Config, GitHostConfig } from './config.js';
+import { misspelledVariables } from './misspelled-variables.js';
 import { envSchema, looksLikePem, resolveGitHostKind, SECRET_VARIABLES, type ParsedEnv } from './env-schema.js';
 
 /** The environment is invalid; each problem names its variable. */
@@ -26,12 +27,21 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
   const e = parsed.data;
   return {
     port: e.MERGEQ_PORT,
-    host: e.MERGEQ_HOST,
+    // The sandbox drives fake repositories with no real users: local only, unless asked otherwise.
+    host: e.MERGEQ_HOST ?? (resolveGitHostKind(e) === 'sandbox' ? '127.0.0.1' : '0.0.0.0'),
     dataDir: resolve(options.cwd ?? process.cwd(), e.MERGEQ_DATA_DIR),
     mongodbUri: e.MONGODB_URI ?? null,
     logLevel: e.LOG_LEVEL,
     gitHost: gitHostConfig(e, options.readFile ?? ((path) => readFileSync(path, 'utf8'))),
-    warnings: warningsFor(e),
+    limits: {
+      ratePerSecond: e.MERGEQ_RATE_LIMIT,
+      rateBurst: e.MERGEQ_RATE_BURST,
+      headersTimeoutMs: e.MERGEQ_HEADERS_TIMEOUT_SECONDS * 1000,
+      bodyTimeoutMs: e.MERGEQ_BODY_TIMEOUT_SECONDS * 1000,
+      largeBodiesPerToken: e.MERGEQ_LARGE_BODIES_PER_TOKEN,
+      historyDays: e.MERGEQ_HISTORY_DAYS,
+    },
+    warnings: [...warningsFor(e), ...misspelledVariables(present)],
   };
 }
 

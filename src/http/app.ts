@@ -7,10 +7,12 @@ import type { QueueService } from '../service/queue-service.js';
 import type { Store } from '../store/store.js';
 import { callerOf, requireToken } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
-import { jsonBody, MAX_BODY_BYTES } from './json-body.js';
+import { bodyLimitOf } from './body/body-limits.js';
+import { LargeBodiesInFlight } from './body/large-bodies.js';
+import { jsonBody } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
-import { DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
+import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { flakyUploadHandlers } from './routes/flaky-upload-route.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -30,7 +32,12 @@ export interface HttpDeps {
   clock?: Clock;
   /** Per-token rate limit; default 50 requests/s sustained, bursts of 200. `false` turns it off. */
   rateLimit?: RateLimitOptions | false;
-  /** Mounted at /sandbox (the sandbox git host's UI and API), when the sandbox host is in use. */
+  /** Bounds on slow and large request bodies; DEFAULT_BODY_BOUNDS unless given. */
+  bodyBounds?: BodyBounds;
+  /**
+   * Mounted at /sandbox (the sandbox git host's API), when the sandbox host is in use; behind the
+   * same token as /v1 (its routes check the repository against `callerOf(res).org`).
+   */
   sandboxRouter?: Router;
   /**
    * Mounted at the root before the API routes, e.g. the GitHub App's webhook middleware: it answers
@@ -40,6 +47,18 @@ export interface HttpDeps {
   webhooks?: RequestHandler;
 }
 
+/** Where GitHub delivers the App's webhooks. */
+export const WEBHOOKS_PATH = '/api/github/webhooks';
+
+export interface BodyBounds {
+  /** A whole request body must arrive within this (408 after). */
+  timeoutMs: number;
+  /** Bodies over 1 MiB one token may be sending at the same time (429 for more). */
+  largePerToken: number;
+}
+
+export const DEFAULT_BODY_BOUNDS: BodyBounds = { timeoutMs: 60_000, largePerToken: 2 };
+
 /** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const clock = deps.clock ?? systemClock;
@@ -47,30 +66,38 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  const limits = deps.rateLimit === undefined ? DEFAULT_RATE_LIMIT : deps.rateLimit;
+  const byAddress = limits ? addressRateLimit(limits, clock) : null;
+  const authenticate: RequestHandler[] = [requireToken({ store: deps.store, clock, logger: deps.logger, onRejected: byAddress?.take })];
+  if (limits) authenticate.push(rateLimit(limits, clock));
+
   app.use(requestLog(deps.logger));
   app.use(healthRoutes(deps));
-  if (deps.webhooks) app.use(deps.webhooks);
-  if (deps.sandboxRouter) app.use('/sandbox', deps.sandboxRouter);
-  app.use('/v1', v1Routes(deps, clock));
+  if (deps.webhooks) {
+    if (byAddress) app.use(WEBHOOKS_PATH, byAddress.limit);
+    app.use(deps.webhooks);
+  }
+  if (deps.sandboxRouter) app.use('/sandbox', ...authenticate, deps.sandboxRouter);
+  app.use('/v1', v1Routes(deps, authenticate));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;
 }
 
-function v1Routes(deps: HttpDeps, clock: Clock): Router {
+function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
+  const clock = deps.clock ?? systemClock;
   const router = express.Router();
-  const authenticate: RequestHandler[] = [requireToken({ store: deps.store, clock, logger: deps.logger })];
-  const limits = deps.rateLimit === undefined ? DEFAULT_RATE_LIMIT : deps.rateLimit;
-  if (limits) authenticate.push(rateLimit(limits, clock));
   const flakyTestService = deps.flakyTestService ?? new FlakyTestService({ store: deps.store, clock });
   const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService };
-  const readBody = jsonBody(MAX_BODY_BYTES);
+  const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
+  const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
+  const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });
 
   for (const op of OPERATIONS) {
     router
       .route(op.path)
-      .post(...authenticate, readBody, async (req: Request, res: Response) => {
+      .post(...authenticate, readBody(op.path), async (req: Request, res: Response) => {
         const { org, token } = callerOf(res);
         const result = await op.run(services, org, req.body, token);
         res.status(200).json(result);
@@ -80,7 +107,7 @@ function v1Routes(deps: HttpDeps, clock: Clock): Router {
 
   router
     .route('/flaky-tests/upload')
-    .post(...authenticate, ...flakyUploadHandlers(flakyTestService))
+    .post(...authenticate, ...flakyUploadHandlers(flakyTestService, { limit: bodyLimitOf('/flaky-tests/upload'), timeoutMs: bounds.timeoutMs, largeBodies }))
     .all(methodNotAllowed(['POST']));
 
   router

@@ -26,7 +26,13 @@ export function callerOf(res: Response): Caller {
  * `x-api-token` → hash → stored token → organization. Runs before the body is read, so an
  * unauthenticated client cannot make the server buffer anything. The token itself is never logged.
  */
-export function requireToken(deps: { store: Store; clock: Clock; logger: Logger }): RequestHandler {
+export function requireToken(deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Counts a request without a valid token against its address: seconds to wait when over the limit. */
+  onRejected?: (req: Request) => number;
+}): RequestHandler {
   const lastTouched = new Map<string, number>();
 
   const touch = (token: ApiToken, nowMs: number) => {
@@ -38,12 +44,21 @@ export function requireToken(deps: { store: Store; clock: Clock; logger: Logger 
     });
   };
 
+  const reject = (req: Request, res: Response, detail: string) => {
+    const waitSeconds = deps.onRejected?.(req) ?? 0;
+    if (waitSeconds > 0) {
+      res.set('Retry-After', String(waitSeconds));
+      return httpErrors.rateLimited(waitSeconds, 'client address');
+    }
+    return httpErrors.unauthorized(detail);
+  };
+
   return async (req: Request, res: Response, next: NextFunction) => {
     const presented = req.get(TOKEN_HEADER);
-    if (!presented) throw httpErrors.unauthorized(`the ${TOKEN_HEADER} header is required`);
+    if (!presented) throw reject(req, res, `the ${TOKEN_HEADER} header is required`);
     const token = await deps.store.findTokenByHash(hashToken(presented));
     const org = token && !token.revokedAt ? await deps.store.getOrgById(token.orgId) : null;
-    if (!token || !org) throw httpErrors.unauthorized('the API token is unknown or revoked');
+    if (!token || !org) throw reject(req, res, 'the API token is unknown or revoked');
     res.locals.caller = { org, token } satisfies Caller;
     touch(token, deps.clock.now().getTime());
     next();

@@ -1,46 +1,79 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { ServiceError } from '../service/errors.js';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { LARGE_BODY_BYTES } from './body/body-limits.js';
+import { JsonDepthScanner, MAX_JSON_DEPTH } from './body/json-depth.js';
+import type { LargeBodiesInFlight } from './body/large-bodies.js';
+import { isJsonMediaType, isUtf8Charset } from './body/media-type.js';
+import { readBody, stopReading } from './body/read-body.js';
 import { httpErrors } from './problem.js';
 
-/** api.md: request bodies are at most 20 MiB. */
-export const MAX_BODY_BYTES = 20 * 1024 * 1024;
-
-/** `application/json` or `application/<something>+json`, with any parameters (charset). */
-export function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const mediaType = header.split(';', 1)[0]!.trim().toLowerCase();
-  return mediaType === 'application/json' || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(mediaType);
+export interface JsonBodyOptions {
+  /** Bytes after decompression. */
+  limit: number;
+  /** The whole body must arrive within this (408). */
+  timeoutMs: number;
+  /** Large bodies (over 1 MiB) each caller may send at once; the key is the caller's token id. */
+  largeBodies?: { inFlight: LargeBodiesInFlight; keyOf: (res: Response) => string };
 }
 
 /**
- * Reads a JSON body of at most `limit` bytes: 415 for another content type; 413 at once when the
- * declared length is over the limit (nothing is read), and as soon as a chunked or compressed body
- * passes it (the rest is discarded, never buffered); 400 invalid_json when it does not parse.
+ * Reads a JSON body into `req.body`: 415 for another content type or a charset other than UTF-8;
+ * 413 past `limit`, decided while the body streams in; 400 invalid_json when it nests deeper than
+ * 64 levels (before anything is parsed) or does not parse; 408 when it is too slow; 429 when the
+ * caller already sends its share of large bodies.
  */
-export function jsonBody(limit: number = MAX_BODY_BYTES): RequestHandler {
-  const parse = express.json({ limit, strict: false, type: () => true });
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!isJsonContentType(req.get('content-type'))) {
-      throw httpErrors.unsupportedMediaType(`send the body as application/json (got ${req.get('content-type') ?? 'no content type'})`);
+export function jsonBody(options: JsonBodyOptions): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const contentType = req.get('content-type');
+    if (!isJsonMediaType(contentType)) {
+      throw httpErrors.unsupportedMediaType(`send the body as application/json (got ${contentType?.slice(0, 100) ?? 'no content type'})`);
     }
+    if (!isUtf8Charset(contentType!)) throw httpErrors.unsupportedMediaType('JSON bodies must be UTF-8: send charset=utf-8 or no charset');
+
+    const large = options.largeBodies;
+    const key = large?.keyOf(res);
+    let holdsLargePlace = false;
+    const takeLargePlace = () => {
+      if (!large || holdsLargePlace) return null;
+      if (!large.inFlight.enter(key!)) return httpErrors.tooManyLargeBodies(large.inFlight.max);
+      holdsLargePlace = true;
+      return null;
+    };
     const declared = Number(req.get('content-length'));
-    if (Number.isFinite(declared) && declared > limit) throw httpErrors.payloadTooLarge(limit);
-    parse(req, res, (err?: unknown) => (err ? next(translateBodyError(err, limit)) : next()));
+    if (declared > LARGE_BODY_BYTES && declared <= options.limit) {
+      const refused = takeLargePlace();
+      if (refused) {
+        res.setHeader('Retry-After', '1');
+        stopReading(req, res, null, false);
+        throw refused;
+      }
+    }
+
+    const depth = new JsonDepthScanner();
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, res, {
+        limit: options.limit,
+        timeoutMs: options.timeoutMs,
+        inspect: (chunk, total) => {
+          if (!depth.push(chunk)) return httpErrors.invalidJson(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+          return total > LARGE_BODY_BYTES ? takeLargePlace() : null;
+        },
+      });
+    } finally {
+      if (holdsLargePlace) large!.inFlight.leave(key!);
+    }
+    req.body = parseJson(raw);
+    next();
   };
 }
 
-/** body-parser's errors as problems; anything it did not classify stays a client error (400). */
-export function translateBodyError(err: unknown, limit: number): ServiceError {
-  const type = (err as { type?: string }).type;
-  switch (type) {
-    case 'entity.too.large':
-      return httpErrors.payloadTooLarge(limit);
-    case 'entity.parse.failed':
-      return httpErrors.invalidJson(`the body is not valid JSON: ${(err as Error).message}`);
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return httpErrors.unsupportedMediaType((err as Error).message);
-    default:
-      return new ServiceError(400, 'invalid_request', 'Invalid request', `the body could not be read: ${(err as Error).message ?? 'unknown error'}`);
+/** An empty body is `{}`, so the schema lists each missing field; a UTF-8 byte order mark is allowed. */
+function parseJson(raw: Buffer): unknown {
+  const text = raw.toString('utf8').replace(/^\uFEFF/, '');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw httpErrors.invalidJson(`the body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
   }
 }

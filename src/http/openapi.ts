@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import type { Operation } from './operations.js';
-import { MAX_BODY_BYTES } from './json-body.js';
+import { bodyLimitOf, DEFAULT_BODY_LIMIT } from './body/body-limits.js';
 import { TOKEN_HEADER } from './auth.js';
 import { metricsQuerySchema } from './schemas/metrics.js';
 import { uploadJsonSchema, uploadQuerySchema, uploadResponseSchema } from './schemas/flaky-tests.js';
@@ -10,16 +10,17 @@ import { problemSchema } from './schemas/responses.js';
 type JsonSchema = Record<string, unknown>;
 
 /** Statuses every authenticated POST operation may answer. */
-const COMMON_POST_ERRORS = [400, 401, 413, 415, 429];
+const COMMON_POST_ERRORS = [400, 401, 408, 413, 415, 429];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request (every field problem in `errors`), invalid_json, invalid_page_token or invalid_junit',
   401: 'unauthorized: the token is missing, unknown or revoked',
   403: 'forbidden: the repository (or org_url_slug) does not belong to the token\'s organization',
   404: 'queue_not_found, pull_request_not_found or test_case_not_found',
   409: 'queue_exists, queue_not_empty, queue_not_accepting or invalid_state',
-  413: `payload_too_large: the body exceeds ${MAX_BODY_BYTES} bytes`,
-  415: 'unsupported_media_type: the body is not application/json',
-  429: 'rate_limited: see the Retry-After header',
+  408: 'request_timeout: the body did not arrive in time',
+  413: 'payload_too_large: the body exceeds the limit of the operation',
+  415: 'unsupported_media_type: the body is not application/json in UTF-8',
+  429: 'rate_limited: too many requests, or too many large bodies in flight for this token; see the Retry-After header',
   503: 'not_ready: the store does not answer',
 };
 
@@ -70,7 +71,12 @@ export function buildOpenApiDocument(operations: readonly Operation[]): JsonSche
       post: {
         operationId: operationId(op.path),
         summary: op.summary,
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.request, 'input') } } },
+        requestBody: {
+          required: true,
+          description: `JSON in UTF-8, at most ${bodyLimitOf(op.path)} bytes (after decompression)`,
+          content: { 'application/json': { schema: jsonSchema(op.request, 'input') } },
+        },
+        'x-max-body-bytes': bodyLimitOf(op.path),
         responses: {
           '200': { description: 'OK', content: { 'application/json': { schema: jsonSchema(op.response, 'output') } } },
           ...problemResponses([...COMMON_POST_ERRORS, ...op.errorStatuses]),
@@ -145,7 +151,9 @@ export function buildOpenApiDocument(operations: readonly Operation[]): JsonSche
     info: {
       title: 'mergeq',
       version: packageVersion(),
-      description: 'Merge queue and quarantined-test API. Every request body is JSON, at most 20 MiB.',
+      description:
+        `Merge queue and quarantined-test API. Every request body is JSON in UTF-8, nested at most 64 levels deep, and at most ${DEFAULT_BODY_LIMIT} bytes (1 MiB) ` +
+        'unless its operation says more (setImpactedTargets: 20 MiB). The seed\'s 20 MiB is a maximum, not a minimum.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],

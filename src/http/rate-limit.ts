@@ -60,3 +60,21 @@ export function rateLimit(options: RateLimitOptions, clock: Clock): RequestHandl
     next();
   };
 }
+
+/**
+ * 429 once a client address exceeds the rate: for traffic no token vouches for (webhooks, the
+ * sandbox, requests with an unknown token). Behind a proxy every client shares the proxy's address.
+ */
+export function addressRateLimit(options: RateLimitOptions, clock: Clock): { limit: RequestHandler; take: (req: Request) => number } {
+  const buckets = new TokenBuckets(options);
+  const take = (req: Request) => buckets.take(`addr:${req.socket.remoteAddress ?? 'unknown'}`, clock.now().getTime());
+  const limit: RequestHandler = (req, res, next) => {
+    const waitSeconds = take(req);
+    if (waitSeconds > 0) {
+      res.set('Retry-After', String(waitSeconds));
+      throw httpErrors.rateLimited(waitSeconds, 'client address');
+    }
+    next();
+  };
+  return { limit, take };
+}

@@ -1,6 +1,7 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { isUtf8Charset } from './body/media-type.js';
+import { readBody } from './body/read-body.js';
 import { httpErrors } from './problem.js';
-import { translateBodyError } from './json-body.js';
 
 /** `application/xml`, `text/xml` or `application/<something>+xml`, with any parameters. */
 export function isXmlContentType(header: string | undefined): boolean {
@@ -9,12 +10,12 @@ export function isXmlContentType(header: string | undefined): boolean {
   return mediaType === 'application/xml' || mediaType === 'text/xml' || /^application\/[a-z0-9.!#$&^_-]+\+xml$/.test(mediaType);
 }
 
-/** Reads an XML body as text, at most `limit` bytes, with the same 413 rules as jsonBody. */
-export function xmlBody(limit: number): RequestHandler {
-  const read = express.text({ limit, type: () => true, defaultCharset: 'utf-8' });
-  return (req: Request, res: Response, next: NextFunction) => {
-    const declared = Number(req.get('content-length'));
-    if (Number.isFinite(declared) && declared > limit) throw httpErrors.payloadTooLarge(limit);
-    read(req, res, (err?: unknown) => (err ? next(translateBodyError(err, limit)) : next()));
+/** Reads an XML body as UTF-8 text into `req.body`, with the limits and time bound of jsonBody. */
+export function xmlBody(options: { limit: number; timeoutMs: number }): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!isUtf8Charset(req.get('content-type')!)) throw httpErrors.unsupportedMediaType('XML bodies must be UTF-8: send charset=utf-8 or no charset');
+    const raw = await readBody(req, res, options);
+    req.body = raw.toString('utf8').replace(/^\uFEFF/, '');
+    next();
   };
 }

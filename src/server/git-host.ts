@@ -4,6 +4,10 @@ import type { GitHostConfig } from '../config/config.js';
 import type { Clock } from '../engine/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { NoGitHost } from '../githost/none.js';
+import { callerOf } from '../http/auth.js';
+import { DEFAULT_BODY_LIMIT } from '../http/body/body-limits.js';
+import { jsonBody } from '../http/json-body.js';
+import { assertOwnsRepo } from '../service/tenancy.js';
 import { sandboxRoutes } from '../githost/sandbox/routes.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { realScheduler } from '../engine/scheduler.js';
@@ -19,13 +23,20 @@ export interface BuiltGitHost {
   github?: GitHubApp;
 }
 
-export function buildGitHost(config: GitHostConfig, clock: Clock, logger: Logger): BuiltGitHost {
+export function buildGitHost(config: GitHostConfig, clock: Clock, logger: Logger, bodyTimeoutMs: number): BuiltGitHost {
   switch (config.kind) {
     case 'none':
       return { gitHost: new NoGitHost() };
     case 'sandbox': {
       const sandbox = new SandboxGitHost({ clock, scheduler: realScheduler });
-      return { gitHost: sandbox, sandbox, sandboxRouter: sandboxRoutes(sandbox) };
+      return {
+        gitHost: sandbox,
+        sandbox,
+        sandboxRouter: sandboxRoutes(sandbox, {
+          authorize: (res, repo) => assertOwnsRepo(callerOf(res).org, repo),
+          readBody: jsonBody({ limit: DEFAULT_BODY_LIMIT, timeoutMs: bodyTimeoutMs }),
+        }),
+      };
     }
     case 'github': {
       const github = buildGitHubApp(config, logger);

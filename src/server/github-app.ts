@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { Probot, createNodeMiddleware } from 'probot';
+import { Probot } from 'probot';
 import type { GitHostConfig } from '../config/config.js';
 import type { Clock } from '../engine/clock.js';
 import type { Engine } from '../engine/engine.js';
+import { webhookEndpoint } from './webhook-endpoint.js';
 import { GitHubGitHost } from '../githost/github/github-host.js';
 import { InstallationClients } from '../githost/github/installation-clients.js';
 import { mergeqApp } from '../github-app/mergeq-app.js';
@@ -13,7 +14,6 @@ import { OrgService } from '../service/org-service.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Store } from '../store/store.js';
 
-export const WEBHOOKS_PATH = '/api/github/webhooks';
 
 /** The GitHub App's parts that exist before the store and the engine: its client and git host. */
 export interface GitHubApp {
@@ -22,6 +22,7 @@ export interface GitHubApp {
   gitHost: GitHubGitHost;
   /** The host in repository references: `github.com`, or the GitHub Enterprise host. */
   host: string;
+  webhookSecret: string;
 }
 
 export function buildGitHubApp(config: Extract<GitHostConfig, { kind: 'github' }>, logger: Logger): GitHubApp {
@@ -37,13 +38,13 @@ export function buildGitHubApp(config: Extract<GitHostConfig, { kind: 'github' }
     installationOctokit: (id) => probot.auth(id),
   });
   const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
-  return { probot, clients, gitHost, host: repoHost(config.apiUrl) };
+  return { probot, clients, gitHost, host: repoHost(config.apiUrl), webhookSecret: config.webhookSecret };
 }
 
-/** The webhook middleware: verifies signatures (probot) and hands events to the App's handlers. */
+/** The webhook endpoint: verifies signatures and hands events to the App's handlers (loaded into probot). */
 export async function gitHubWebhooks(
   app: GitHubApp,
-  deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger },
+  deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger; bodyTimeoutMs: number },
 ): Promise<RequestHandler> {
   const appFn = mergeqApp({
     store: deps.store,
@@ -56,8 +57,13 @@ export async function gitHubWebhooks(
     logger: deps.logger,
     onInstallationRepo: (repo, id) => app.clients.remember(repo, id),
   }, () => deps.clock.now());
-  const middleware = await createNodeMiddleware(appFn, { probot: app.probot, webhooksPath: WEBHOOKS_PATH });
-  return (req, res, next) => void middleware(req, res, next);
+  await app.probot.load(appFn);
+  return webhookEndpoint({
+    secret: app.webhookSecret,
+    receive: (delivery) => app.probot.receive(delivery as Parameters<Probot['receive']>[0]),
+    logger: deps.logger.child({ component: 'webhooks' }),
+    bodyTimeoutMs: deps.bodyTimeoutMs,
+  });
 }
 
 /** github.com for api.github.com; else the API host without a leading `api.` (GitHub Enterprise). */

@@ -20,8 +20,29 @@ export class ListenError extends Error {
   }
 }
 
-export async function listen(handler: RequestListener, opts: { port: number; host: string; graceMs: number }): Promise<HttpListener> {
-  const server = createServer(handler);
+export interface ListenOptions {
+  port: number;
+  host: string;
+  graceMs: number;
+  /** A client must send its request headers within this (Node answers 408 and closes). */
+  headersTimeoutMs?: number;
+  /** The app answers a slow body with 408 at this time; Node cuts the connection a little later. */
+  bodyTimeoutMs?: number;
+}
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+
+export async function listen(handler: RequestListener, opts: ListenOptions): Promise<HttpListener> {
+  const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, (opts.bodyTimeoutMs ?? 60_000) + 5_000),
+      // Node checks those timeouts this often (30 s by default, which would triple a 10 s bound).
+      connectionsCheckingInterval: 1_000,
+    },
+    handler,
+  );
   let closing: Promise<void> | undefined;
   // Once closing, every response not yet sent asks its client to close the connection, so keep-alive
   // sockets end with the request they carry instead of idling until the keep-alive timeout.

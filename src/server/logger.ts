@@ -24,6 +24,10 @@ export const REDACTED_PATHS = [
   '*.mongodbUri',
   'config.gitHost.privateKey',
   'config.gitHost.webhookSecret',
+  // probot and @octokit/webhooks attach the whole delivery to handler errors and debug lines.
+  'err.event',
+  'event.payload',
+  'event.headers',
 ];
 
 /** JSON lines to stdout (or the given stream), at `level`. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.js';
+import { DEFAULT_LIMITS, type Config } from '../config/config.js';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
@@ -8,12 +8,14 @@ import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
 import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
+import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { buildGitHost } from './git-host.js';
 import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
+import { startRetention } from './retention-timer.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -44,10 +46,11 @@ export interface RunningServer {
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  const limits = config.limits ?? DEFAULT_LIMITS;
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
-  const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger);
+  const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }) });
   const unsubscribeCi = sandbox?.onStatus((event) => {
@@ -59,7 +62,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   let listener: HttpListener;
   try {
     const queueService = new QueueService({ store, gitHost, clock, notifier: engine });
-    const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger }));
+    const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger, bodyTimeoutMs: limits.bodyTimeoutMs }));
     const app = createHttpApp({
       store,
       queueService,
@@ -72,16 +75,25 @@ export async function startServer(config: Config, options: StartServerOptions = 
       renderMetrics,
       logger,
       clock,
+      rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,
+      bodyBounds: { timeoutMs: limits.bodyTimeoutMs, largePerToken: limits.largeBodiesPerToken },
       sandboxRouter,
       ...(webhooks ? { webhooks } : {}),
     });
-    listener = await listen(app, { port: config.port, host: config.host, graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS });
+    listener = await listen(app, {
+      port: config.port,
+      host: config.host,
+      graceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      bodyTimeoutMs: limits.bodyTimeoutMs,
+    });
   } catch (err) {
     unsubscribeCi?.();
     await store.close();
     throw err;
   }
   engine.start();
+  const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
     `mergeq listening on ${listener.host}:${listener.port}`,
@@ -97,6 +109,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     stop() {
       stopping ??= (async () => {
         await server.close();
+        await stopRetention();
         unsubscribeCi?.();
         await engine.stop();
         await store.close();

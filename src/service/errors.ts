@@ -24,8 +24,9 @@ export const notFound = {
     new ServiceError(404, 'pull_request_not_found', 'Pull request not found', `pull request #${prNumber} was never submitted to this queue`),
 };
 
-export function forbidden(detail: string): ServiceError {
-  return new ServiceError(403, 'forbidden', 'Forbidden', detail);
+/** `field`: the request field naming what the token may not touch (`repo`, `org_url_slug`). */
+export function forbidden(detail: string, field = 'repo'): ServiceError {
+  return new ServiceError(403, 'forbidden', 'Forbidden', detail, [{ path: field, message: 'is not owned by the organization of this token' }]);
 }
 
 export function invalidState(detail: string): ServiceError {

@@ -50,7 +50,7 @@ export class QuarantineService {
 
   async list(org: Org, input: ListQuarantinedInput): Promise<{ quarantined_tests: QuarantinedTestJson[]; page: PageJson }> {
     if (input.orgUrlSlug !== org.slug) {
-      throw forbidden(`org_url_slug "${input.orgUrlSlug}" is not the organization of this token`);
+      throw forbidden(`org_url_slug "${input.orgUrlSlug}" is not the organization of this token`, 'org_url_slug');
     }
     if (!org.owners.includes(ownerKey(input.repo.host, input.repo.owner))) {
       throw forbidden(`${input.repo.host}/${input.repo.owner} is not owned by this organization`);

@@ -6,6 +6,7 @@ import type { Org } from '../domain/org.js';
 import { resolvePriority } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
+import { TARGET_BYTES_PER_REPO } from '../domain/retention.js';
 import { repoKey } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { isActive } from '../domain/states.js';
@@ -160,7 +161,10 @@ export class QueueService {
   async setImpactedTargets(org: Org, input: SetImpactedTargetsInput): Promise<SetImpactedTargetsRecord> {
     const queue = await this.loadQueue(org, input);
     const { number: prNumber, sha } = input.pr;
-    await this.store.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets);
+    await this.store.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets, {
+      at: this.clock.now().toISOString(),
+      maxBytesPerRepo: TARGET_BYTES_PER_REPO,
+    });
     this.notifier.forgetImpactedTargets?.(queue.repoKey, prNumber, sha);
 
     const atThisHead = (q: QueueDoc) => {

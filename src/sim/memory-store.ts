@@ -1,9 +1,10 @@
+import { targetNameBytes } from '../domain/retention.js';
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
 import { ConflictError } from '../store/errors.js';
-import type { Archive, RunFilter, Store } from '../store/store.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store/store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
 
 /**
@@ -17,7 +18,7 @@ export class SimulationStore implements Store {
   private readonly queues = new Map<string, QueueDoc>();
   private readonly entries = new Map<string, Entry>();
   private readonly runs = new Map<string, TestRun>();
-  private readonly targets = new Map<string, ImpactedTargets>();
+  private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
   /** Webhook delivery id -> when it was first seen. */
   private readonly deliveries = new Map<string, string>();
   private readonly flaky = new MemoryFlakyTables();
@@ -86,12 +87,44 @@ export class SimulationStore implements Store {
       .reverse();
   }
 
-  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void> {
-    this.targets.set(`${repoKey}#${prNumber}#${sha}`, this.keep(targets));
+  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
+    const key = `${repoKey}#${prNumber}#${sha}`;
+    const bytes = targets.all ? 0 : targetNameBytes(targets.targets);
+    this.targets.set(key, { repoKey, prNumber, sha, list: this.keep(targets), usedAt: options.at ?? new Date().toISOString(), bytes });
+    if (options.maxBytesPerRepo === undefined) return;
+    const ofRepo = [...this.targets.entries()].filter(([, t]) => t.repoKey === repoKey).sort(([, a], [, b]) => (a.usedAt < b.usedAt ? -1 : a.usedAt > b.usedAt ? 1 : 0));
+    let total = ofRepo.reduce((sum, [, t]) => sum + t.bytes, 0);
+    for (const [k, t] of ofRepo) {
+      if (total <= options.maxBytesPerRepo) break;
+      if (k === key) continue;
+      this.targets.delete(k);
+      total -= t.bytes;
+    }
   }
 
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
-    return this.targets.get(`${repoKey}#${prNumber}#${sha}`) ?? null;
+    return this.targets.get(`${repoKey}#${prNumber}#${sha}`)?.list ?? null;
+  }
+
+  async touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
+    for (const head of heads) {
+      const t = this.targets.get(`${repoKey}#${head.prNumber}#${head.sha}`);
+      if (t && t.usedAt < at) t.usedAt = at;
+    }
+  }
+
+  async pruneImpactedTargets(unusedSince: string): Promise<number> {
+    let pruned = 0;
+    for (const [k, t] of this.targets) if (t.usedAt < unusedSince && this.targets.delete(k)) pruned++;
+    return pruned;
+  }
+
+  async pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
+    let entries = 0;
+    let runs = 0;
+    for (const [id, e] of this.entries) if (e.stateChangedAt < endedBefore && this.entries.delete(id)) entries++;
+    for (const [id, r] of this.runs) if ((r.finishedAt ?? r.createdAt) < endedBefore && this.runs.delete(id)) runs++;
+    return { entries, runs };
   }
 
   async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {

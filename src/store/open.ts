@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { MongoStore } from './mongo/mongo-store.js';
+import { makePrivateDir, makePrivateFile } from './private-files.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -18,12 +18,13 @@ export const SQLITE_FILE = 'mergeq.sqlite';
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   if (opts.mongodbUri) return openMongoStore(opts.mongodbUri, { logger: opts.logger });
-  mkdirSync(opts.dataDir, { recursive: true });
+  makePrivateDir(opts.dataDir);
   return openSqliteStore(join(opts.dataDir, SQLITE_FILE), { logger: opts.logger });
 }
 
 /** A SQLite store in `path`, created with its schema if new; `':memory:'` for a throw-away one. */
 export async function openSqliteStore(path: string, opts: { logger?: Logger } = {}): Promise<SqliteStore> {
+  if (path !== ':memory:') makePrivateFile(path);
   const store = new SqliteStore(path);
   opts.logger?.info({ store: 'sqlite', path }, 'store opened');
   return store;

@@ -61,6 +61,22 @@ export interface FlakyTestStore {
   testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
 }
 
+/** A PR head whose impacted-target list a queued entry may still need. */
+export interface TargetsHead {
+  prNumber: number;
+  sha: string;
+}
+
+export interface PutTargetsOptions {
+  /** When the list was put (ISO); now by default. It counts as used at that time. */
+  at?: string;
+  /**
+   * Bytes of target names one repository may hold: after this put, its least recently used other
+   * lists are dropped until the total fits. No cap when absent.
+   */
+  maxBytesPerRepo?: number;
+}
+
 /**
  * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
  * plain JSON-compatible objects; adapters return fresh copies, never shared references.
@@ -112,8 +128,16 @@ export interface Store extends FlakyTestStore {
   archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]>;
 
   // Impacted targets: large, kept out of the queue document, keyed by PR head SHA
-  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void>;
+  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options?: PutTargetsOptions): Promise<void>;
   getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null>;
+  /** Marks the lists of these heads (those that exist) as used at `at`. */
+  touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void>;
+  /** Deletes every list last put or used before `unusedSince`; returns how many. */
+  pruneImpactedTargets(unusedSince: string): Promise<number>;
+
+  // Retention of the archive
+  /** Deletes archived entries that ended, and runs that finished, before `endedBefore`. */
+  pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }>;
 
   /**
    * A named server secret (e.g. the key that signs page tokens), created on first use and then the

@@ -103,14 +103,30 @@ describe('startServer', () => {
     expect(log.raw.join('')).not.toContain('this-is-a-secret');
   });
 
-  it('the sandbox git host mounts its routes at /sandbox', async () => {
+  it('the sandbox git host mounts its routes at /sandbox, behind the API token and its tenancy', async () => {
     server = await startServer(configFor(dataDir, { gitHost: { kind: 'sandbox' } }), { logger: logCapture().logger });
-    const res = await fetch(`http://127.0.0.1:${server.port}/sandbox/pulls`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, title: 'Add a widget' }),
-    });
-    expect(res.status).toBe(200);
+    const cli = cliSandbox();
+    cli.env.MERGEQ_DATA_DIR = dataDir;
+    expect((await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme'])).code).toBe(0);
+    const token = (await cli.run(['token', 'create', '--org', 'acme'])).stdout.trim();
+    cli.cleanup();
+    const open = (owner: string, headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${server!.port}/sandbox/pulls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ repo: { host: 'github.com', owner, name: 'widgets' }, title: 'Add a widget' }),
+      });
+
+    const anonymous = await open('acme', {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await open('acme', { 'x-api-token': 'mq_not-a-token' })).status).toBe(401);
+    expect((await open('globex', { 'x-api-token': token })).status).toBe(403);
+    expect((await open('acme', { 'x-api-token': token })).status).toBe(200);
+    // Its bodies are read by the API's own reader: UTF-8 JSON only.
+    const utf16 = await open('acme', { 'x-api-token': token, 'content-type': 'application/json; charset=utf-16' });
+    expect(utf16.status).toBe(415);
+    expect(await utf16.json()).toMatchObject({ code: 'unsupported_media_type', errors: [{ path: 'Content-Type' }] });
     expect(server.gitHostKind).toBe('sandbox');
   });
 

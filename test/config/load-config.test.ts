@@ -165,3 +165,24 @@ describe('git host selection', () => {
     expect(loadConfig({ ...github, MERGEQ_GITHOST: 'sandbox' }).gitHost).toEqual({ kind: 'sandbox' });
   });
 });
+
+describe('limits and listening address', () => {
+  it('reads the rate limit and the other limits from MERGEQ_* variables; 0 turns the rate limit off', () => {
+    const config = loadConfig({ MERGEQ_RATE_LIMIT: '0', MERGEQ_RATE_BURST: '10', MERGEQ_BODY_TIMEOUT_SECONDS: '5', MERGEQ_HISTORY_DAYS: '30' });
+    expect(config.limits).toMatchObject({ ratePerSecond: 0, rateBurst: 10, bodyTimeoutMs: 5000, headersTimeoutMs: 10_000, largeBodiesPerToken: 2, historyDays: 30 });
+    expect(() => loadConfig({ MERGEQ_RATE_LIMIT: 'fast' })).toThrow('MERGEQ_RATE_LIMIT must be requests per second');
+  });
+
+  it('the sandbox listens on 127.0.0.1 unless MERGEQ_HOST says otherwise', () => {
+    expect(loadConfig({ MERGEQ_GITHOST: 'sandbox' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ MERGEQ_GITHOST: 'sandbox', MERGEQ_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({}).host).toBe('0.0.0.0');
+  });
+
+  it('warns about a misspelled MERGEQ_* variable, naming the closest known one but not the value', () => {
+    const config = loadConfig({ MERGEQ_RATE_LIMT: 'secret-ish-value', MERGEQ_PORT: '3000', OTHER_THING: '1' });
+    expect(config.warnings).toContain('MERGEQ_RATE_LIMT is not a mergeq variable and is ignored; did you mean MERGEQ_RATE_LIMIT?');
+    expect(config.warnings.join('\n')).not.toContain('secret-ish-value');
+    expect(config.warnings.join('\n')).not.toContain('OTHER_THING');
+  });
+});

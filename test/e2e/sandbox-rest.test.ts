@@ -96,7 +96,7 @@ test('the nine good PRs are MERGED, each once, in queue order', async () => {
   expect(mergedAt).toEqual([...mergedAt].sort((a, b) => a - b));
   // Merges of one CI round share a timestamp: the git host's log tells their order.
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual(good);
-  const pulls = (await request(svc.app).get('/sandbox/pulls').query(REPO)).body.pulls as SandboxPullView[];
+  const pulls = (await request(svc.app).get('/sandbox/pulls').set('x-api-token', svc.token).query(REPO)).body.pulls as SandboxPullView[];
   expect(pulls.filter((p) => p.state === 'merged').map((p) => p.number)).toEqual(good);
 });
 
@@ -105,7 +105,7 @@ test('the bad PR is FAILED with tests_failed and never reached main', async () =
   expect(record.state).toBe('FAILED');
   expect(record.reason?.code).toBe('tests_failed');
   expect(record.history.at(-1)).toMatchObject({ state: 'FAILED', reason: { code: 'tests_failed' } });
-  const pull = (await request(svc.app).get(`/sandbox/pulls/${bad}`).query(REPO)).body as SandboxPullView;
+  const pull = (await request(svc.app).get(`/sandbox/pulls/${bad}`).set('x-api-token', svc.token).query(REPO)).body as SandboxPullView;
   expect(pull.state).toBe('open');
 });
 

@@ -5,6 +5,8 @@ import type { RepoRef } from '../../src/domain/repo.js';
 import { Engine } from '../../src/engine/engine.js';
 import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { sandboxRoutes } from '../../src/githost/sandbox/routes.js';
+import { callerOf } from '../../src/http/auth.js';
+import { assertOwnsRepo } from '../../src/service/tenancy.js';
 import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { renderMetrics } from '../../src/metrics/queue-metrics.js';
@@ -43,7 +45,7 @@ export class SandboxService {
       logger: pino({ level: 'silent' }),
       clock: time,
       rateLimit: false,
-      sandboxRouter: sandboxRoutes(sandbox),
+      sandboxRouter: sandboxRoutes(sandbox, { authorize: (res, repo) => assertOwnsRepo(callerOf(res).org, repo) }),
     });
     this.engine.start();
   }
@@ -78,7 +80,7 @@ export class SandboxService {
 
   /** Opens a PR in the sandbox through its /sandbox route. */
   async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number }): Promise<{ number: number; headSha: string }> {
-    const res = await request(this.app).post('/sandbox/pulls').send({ repo, title, author: 'dev', ...opts });
+    const res = await request(this.app).post('/sandbox/pulls').set('x-api-token', this.token).send({ repo, title, author: 'dev', ...opts });
     expect(res.status).toBe(200);
     return { number: res.body.number as number, headSha: res.body.headSha as string };
   }

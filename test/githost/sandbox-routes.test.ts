@@ -85,7 +85,10 @@ describe('sandbox routes', () => {
     expect(JSON.parse(broken.text).code).toBe('invalid_json');
 
     expect((await request(server).post('/sandbox/pulls/abc/close').send({ repo })).status).toBe(400);
-    expect((await request(server).post('/sandbox/pulls/7/close').send({ repo })).status).toBe(404);
+    const unknown = await request(server).post('/sandbox/pulls/7/close').send({ repo });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.text).errors).toEqual([{ path: 'number', message: 'no such pull request' }]);
+    expect(JSON.parse(broken.text).errors).toEqual([{ path: '(body)', message: 'is not valid JSON' }]);
     expect((await request(server).get('/sandbox/pulls')).status).toBe(400);
     expect((await request(server).post('/sandbox/conflicts').send({ repo, kind: 'textual', pulls: [1, 2] })).status).toBe(404);
   });

@@ -50,14 +50,25 @@ const postRaw = (body: string | Buffer, headers: Record<string, string> = {}) =>
   return req.send(body);
 };
 
-test('a body of exactly 20 MiB is read; one byte more is 413', async () => {
-  const exact = paddedBody(LIMIT);
-  expect(Buffer.byteLength(exact)).toBe(LIMIT);
+test('getQueue reads a body of exactly 1 MiB; one byte more is 413 (20 MiB is only for target lists)', async () => {
+  const exact = paddedBody(MiB);
+  expect(Buffer.byteLength(exact)).toBe(MiB);
   expect((await postRaw(exact)).status).toBe(200);
-  expectProblem(await postRaw(paddedBody(LIMIT + 1)), 413, 'payload_too_large');
+  const over = await postRaw(paddedBody(MiB + 1));
+  expectProblem(over, 413, 'payload_too_large');
+  expect(over.body.errors).toEqual([{ path: '(body)', message: `must be at most ${MiB} bytes` }]);
 });
 
-test('a 25 MiB chunked body is refused with 413 without being buffered whole', async () => {
+test('setImpactedTargets reads a body of exactly 20 MiB; one byte more is 413', async () => {
+  const head = JSON.stringify({ ...queueRef(), pr: { number: 1, sha: 'sha-1' }, impactedTargets: ['t'], padding: '' }).slice(0, -2);
+  const body = (bytes: number) => `${head}${'x'.repeat(bytes - head.length - 2)}"}`;
+  const send = (text: string) =>
+    request(t.app).post('/v1/setImpactedTargets').set('x-api-token', t.acme.token).set('Content-Type', 'application/json').send(text);
+  expect((await send(body(LIMIT))).status).toBe(200);
+  expectProblem(await send(body(LIMIT + 1)), 413, 'payload_too_large');
+});
+
+test('a 25 MiB chunked target list is refused with 413 without being buffered whole', async () => {
   const { port, server, close } = await listen(t.app);
   try {
     const before = await storeSnapshot(t);
@@ -67,7 +78,7 @@ test('a 25 MiB chunked body is refused with 413 without being buffered whole', a
     const req = http.request({
       host: '127.0.0.1',
       port,
-      path: '/v1/getQueue',
+      path: '/v1/setImpactedTargets',
       method: 'POST',
       headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
     });
@@ -130,7 +141,7 @@ test.each(['application/json', 'application/json; charset=utf-8', 'Application/J
   },
 );
 
-test.each(['text/json', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'])('Content-Type %s is 415', async (type) => {
+test.each(['text/json', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset="UTF-16LE"', 'application/json; charset=us-ascii'])('Content-Type %s is 415', async (type) => {
   const res = await request(t.app).post('/v1/getQueue').set('x-api-token', t.acme.token).set('Content-Type', type).send(JSON.stringify(queueRef()));
   expectProblem(res, 415, 'unsupported_media_type');
 });
@@ -149,4 +160,29 @@ test.each(['null', '[]', '"getQueue"', '42'])('a JSON body that is not an object
   const res = await postRaw(text);
   expectProblem(res, 400, 'invalid_request');
   expect(res.body.errors).toEqual([{ path: '(body)', message: 'expected a JSON object' }]);
+});
+
+test('a client streaming far past the limit gets its 413 while it sends, and is then disconnected', async () => {
+  const server = await listen(t.app);
+  try {
+    const req = http.request({
+      host: '127.0.0.1',
+      port: server.port,
+      path: '/v1/getQueue',
+      method: 'POST',
+      headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
+    const cut = new Promise<string>((resolve) => req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)));
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    void (async () => {
+      for (let sent = 0; sent < 25 * MiB && !req.destroyed; sent += chunk.length) if (!req.write(chunk)) await Promise.race([once(req, 'drain'), cut]);
+    })();
+    const res = await response;
+    expect(res.status).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(await cut).toMatch(/EPIPE|ECONNRESET/);
+  } finally {
+    await server.close();
+  }
 });

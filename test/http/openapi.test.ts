@@ -142,3 +142,20 @@ test('the documented responses are what the operations answer', async () => {
   const problem = (await post(t, 'getQueue', {})).body;
   expectDocumented(doc.components.schemas.Problem!, problem, 'Problem');
 });
+
+test('each operation states its body limit: 20 MiB for setImpactedTargets, 1 MiB for the others', async () => {
+  const t = await createTestApp();
+  try {
+    const doc = (await request(t.app).get('/v1/openapi.json')).body as { info: { description: string }; paths: Record<string, { post?: Record<string, unknown> }> };
+    const limits = Object.fromEntries(
+      Object.entries(doc.paths)
+        .filter(([, item]) => item.post)
+        .map(([path, item]) => [path, item.post!['x-max-body-bytes']]),
+    );
+    expect(limits['/v1/setImpactedTargets']).toBe(20 * 1024 * 1024);
+    for (const op of SEED_POST_OPERATIONS.filter((o) => o !== 'setImpactedTargets')) expect(limits[`/v1/${op}`]).toBe(1024 * 1024);
+    expect(doc.info.description).toContain('maximum, not a minimum');
+  } finally {
+    await t.close();
+  }
+});

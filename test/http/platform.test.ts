@@ -113,9 +113,13 @@ describe('rate limit', () => {
     expectProblem(await post(t, 'getQueue', queueRef()), 429, 'rate_limited');
   });
 
-  test('unauthenticated requests are refused before they count', async () => {
-    for (let i = 0; i < 10; i++) expectProblem(await post(t, 'getQueue', queueRef(), null), 401, 'unauthorized');
-    expect((await post(t, 'getQueue', queueRef())).status).toBe(404);
+  test('unauthenticated requests never count against a token, but a flood of them is limited per client address', async () => {
+    for (let i = 0; i < 3; i++) expectProblem(await post(t, 'getQueue', queueRef(), null), 401, 'unauthorized');
+    const flooded = await post(t, 'getQueue', queueRef(), 'mq_unknown');
+    expectProblem(flooded, 429, 'rate_limited');
+    expect(flooded.headers['retry-after']).toBe('1');
+    // The token's own bucket is untouched.
+    for (let i = 0; i < 3; i++) expect((await post(t, 'getQueue', queueRef())).status).toBe(404);
   });
 });
 
@@ -137,7 +141,8 @@ describe('mounted routers', () => {
     };
     t = await createTestApp({ http: { sandboxRouter, webhooks } });
 
-    expect((await request(t.app).get('/sandbox/state')).body).toEqual({ sandbox: true });
+    expectProblem(await request(t.app).get('/sandbox/state'), 401, 'unauthorized');
+    expect((await request(t.app).get('/sandbox/state').set('x-api-token', t.acme.token)).body).toEqual({ sandbox: true });
     const payload = '{"action":"opened",  "number": 1}';
     const hook = await request(t.app).post('/api/github/webhooks').set('Content-Type', 'application/json').send(payload);
     expect(hook.status).toBe(202);
@@ -145,6 +150,24 @@ describe('mounted routers', () => {
     expect(received).toEqual([payload]);
     // Everything else still reaches the API.
     expect((await post(t, 'getQueue', queueRef())).status).toBe(404);
-    expectProblem(await request(t.app).get('/sandbox/nope'), 404, 'not_found');
+    expectProblem(await request(t.app).get('/sandbox/nope').set('x-api-token', t.acme.token), 404, 'not_found');
+  });
+});
+
+describe('every 4xx names what was wrong', () => {
+  beforeEach(async () => {
+    t = await createTestApp();
+  });
+
+  test('403 names repo (or org_url_slug), 404 the URL, 405 the method, 401 the token header', async () => {
+    const foreign = await post(t, 'getQueue', queueRef('main', { host: 'github.com', owner: 'globex', name: 'g' }));
+    expectProblem(foreign, 403, 'forbidden');
+    expect(foreign.body.errors).toEqual([{ path: 'repo', message: expect.any(String) }]);
+    const slug = await post(t, 'flaky-tests/list-quarantined-tests', { repo: { host: 'github.com', owner: 'acme', name: 'w' }, org_url_slug: 'globex', page_query: { page_size: 10, page_token: '' } });
+    expectProblem(slug, 403, 'forbidden');
+    expect(slug.body.errors).toEqual([{ path: 'org_url_slug', message: expect.any(String) }]);
+    expect((await request(t.app).get('/v1/nope')).body.errors).toEqual([{ path: '(url)', message: 'no such operation' }]);
+    expect((await request(t.app).get('/v1/getQueue')).body.errors).toEqual([{ path: '(method)', message: 'must be POST' }]);
+    expect((await post(t, 'getQueue', queueRef(), null)).body.errors).toEqual([{ path: 'x-api-token', message: expect.any(String) }]);
   });
 });

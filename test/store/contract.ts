@@ -294,6 +294,64 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect(ids(await store.archivedRuns(q, { runId: 'missing' }))).toEqual([]);
         expect(ids(await store.archivedRuns('queue-b', { prNumber: 3 }))).toEqual([]);
       });
+      it('prunes entries that ended and runs that finished before a time, in every queue, and nothing newer', async () => {
+        const old = anEndedEntry('queue-a', { prNumber: 1, seq: 1, stateChangedAt: at(5) });
+        const recent = anEndedEntry('queue-a', { prNumber: 1, seq: 2, stateChangedAt: at(15) });
+        const otherQueue = anEndedEntry('queue-b', { prNumber: 2, stateChangedAt: at(1) });
+        const oldRun = aRun('queue-a', [1], { finishedAt: at(5) });
+        const recentRun = aRun('queue-a', [1], { finishedAt: at(15) });
+        await archive('queue-a', [old, recent], [oldRun, recentRun]);
+        await archive('queue-b', [otherQueue]);
+
+        expect(await store.pruneHistory(at(10))).toEqual({ entries: 2, runs: 1 });
+        expect(await store.latestArchivedEntry('queue-a', 1)).toEqual(recent);
+        expect(await store.latestArchivedEntry('queue-b', 2)).toBeNull();
+        expect(await store.archivedRuns('queue-a', {})).toEqual([recentRun]);
+        expect(await store.archivedRuns('queue-a', { prNumber: 1 })).toEqual([recentRun]);
+        expect(await store.pruneHistory(at(10))).toEqual({ entries: 0, runs: 0 });
+      });
+    });
+
+    describe('retention of impacted targets', () => {
+      const repo = 'github.com/acme/widgets';
+      const list = (n: number, prefix: string) => ({ all: false as const, targets: Array.from({ length: n }, (_, i) => `${prefix}${i}`) });
+
+      it('prunes the lists not put or marked used since a time; a used list stays', async () => {
+        await store.putImpactedTargets(repo, 1, 'sha-queued', list(3, 'a'), { at: at(0) });
+        await store.putImpactedTargets(repo, 2, 'sha-gone', list(3, 'b'), { at: at(0) });
+        await store.putImpactedTargets(repo, 3, 'sha-new', { all: true }, { at: at(20) });
+        await store.touchImpactedTargets(repo, [{ prNumber: 1, sha: 'sha-queued' }, { prNumber: 9, sha: 'never-put' }], at(15));
+        // A touch never moves a list's use back in time.
+        await store.touchImpactedTargets(repo, [{ prNumber: 3, sha: 'sha-new' }], at(1));
+
+        expect(await store.pruneImpactedTargets(at(10))).toBe(1);
+        expect(await store.getImpactedTargets(repo, 2, 'sha-gone')).toBeNull();
+        expect(await store.getImpactedTargets(repo, 1, 'sha-queued')).toEqual(list(3, 'a'));
+        expect(await store.getImpactedTargets(repo, 3, 'sha-new')).toEqual({ all: true });
+        expect(await store.pruneImpactedTargets(at(16))).toBe(1);
+        expect(await store.getImpactedTargets(repo, 1, 'sha-queued')).toBeNull();
+        expect(await store.getImpactedTargets(repo, 3, 'sha-new')).toEqual({ all: true });
+      });
+
+      it("caps the bytes a repository holds: its least recently used lists go first, never the one just put, never another repository's", async () => {
+        const other = 'github.com/acme/other';
+        await store.putImpactedTargets(other, 1, 'sha-x', list(100, 'x'), { at: at(0) });
+        await store.putImpactedTargets(repo, 1, 'sha-1', list(100, 'a'), { at: at(1) }); // ~290 bytes each
+        await store.putImpactedTargets(repo, 2, 'sha-2', list(100, 'b'), { at: at(2) });
+        await store.touchImpactedTargets(repo, [{ prNumber: 1, sha: 'sha-1' }], at(3));
+        await store.putImpactedTargets(repo, 3, 'sha-3', list(100, 'c'), { at: at(4), maxBytesPerRepo: 700 });
+
+        expect(await store.getImpactedTargets(repo, 2, 'sha-2')).toBeNull();
+        expect(await store.getImpactedTargets(repo, 1, 'sha-1')).toEqual(list(100, 'a'));
+        expect(await store.getImpactedTargets(repo, 3, 'sha-3')).toEqual(list(100, 'c'));
+        expect(await store.getImpactedTargets(other, 1, 'sha-x')).toEqual(list(100, 'x'));
+
+        // A single list over the cap is kept: it is the one just put.
+        await store.putImpactedTargets(repo, 4, 'sha-4', list(1000, 'd'), { at: at(5), maxBytesPerRepo: 700 });
+        expect(await store.getImpactedTargets(repo, 4, 'sha-4')).toEqual(list(1000, 'd'));
+        expect(await store.getImpactedTargets(repo, 1, 'sha-1')).toBeNull();
+        expect(await store.getImpactedTargets(repo, 3, 'sha-3')).toBeNull();
+      });
     });
 
     describe('impacted targets', () => {

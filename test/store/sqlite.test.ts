@@ -88,7 +88,9 @@ describe('sqlite store on a file', () => {
     await (await openSqliteStore(path)).close();
     const raw = new Database(path);
     raw.exec('DROP TABLE webhook_deliveries');
+    // And what later versions added, so the file is what the first version made.
     undoFlakyTestMigration(raw);
+    undoRetentionMigration(raw);
     raw.pragma('user_version = 1');
     raw.close();
 
@@ -109,6 +111,7 @@ describe('sqlite store on a file', () => {
     await first.close();
     const raw = new Database(path);
     undoFlakyTestMigration(raw);
+    undoRetentionMigration(raw);
     raw.pragma('user_version = 2');
     raw.close();
 
@@ -162,4 +165,11 @@ function undoFlakyTestMigration(raw: Database.Database): void {
     DROP INDEX test_cases_to_watch;
     ALTER TABLE test_cases DROP COLUMN status; ALTER TABLE test_cases DROP COLUMN last_failed_at;
   `);
+}
+
+/** Takes a database back to before migration 4 (retention columns and indexes). */
+function undoRetentionMigration(raw: Database.Database): void {
+  raw.exec(`DROP INDEX impacted_targets_by_use; DROP INDEX impacted_targets_by_repo_use;
+    DROP INDEX archived_runs_by_finish; DROP INDEX archived_entries_by_change;
+    ALTER TABLE impacted_targets DROP COLUMN used_at; ALTER TABLE impacted_targets DROP COLUMN bytes;`);
 }

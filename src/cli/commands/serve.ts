@@ -8,6 +8,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description(
       'Run the merge queue service: the REST API under /v1 on MERGEQ_HOST:MERGEQ_PORT, with the store and ' +
         'git host chosen by the environment (listed by `mergeq --help`). Logs JSON lines to stdout. ' +
+        'Limits (rate, timeouts, large bodies, history) come from MERGEQ_* variables; see docs/configuration.md. ' +
         'Stops cleanly on SIGTERM or SIGINT.',
     )
     .action(async () => {

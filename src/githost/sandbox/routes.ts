@@ -1,5 +1,6 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import { refNameProblem } from '../../domain/ref-name.js';
 import type { RepoRef } from '../../domain/repo.js';
 import type { SandboxGitHost } from './sandbox-host.js';
 import type { SandboxPullRequest } from './repository.js';
@@ -7,12 +8,13 @@ import type { SandboxPullRequest } from './repository.js';
 const name = z.string().trim().min(1).max(200);
 const repoSchema = z.object({ host: name, owner: name, name });
 const prNumber = z.coerce.number().int().positive();
+const branchName = name.refine((b) => refNameProblem(b) === null, { error: (iss) => refNameProblem(String(iss.input)) ?? 'invalid branch name' });
 
 const openSchema = z.object({
   repo: repoSchema,
   title: z.string().max(500).optional(),
   author: name.optional(),
-  baseBranch: name.optional(),
+  baseBranch: branchName.optional(),
   bad: z.boolean().optional(),
   draft: z.boolean().optional(),
   ciMinutes: z.coerce.number().positive().max(10_080).optional(),
@@ -27,27 +29,40 @@ const conflictSchema = z.object({ repo: repoSchema, kind: z.enum(['textual', 'lo
  * mergeq keeps on them), the draft PRs mergeq opened from its test branches
  * (`createPrsForTestingBranches`) and CI runs.
  */
-export function sandboxRoutes(sandbox: SandboxGitHost): Router {
+export interface SandboxRoutesOptions {
+  /** Throws (a 403 ServiceError) when the caller may not act on `repo`; every route asks it first. */
+  authorize?: (res: Response, repo: RepoRef) => void;
+  /** Reads POST bodies into `req.body`: the service passes the API's own reader (same limits and checks). */
+  readBody?: RequestHandler;
+}
+
+export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOptions = {}): Router {
   const router = Router();
-  router.use(express.json({ limit: '1mb' }));
+  const authorize = options.authorize ?? (() => {});
+  const readBody = options.readBody ?? express.json({ limit: '1mb' });
+  router.post('/{*path}', readBody);
 
   router.post('/pulls', (req, res) => {
     const body = parse(openSchema, req.body, res);
     if (!body) return;
     const { repo, ...input } = body;
+    authorize(res, repo);
     send(res, sandbox, repo, sandbox.openPullRequest(repo, input));
   });
 
   router.get('/pulls', (req, res) => {
     const repo = parse(repoSchema, req.query, res);
     if (!repo) return;
+    authorize(res, repo);
     res.json({ pulls: sandbox.listPullRequests(repo).map((pr) => view(sandbox, repo, pr)) });
   });
 
   router.get('/pulls/:number', (req, res) => {
     const repo = parse(repoSchema, req.query, res);
-    const n = repo && parse(prNumber, req.params.number, res, 'number');
-    if (!repo || !n) return;
+    if (!repo) return;
+    authorize(res, repo);
+    const n = parse(prNumber, req.params.number, res, 'number');
+    if (!n) return;
     const pr = sandbox.pullRequest(repo, n);
     if (!pr) return notFound(res, n);
     send(res, sandbox, repo, pr);
@@ -55,14 +70,14 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
 
   router.post('/pulls/:number/commits', (req, res) => {
     withPull(req, res, repoBody, ({ repo }, n, pr) => {
-      if (pr.state !== 'open') return problem(res, 409, 'invalid_state', `pull request #${n} is ${pr.state}`);
+      if (pr.state !== 'open') return problem(res, 409, 'invalid_state', `pull request #${n} is ${pr.state}`, [{ path: 'number', message: `is ${pr.state}` }]);
       send(res, sandbox, repo, sandbox.pushCommit(repo, n));
     });
   });
 
   router.post('/pulls/:number/close', (req, res) => {
     withPull(req, res, repoBody, ({ repo }, n, pr) => {
-      if (pr.state === 'merged') return problem(res, 409, 'invalid_state', `pull request #${n} is merged`);
+      if (pr.state === 'merged') return problem(res, 409, 'invalid_state', `pull request #${n} is merged`, [{ path: 'number', message: 'is merged' }]);
       send(res, sandbox, repo, pr.state === 'closed' ? pr : sandbox.closePullRequest(repo, n));
     });
   });
@@ -74,6 +89,7 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
   router.post('/conflicts', (req, res) => {
     const body = parse(conflictSchema, req.body, res);
     if (!body) return;
+    authorize(res, body.repo);
     const [a, b] = body.pulls;
     for (const n of [a, b]) if (!sandbox.pullRequest(body.repo, n)) return notFound(res, n);
     sandbox.addConflict(body.repo, body.kind, a, b);
@@ -83,12 +99,14 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
   router.get('/test-branch-pulls', (req, res) => {
     const repo = parse(repoSchema, req.query, res);
     if (!repo) return;
+    authorize(res, repo);
     res.json({ pulls: sandbox.testBranchPullRequests(repo) });
   });
 
   router.get('/ci', (req, res) => {
     const repo = parse(repoSchema, req.query, res);
     if (!repo) return;
+    authorize(res, repo);
     const key = `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
     const runs = sandbox.ci.runs
       .filter((r) => `${r.repo.host}/${r.repo.owner}/${r.repo.name}`.toLowerCase() === key)
@@ -99,8 +117,8 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
   // Bodies this router parsed itself: a broken one is the client's fault, never a 500.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: unknown } | null)?.type;
-    if (type === 'entity.parse.failed') return problem(res, 400, 'invalid_json', 'the body is not valid JSON');
-    if (type === 'entity.too.large') return problem(res, 413, 'payload_too_large', 'the body is too large');
+    if (type === 'entity.parse.failed') return problem(res, 400, 'invalid_json', 'the body is not valid JSON', [{ path: '(body)', message: 'is not valid JSON' }]);
+    if (type === 'entity.too.large') return problem(res, 413, 'payload_too_large', 'the body is too large', [{ path: '(body)', message: 'is too large' }]);
     next(err);
   });
 
@@ -111,8 +129,10 @@ export function sandboxRoutes(sandbox: SandboxGitHost): Router {
     fn: (body: T, n: number, pr: SandboxPullRequest) => void,
   ): void {
     const body = parse(schema, req.body, res);
-    const n = body && parse(prNumber, req.params.number, res, 'number');
-    if (!body || !n) return;
+    if (!body) return;
+    authorize(res, body.repo);
+    const n = parse(prNumber, req.params.number, res, 'number');
+    if (!n) return;
     const pr = sandbox.pullRequest(body.repo, n);
     if (!pr) return notFound(res, n);
     fn(body, n, pr);
@@ -153,7 +173,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, res: Response, path?: st
 }
 
 function notFound(res: Response, n: number): void {
-  problem(res, 404, 'pull_request_not_found', `pull request #${n} does not exist in the sandbox`);
+  problem(res, 404, 'pull_request_not_found', `pull request #${n} does not exist in the sandbox`, [{ path: 'number', message: 'no such pull request' }]);
 }
 
 function problem(res: Response, status: number, code: string, detail: string, errors?: { path: string; message: string }[]): void {
@@ -161,5 +181,5 @@ function problem(res: Response, status: number, code: string, detail: string, er
   res
     .status(status)
     .type('application/problem+json')
-    .send(JSON.stringify({ type: 'about:blank', title: titles[status] ?? 'Error', status, code, detail, ...(errors ? { errors } : {}) }));
+    .send(JSON.stringify({ type: 'about:blank', title: titles[status] ?? 'Error', status, code, detail, errors: errors ?? [] }));
 }

@@ -1,21 +1,18 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { FlakyTestService } from '../../service/flaky-test-service.js';
 import { callerOf } from '../auth.js';
-import { jsonBody, MAX_BODY_BYTES } from '../json-body.js';
+import { jsonBody, type JsonBodyOptions } from '../json-body.js';
 import { uploadJsonSchema, uploadQuerySchema } from '../schemas/flaky-tests.js';
 import { validate } from '../validate.js';
 import { isXmlContentType, xmlBody } from '../xml-body.js';
-
-/** The body limit of POST /v1/flaky-tests/upload (flaky-tests.md: 20 MiB, as every operation). */
-export const UPLOAD_BODY_LIMIT_BYTES = MAX_BODY_BYTES;
 
 /**
  * POST /v1/flaky-tests/upload (after requireToken): a JSON body with `junitXml`, or one JUnit XML
  * document as an `application/xml` body with the metadata in the query string.
  */
-export function flakyUploadHandlers(service: FlakyTestService): RequestHandler[] {
-  const readJson = jsonBody(UPLOAD_BODY_LIMIT_BYTES);
-  const readXml = xmlBody(UPLOAD_BODY_LIMIT_BYTES);
+export function flakyUploadHandlers(service: FlakyTestService, body: JsonBodyOptions): RequestHandler[] {
+  const readJson = jsonBody(body);
+  const readXml = xmlBody(body);
   const readBody: RequestHandler = (req: Request, res: Response, next: NextFunction) =>
     isXmlContentType(req.get('content-type')) ? readXml(req, res, next) : readJson(req, res, next);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refNameProblem } from '../../domain/ref-name.js';
 import { liberalInt, nonEmptyString } from './fields.js';
 
 /** Request fields shared by the queue operations (api.md, "Common request fields"). */
@@ -17,7 +18,10 @@ export const repoSchema = z
   )
   .describe('the repository');
 
-export const targetBranchSchema = nonEmptyString(MAX_BRANCH_LENGTH, 'the branch the merge queue targets');
+export const targetBranchSchema = nonEmptyString(MAX_BRANCH_LENGTH, 'the branch the merge queue targets (a valid git branch name)').superRefine((value, ctx) => {
+  const problem = refNameProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const prNumberSchema = liberalInt(1, Number.MAX_SAFE_INTEGER, 'pull request number');
 

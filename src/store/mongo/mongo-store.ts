@@ -1,3 +1,4 @@
+import { targetNameBytes } from '../../domain/retention.js';
 import { randomUUID } from 'node:crypto';
 import {
   MongoClient,
@@ -17,7 +18,7 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, RunFilter, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { chunkNames } from './target-chunks.js';
@@ -33,6 +34,10 @@ interface TargetsKey {
 interface TargetsHeader extends TargetsKey {
   all: boolean;
   count: number;
+  /** When the list was last put or needed by a queued entry (absent on lists stored before retention). */
+  usedAt?: string;
+  /** UTF-8 bytes of its names. */
+  bytes?: number;
   /** Tells this list's chunks from those of a list it replaced or that replaces it. */
   generation: string;
   chunks: number;
@@ -135,7 +140,11 @@ export class MongoStore implements Store {
         { key: { queueId: 1, finishedAt: -1 } },
         { key: { queueId: 1, 'prs.prNumber': 1 } },
       ]),
-      this.targetHeaders.createIndexes([{ key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true }]),
+      this.targetHeaders.createIndexes([
+        { key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true },
+        { key: { usedAt: 1 } },
+        { key: { repoKey: 1, usedAt: 1 } },
+      ]),
       this.targetChunks.createIndexes([
         { key: { repoKey: 1, prNumber: 1, sha: 1, generation: 1, index: 1 }, unique: true },
       ]),
@@ -274,7 +283,7 @@ export class MongoStore implements Store {
 
   // Impacted targets
 
-  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void> {
+  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
     const key: TargetsKey = { repoKey, prNumber, sha };
     const generation = randomUUID();
     const chunks = targets.all ? [] : chunkNames(targets.targets);
@@ -290,6 +299,8 @@ export class MongoStore implements Store {
       count: targets.all ? 0 : targets.targets.length,
       generation,
       chunks: chunks.length,
+      usedAt: options.at ?? new Date().toISOString(),
+      bytes: targets.all ? 0 : targetNameBytes(targets.targets),
     };
     const replaced = await retryOnDuplicate(() =>
       this.targetHeaders.findOneAndReplace(key, header, { upsert: true, returnDocument: 'before' }),
@@ -297,6 +308,54 @@ export class MongoStore implements Store {
     // Each writer removes the chunks of the list it replaced, so concurrent writers never delete
     // the chunks of the list that is current.
     if (replaced) await this.targetChunks.deleteMany({ ...key, generation: replaced.generation });
+    if (options.maxBytesPerRepo !== undefined) await this.capTargets(key, options.maxBytesPerRepo);
+  }
+
+  /** Drops the repository's least recently used lists, other than `kept`, until it holds at most `maxBytes`. */
+  private async capTargets(kept: TargetsKey, maxBytes: number): Promise<void> {
+    const lists = await this.targetHeaders
+      .find({ repoKey: kept.repoKey }, { projection: { _id: 0, prNumber: 1, sha: 1, bytes: 1, generation: 1 } })
+      .sort({ usedAt: 1, prNumber: 1, sha: 1 })
+      .toArray();
+    let total = lists.reduce((sum, l) => sum + (l.bytes ?? 0), 0);
+    for (const list of lists) {
+      if (total <= maxBytes) break;
+      if (list.prNumber === kept.prNumber && list.sha === kept.sha) continue;
+      await this.deleteTargets({ repoKey: kept.repoKey, prNumber: list.prNumber, sha: list.sha }, list.generation);
+      total -= list.bytes ?? 0;
+    }
+  }
+
+  /** Header first: a reader never finds a header without its chunks. */
+  private async deleteTargets(key: TargetsKey, generation: string): Promise<boolean> {
+    const deleted = await this.targetHeaders.deleteOne({ ...key, generation });
+    await this.targetChunks.deleteMany({ ...key, generation });
+    return deleted.deletedCount === 1;
+  }
+
+  async touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
+    if (heads.length === 0) return;
+    await this.targetHeaders.updateMany(
+      { repoKey, $or: heads.map((h) => ({ prNumber: h.prNumber, sha: h.sha })) },
+      { $max: { usedAt: at } },
+    );
+  }
+
+  async pruneImpactedTargets(unusedSince: string): Promise<number> {
+    const unused = await this.targetHeaders
+      .find({ $or: [{ usedAt: { $lt: unusedSince } }, { usedAt: { $exists: false } }] }, { projection: { _id: 0, repoKey: 1, prNumber: 1, sha: 1, generation: 1 } })
+      .toArray();
+    let pruned = 0;
+    for (const h of unused) if (await this.deleteTargets({ repoKey: h.repoKey, prNumber: h.prNumber, sha: h.sha }, h.generation)) pruned++;
+    return pruned;
+  }
+
+  async pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
+    const entries = await this.entries.deleteMany({ stateChangedAt: { $lt: endedBefore } });
+    const runs = await this.runs.deleteMany({
+      $or: [{ finishedAt: { $lt: endedBefore } }, { finishedAt: null, createdAt: { $lt: endedBefore } }],
+    });
+    return { entries: entries.deletedCount, runs: runs.deletedCount };
   }
 
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {

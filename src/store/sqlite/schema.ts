@@ -142,6 +142,16 @@ const MIGRATIONS: readonly string[] = [
   UPDATE test_cases SET status = json_extract(doc, '$.status'), last_failed_at = json_extract(doc, '$.lastFailedAt');
   CREATE INDEX test_cases_to_watch ON test_cases(repo_key, status);
   `,
+  `
+  -- Retention: when a list was last put or needed by a queued entry, and the bytes of its names.
+  ALTER TABLE impacted_targets ADD COLUMN used_at TEXT NOT NULL DEFAULT '';
+  ALTER TABLE impacted_targets ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+  UPDATE impacted_targets SET bytes = length(CAST(names AS BLOB));
+  CREATE INDEX impacted_targets_by_use ON impacted_targets(used_at);
+  CREATE INDEX impacted_targets_by_repo_use ON impacted_targets(repo_key, used_at);
+  CREATE INDEX archived_runs_by_finish ON archived_runs(finished_at);
+  CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
+  `,
 ];
 
 /** Brings the database to the latest schema. Safe to call on every open, from several processes. */

@@ -1,3 +1,4 @@
+import { targetNameBytes } from '../../domain/retention.js';
 import Database from 'better-sqlite3';
 import type { Entry } from '../../domain/entry.js';
 import type { ApiToken, Org } from '../../domain/org.js';
@@ -6,7 +7,7 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, RunFilter, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { migrate } from './schema.js';
@@ -27,6 +28,8 @@ export class SqliteStore implements Store {
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
+  private readonly putTargetsTx;
+  private readonly pruneHistoryTx;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -108,9 +111,20 @@ export class SqliteStore implements Store {
       ).pluck(),
 
       putTargets: db.prepare(
-        `INSERT OR REPLACE INTO impacted_targets (repo_key, pr_number, sha, all_targets, count, encoding, names)
-         VALUES (@repoKey, @prNumber, @sha, @all, @count, @encoding, @names)`,
+        `INSERT OR REPLACE INTO impacted_targets (repo_key, pr_number, sha, all_targets, count, encoding, names, used_at, bytes)
+         VALUES (@repoKey, @prNumber, @sha, @all, @count, @encoding, @names, @usedAt, @bytes)`,
       ),
+      targetsOfRepoByUse: db.prepare(
+        'SELECT pr_number AS prNumber, sha, bytes FROM impacted_targets WHERE repo_key = ? ORDER BY used_at, pr_number, sha',
+      ),
+      deleteTargets: db.prepare('DELETE FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
+      touchTargets: db.prepare('UPDATE impacted_targets SET used_at = ? WHERE repo_key = ? AND pr_number = ? AND sha = ? AND used_at < ?'),
+      pruneTargets: db.prepare('DELETE FROM impacted_targets WHERE used_at < ?'),
+      pruneEntries: db.prepare('DELETE FROM archived_entries WHERE state_changed_at < ?'),
+      pruneRunPrs: db.prepare(
+        'DELETE FROM archived_run_prs WHERE run_id IN (SELECT id FROM archived_runs WHERE COALESCE(finished_at, created_at) < ?)',
+      ),
+      pruneRuns: db.prepare('DELETE FROM archived_runs WHERE COALESCE(finished_at, created_at) < ?'),
       getTargets: db.prepare(
         'SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?',
       ),
@@ -150,6 +164,24 @@ export class SqliteStore implements Store {
       for (const owner of new Set(org.owners)) this.stmt.insertOwner.run(owner, org.id);
     });
 
+    this.putTargetsTx = db.transaction((row: Record<string, unknown>, maxBytesPerRepo: number | undefined) => {
+      this.stmt.putTargets.run(row);
+      if (maxBytesPerRepo === undefined) return;
+      const lists = this.stmt.targetsOfRepoByUse.all(row.repoKey) as { prNumber: number; sha: string; bytes: number }[];
+      let total = lists.reduce((sum, l) => sum + l.bytes, 0);
+      for (const list of lists) {
+        if (total <= maxBytesPerRepo) break;
+        if (list.prNumber === row.prNumber && list.sha === row.sha) continue;
+        this.stmt.deleteTargets.run(row.repoKey, list.prNumber, list.sha);
+        total -= list.bytes;
+      }
+    });
+    this.pruneHistoryTx = db.transaction((endedBefore: string) => {
+      const entries = this.stmt.pruneEntries.run(endedBefore).changes;
+      this.stmt.pruneRunPrs.run(endedBefore);
+      const runs = this.stmt.pruneRuns.run(endedBefore).changes;
+      return { entries, runs };
+    });
     this.claimDeliveryTx = db.transaction((deliveryId: string, at: string, keepSince: string): boolean => {
       this.stmt.pruneDeliveries.run(keepSince);
       return this.stmt.insertDelivery.run(deliveryId, at).changes === 1;
@@ -327,20 +359,39 @@ export class SqliteStore implements Store {
 
   // Impacted targets
 
-  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets): Promise<void> {
+  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
     const names = targets.all ? [] : targets.targets;
     const joined = names.join('\n');
     // Joining is reversible only when no name holds a newline, i.e. the text has exactly the separators.
     const lines = names.length === 0 || countNewlines(joined) === names.length - 1;
-    this.stmt.putTargets.run({
+    const text = lines ? joined : JSON.stringify(names);
+    const row = {
       repoKey,
       prNumber,
       sha,
       all: targets.all ? 1 : 0,
       count: names.length,
       encoding: lines ? 'lines' : 'json',
-      names: lines ? joined : JSON.stringify(names),
-    });
+      names: text,
+      usedAt: options.at ?? new Date().toISOString(),
+      // Joined text holds the names and one separator between each two.
+      bytes: lines ? Buffer.byteLength(text) - Math.max(0, names.length - 1) : targetNameBytes(names),
+    };
+    this.putTargetsTx.immediate(row, options.maxBytesPerRepo);
+  }
+
+  async touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
+    this.db.transaction(() => {
+      for (const head of heads) this.stmt.touchTargets.run(at, repoKey, head.prNumber, head.sha, at);
+    })();
+  }
+
+  async pruneImpactedTargets(unusedSince: string): Promise<number> {
+    return this.stmt.pruneTargets.run(unusedSince).changes;
+  }
+
+  async pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
+    return this.pruneHistoryTx.immediate(endedBefore);
   }
 
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {

@@ -100,7 +100,7 @@ export function memoryLogger(): { logger: Logger; text: () => string } {
 }
 
 export async function createTestApp(
-  options: { gitHost?: GitHost; rateLimit?: RateLimitOptions | false; http?: Pick<HttpDeps, 'sandboxRouter' | 'webhooks'> } = {},
+  options: { gitHost?: GitHost; rateLimit?: RateLimitOptions | false; http?: Pick<HttpDeps, 'sandboxRouter' | 'webhooks' | 'bodyBounds'> } = {},
 ): Promise<TestApp> {
   const store = await openSqliteStore(':memory:');
   const clock = new TestClock();
