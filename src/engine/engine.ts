@@ -751,13 +751,17 @@ export class Engine {
     void promise.finally(() => this.inflight.delete(promise));
   }
 
+  /** The queue is gone (deleted): nothing of it is kept. */
   private forget(queueId: string): void {
     const rt = this.queues.get(queueId);
     rt?.wakeTimer?.cancel();
-    if (rt) {
-      rt.wakeTimer = null;
-      rt.wakeAt = null;
-    }
+    this.queues.delete(queueId);
+    for (const [sha, id] of this.shaToQueue) if (id === queueId) this.shaToQueue.delete(sha);
+  }
+
+  /** How many queues the engine keeps state for in memory (deleted queues are forgotten). */
+  get queuesInMemory(): number {
+    return this.queues.size;
   }
 
   /** Drops in-memory notes about entries and runs that left the document. */

@@ -108,3 +108,16 @@ test('a paused queue takes PRs but starts nothing until it runs again', async ()
 function expectProblem409(res: request.Response): void {
   expect([res.status, res.body.code]).toEqual([409, 'invalid_state']);
 }
+
+test('the engine keeps nothing in memory for queues that were deleted', async () => {
+  for (let i = 0; i < 40; i++) {
+    const ref = { repo: ACME_REPO, targetBranch: `release-${i}` };
+    expect((await post('createQueue', ref)).status).toBe(200);
+    await settle();
+    expect((await post('deleteQueue', ref)).status).toBe(200);
+    await settle();
+  }
+  expect((await post('createQueue', queueRef())).status).toBe(200);
+  await settle();
+  expect(engine.queuesInMemory).toBe(1);
+});
