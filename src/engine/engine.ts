@@ -38,6 +38,7 @@ import { entriesToReport, type ReportedByEntry } from './reported.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
+import { EarlyChecks } from './early-checks.js';
 import { testBranchStart } from './test-branch-start.js';
 
 /** A fact about the world, recorded as a pure change of the queue document. */
@@ -86,8 +87,6 @@ interface QueueRuntime {
   directChecked: Map<string, string>;
   createFailures: Map<string, number>;
   targets: QueueTargets;
-  /** Checks reported on a test branch head before its run was recorded as created, by that head. */
-  earlyChecks: Map<string, StatusCheck[]>;
 }
 
 interface EffectsOutcome {
@@ -115,6 +114,7 @@ export class Engine {
   private readonly inflight = new Set<Promise<unknown>>();
   /** Test branch head -> queue, to route status reports without a search. */
   private readonly shaToQueue = new Map<string, string>();
+  private readonly earlyChecks = new EarlyChecks();
   private started = false;
   private stopped = false;
   private pollTimer: TimerHandle | null = null;
@@ -181,10 +181,10 @@ export class Engine {
 
   /** Records statuses reported on a commit, for the queue whose run tests that commit. */
   recordStatuses(repo: RepoRef, sha: string, checks: StatusCheck[], options: { reconcile?: boolean } = {}): Promise<boolean> {
+    this.earlyChecks.keep(sha, checks); // before looking for its run: see createTestBranch
     const recorded = (async () => {
       const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
-      this.keepEarly(queueId, sha, checks);
       return this.recordFacts(queueId, (q) => recordStatusChecks(q, sha, checks, this.clock.now()), options);
     })();
     this.track(recorded.catch(() => undefined));
@@ -197,11 +197,11 @@ export class Engine {
    * (branch protection): such PRs are read again now rather than at the next poll.
    */
   async recordCommitChecks(repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
+    this.earlyChecks.keep(sha, checks); // before looking for its run: see createTestBranch
     const known = this.shaToQueue.get(sha);
     const queues = known ? [] : await this.store.listQueues({ repoKey: repoKey(repo) });
     const testing = known ?? queueTestingIn(queues, sha);
     if (testing) {
-      this.keepEarly(testing, sha, checks);
       await this.recordFacts(testing, (q) => recordStatusChecks(q, sha, checks, this.clock.now()));
       return;
     }
@@ -212,16 +212,6 @@ export class Engine {
       for (const e of heads) rt.prCheckedAt.delete(e.id);
       this.notify(q.id);
     }
-  }
-
-  /**
-   * Keeps checks on a test branch this process built, for as long as its run may not be recorded as
-   * created yet (it is then recorded with them; see createTestBranch).
-   */
-  private keepEarly(queueId: string, sha: string, checks: StatusCheck[]): void {
-    if (this.shaToQueue.get(sha) !== queueId) return;
-    const early = this.runtime(queueId).earlyChecks;
-    early.set(sha, [...(early.get(sha) ?? []), ...checks]);
   }
 
   /**
@@ -557,8 +547,8 @@ export class Engine {
         const now = this.clock.now();
         const recorded = recordRunCreated(observed ? recordTargetHead(q, observed, now) : q, run.id, created, now);
         // Results that came before this record was written (webhooks are quick when CI is).
-        const early = rt.earlyChecks.get(result.sha);
-        return early ? recordStatusChecks(recorded, result.sha, early, now) : recorded;
+        const early = this.earlyChecks.get(result.sha);
+        return early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;
       };
     } catch (err) {
       const failures = (rt.createFailures.get(run.id) ?? 0) + 1;
@@ -733,7 +723,6 @@ export class Engine {
         directChecked: new Map(),
         createFailures: new Map(),
         targets: new QueueTargets(this.store),
-        earlyChecks: new Map(),
       };
       this.queues.set(queueId, rt);
     }
@@ -776,8 +765,6 @@ export class Engine {
     for (const id of rt.directChecked.keys()) if (!entryIds.has(id)) rt.directChecked.delete(id);
     for (const id of rt.statusPolledAt.keys()) if (!pending.has(id)) rt.statusPolledAt.delete(id);
     for (const id of rt.createFailures.keys()) if (!creating.has(id)) rt.createFailures.delete(id);
-    const recorded = new Set(doc.runs.filter((r) => r.status !== 'creating').map((r) => r.testBranchSha));
-    for (const sha of rt.earlyChecks.keys()) if (recorded.has(sha) || !this.shaToQueue.has(sha)) rt.earlyChecks.delete(sha);
   }
 }
 

@@ -11,8 +11,9 @@ import { onPush } from './handlers/push.js';
 const DELIVERY_MEMORY_MS = 7 * 24 * 3600_000;
 
 /**
- * The GitHub App: one handler per event kind, each run at most once per delivery
- * (`x-github-delivery`, remembered in the store so that redeliveries and other replicas skip it).
+ * The GitHub App: one handler per event kind, each run at most once per delivery that it handled
+ * (`x-github-delivery`, remembered in the store so that redeliveries and other replicas skip it; a
+ * delivery whose handler failed is forgotten again, so its redelivery is handled).
  */
 export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): ApplicationFunction {
   const once =
@@ -24,7 +25,13 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
         deps.logger.debug({ delivery: context.id, event: context.name }, 'webhook delivery already handled');
         return;
       }
-      await handler(deps, context);
+      try {
+        await handler(deps, context);
+      } catch (err) {
+        // Not handled: GitHub's redelivery of it (or another replica) must handle it.
+        await deps.store.releaseWebhookDelivery(context.id);
+        throw err;
+      }
     };
 
   return (app) => {

@@ -134,6 +134,10 @@ export class SimulationStore implements Store {
     return true;
   }
 
+  async releaseWebhookDelivery(deliveryId: string): Promise<void> {
+    this.deliveries.delete(deliveryId);
+  }
+
   // Flaky-test data (memory-flaky-tables.ts)
   getTestUpload = this.flaky.getTestUpload.bind(this.flaky);
   commitTestUpload = this.flaky.commitTestUpload.bind(this.flaky);

@@ -150,6 +150,8 @@ export interface Store extends FlakyTestStore {
    * than `keepSince` (ISO time) may be forgotten at the same time, so the table stays small.
    */
   claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean>;
+  /** Gives a claimed delivery id back (its handling failed), so a redelivery is handled. */
+  releaseWebhookDelivery(deliveryId: string): Promise<void>;
 
   // Test cases (flaky-test detection and quarantine)
   upsertTestCase(testCase: TestCase): Promise<void>;

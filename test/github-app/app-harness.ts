@@ -34,11 +34,14 @@ export class AppHarness {
   private delivery = 0;
   private commentId = 1000;
 
-  private constructor(readonly store: Store) {
+  private constructor(
+    readonly store: Store,
+    options: { retryDelaysMs?: number[] },
+  ) {
     this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit: TestOctokit, log: pino({ level: 'silent' }) });
     const clients = new InstallationClients({ appOctokit: () => this.probot.auth(), installationOctokit: (id) => this.probot.auth(id) });
     const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
-    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: [] } });
+    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] } });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
     const orgs = new OwnerOrgs(store, new OrgService(store, this.time));
     void this.probot.load(
@@ -49,11 +52,12 @@ export class AppHarness {
     );
   }
 
-  static async start(): Promise<AppHarness> {
+  /** `retryDelaysMs`: the engine's retries of failed GitHub calls (none by default), in virtual time. */
+  static async start(options: { retryDelaysMs?: number[] } = {}): Promise<AppHarness> {
     // nock patches node:http for the whole worker process: on for these tests only.
     if (!nock.isActive()) nock.activate();
     nock.disableNetConnect();
-    const h = new AppHarness(await openSqliteStore(':memory:'));
+    const h = new AppHarness(await openSqliteStore(':memory:'), options);
     h.fake.serve();
     return h;
   }

@@ -45,6 +45,17 @@ export interface FakeComment {
 
 type Reply = [number, unknown?, Record<string, string>?];
 
+/** What kind of write a request is, for counting GitHub writes per merged PR. */
+export type WriteKind = 'merges' | 'refs' | 'statuses' | 'comments' | 'reactions' | 'pulls';
+
+/** An answer to give instead of handling requests that match (`times` of them). */
+interface InjectedFailure {
+  method: string;
+  path: RegExp;
+  status: number;
+  times: number;
+}
+
 /** How mergeq's status comment starts (one per queue branch); command replies never do. */
 const STATUS_MARKER = '<!-- mergeq:';
 
@@ -76,7 +87,13 @@ export class FakeGitHub {
    * never meet the ones a test opens; closed when their head branch is deleted, as on GitHub.
    */
   readonly createdPulls: FakeTestBranchPull[] = [];
+  /** Writes mergeq made, by kind (failed ones included: GitHub counts them too). */
+  readonly writes: Record<WriteKind, number> = { merges: 0, refs: 0, statuses: 0, comments: 0, reactions: 0, pulls: 0 };
+  /** Called when a branch is created through the API (CI starts on such a push). */
+  onBranchCreated: ((branch: string, sha: string) => void) | null = null;
   private readonly commits = new Map<string, Set<number>>([['base0', new Set()]]);
+  private readonly messages = new Map<string, string>();
+  private readonly failures: InjectedFailure[] = [];
   private readonly conflicts: [number, number][] = [];
   private seq = 0;
 
@@ -98,6 +115,35 @@ export class FakeGitHub {
 
   conflict(a: number, b: number): void {
     this.conflicts.push([a, b]);
+  }
+
+  /**
+   * Someone pushes a change straight to `branch` (not through a PR mergeq knows): its content is the
+   * change number `change`. Returns the new head.
+   */
+  pushOutside(change: number, branch = 'main'): string {
+    this.commits.set(`outside${change}`, new Set([change]));
+    const head = this.combine(this.refs.get(branch)!, `outside${change}`);
+    if (head === null) throw new Error(`change ${change} conflicts with ${branch}`);
+    this.refs.set(branch, head);
+    return head;
+  }
+
+  /** New commits pushed to PR `number`: its head becomes `sha`. */
+  pushToPull(number: number, sha: string): void {
+    const pull = this.pulls.get(number)!;
+    this.commits.set(sha, new Set([number]));
+    pull.head = sha;
+  }
+
+  /** The next `times` requests `method path` (path below the repository, a RegExp) answer `status`. */
+  failNext(method: string, path: RegExp, status: number, times = 1): void {
+    this.failures.push({ method, path, status, times });
+  }
+
+  /** All writes so far. */
+  totalWrites(): number {
+    return Object.values(this.writes).reduce((a, b) => a + b, 0);
   }
 
   /** The PRs a commit (or a branch's head) holds. */
@@ -137,6 +183,13 @@ export class FakeGitHub {
     const prefix = `/repos/${this.owner}/${this.name}`;
     if (!path.startsWith(prefix)) return notFound();
     const route = `${method} ${path.slice(prefix.length)}`;
+    const kind = writeKind(method, path.slice(prefix.length));
+    if (kind) this.writes[kind]++;
+    const failure = this.failures.find((f) => f.times > 0 && f.method === method && f.path.test(path.slice(prefix.length)));
+    if (failure) {
+      failure.times--;
+      return [failure.status, { message: failure.status === 429 ? 'API rate limit exceeded' : 'Server Error' }, failure.status === 429 ? { 'retry-after': '1' } : {}];
+    }
     let m: RegExpExecArray | null;
     if (route === 'GET /installation') return [200, { id: this.installationId }];
     if ((m = /^GET \/collaborators\/([^/]+)\/permission$/.exec(route))) {
@@ -150,8 +203,12 @@ export class FakeGitHub {
       return sha ? [200, { ref: `refs/heads/${m[1]}`, object: { sha, type: 'commit' } }] : notFound();
     }
     if (route === 'POST /git/refs') return this.createRef(String(body.ref), String(body.sha));
+    if ((m = /^GET \/git\/commits\/([^/]+)$/.exec(route))) {
+      return this.commits.has(m[1]!) ? [200, { sha: m[1], message: this.messages.get(m[1]!) ?? '' }] : notFound();
+    }
     if ((m = /^PATCH \/git\/refs\/heads\/(.+)$/.exec(route))) {
       if (!this.refs.has(m[1]!)) return [422, { message: 'Reference does not exist' }];
+      if (!this.commits.has(String(body.sha))) return [422, { message: 'Object does not exist' }];
       this.refs.set(m[1]!, String(body.sha));
       return [200, { ref: `refs/heads/${m[1]}`, object: { sha: body.sha } }];
     }
@@ -161,7 +218,7 @@ export class FakeGitHub {
       return [204];
     }
     if (route === 'POST /pulls') return this.createPull(body);
-    if (route === 'POST /merges') return this.mergeInto(String(body.base), String(body.head));
+    if (route === 'POST /merges') return this.mergeInto(String(body.base), String(body.head), String(body.commit_message ?? ''));
     if ((m = /^GET \/branches\/(.+)\/protection\/required_status_checks$/.exec(route))) {
       return m[1] === 'main' ? [200, { strict: false, contexts: this.requiredContexts, checks: [] }] : notFound();
     }
@@ -273,16 +330,18 @@ export class FakeGitHub {
     if (this.refs.has(branch)) return [422, { message: 'Reference already exists' }];
     if (!this.commits.has(sha)) return [422, { message: 'Object does not exist' }];
     this.refs.set(branch, sha);
+    this.onBranchCreated?.(branch, sha);
     return [201, { ref, object: { sha, type: 'commit' } }];
   }
 
-  private mergeInto(base: string, head: string): Reply {
+  private mergeInto(base: string, head: string, message: string): Reply {
     const baseSha = this.refs.get(base);
     if (!baseSha || !this.commits.has(head)) return notFound();
     const have = this.commits.get(baseSha)!;
     if ([...this.commits.get(head)!].every((n) => have.has(n))) return [204];
     const merged = this.combine(baseSha, head);
     if (merged === null) return [409, { message: 'Merge conflict' }];
+    this.messages.set(merged, message);
     this.refs.set(base, merged);
     return [201, { sha: merged }];
   }
@@ -295,6 +354,17 @@ export class FakeGitHub {
     this.commits.set(sha, content);
     return sha;
   }
+}
+
+function writeKind(method: string, route: string): WriteKind | null {
+  if (method === 'GET' || method === 'HEAD') return null;
+  if (route === '/merges' || /^\/pulls\/\d+\/merge$/.test(route)) return 'merges';
+  if (route.startsWith('/git/refs')) return 'refs';
+  if (route.startsWith('/statuses/')) return 'statuses';
+  if (/\/reactions$/.test(route)) return 'reactions';
+  if (route.startsWith('/issues/')) return 'comments';
+  if (route === '/pulls') return 'pulls';
+  return null;
 }
 
 function notFound(): Reply {

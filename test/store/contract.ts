@@ -436,6 +436,14 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect(await store.claimWebhookDelivery('recent', at(22), at(5))).toBe(false);
       });
 
+      it('claims a released id again (its handling failed)', async () => {
+        expect(await store.claimWebhookDelivery('failed', at(1), at(0))).toBe(true);
+        await store.releaseWebhookDelivery('failed');
+        expect(await store.claimWebhookDelivery('failed', at(2), at(0))).toBe(true);
+        expect(await store.claimWebhookDelivery('failed', at(3), at(0))).toBe(false);
+        await store.releaseWebhookDelivery('never-claimed');
+      });
+
       it('gives exactly one of concurrent claims of an id', async () => {
         const claims = await Promise.all(
           Array.from({ length: 5 }, (_, i) => store.claimWebhookDelivery('shared', at(i), at(0))),

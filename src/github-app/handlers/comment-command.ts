@@ -21,19 +21,20 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
   const octokit = context.octokit as unknown as Octokit;
   const repo = repoOf(deps.host, repository);
   const reply = new Reply(octokit, repo, issue.number, comment.id);
-
-  if (!(await deps.access.allows(octokit, repo, login))) {
-    await reply.fail(`@${login} only users with write access to ${repo.owner}/${repo.name} can use /merge.`);
-    return;
-  }
-  if (parsed.kind === 'invalid') {
-    await reply.fail(parsed.message);
-    return;
-  }
-  const pr = await deps.gitHost.getPullRequest(repo, issue.number);
-  if (!pr) return; // deleted since the comment was made: nothing to act on
-  const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
+  let branch = '';
   try {
+    if (!(await deps.access.allows(octokit, repo, login))) {
+      await reply.fail(`@${login} only users with write access to ${repo.owner}/${repo.name} can use /merge.`);
+      return;
+    }
+    if (parsed.kind === 'invalid') {
+      await reply.fail(parsed.message);
+      return;
+    }
+    const pr = await deps.gitHost.getPullRequest(repo, issue.number);
+    if (!pr) return; // deleted since the comment was made: nothing to act on
+    const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
+    branch = ref.targetBranch;
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
     const queue = await deps.queueService.getQueue(org, ref);
     if (!queue.commandsEnabled) {
@@ -44,9 +45,21 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     if (answer) await reply.comment(answer);
     await reply.react('+1');
   } catch (err) {
-    if (!(err instanceof ServiceError) || err.status >= 500) throw err;
-    await reply.fail(explain(err, ref.targetBranch));
+    if (err instanceof ServiceError && err.status < 500) {
+      await reply.fail(explain(err, branch));
+      return;
+    }
+    // Unexpected: say so on the PR (best effort), and fail the delivery so a redelivery retries it.
+    await reply.fail(`mergeq could not carry out this command just now (${shortReason(err)}); it will be handled if GitHub redelivers it, or comment it again in a minute.`).catch(() => undefined);
+    throw err;
   }
+}
+
+/** An error in a few words, for a PR comment: never a stack, a URL of the API or a long message. */
+function shortReason(err: unknown): string {
+  const status = (err as { status?: unknown }).status;
+  if (typeof status === 'number') return `GitHub or the queue answered ${status}`;
+  return 'an unexpected error';
 }
 
 /** Carries out the command; returns the reply it needs beyond the reaction, if any. */

@@ -399,6 +399,10 @@ export class MongoStore implements Store {
     }
   }
 
+  async releaseWebhookDelivery(deliveryId: string): Promise<void> {
+    await this.deliveries.deleteOne({ id: deliveryId });
+  }
+
   // Test cases
 
   // Flaky-test data (flaky-collections.ts)

@@ -134,6 +134,7 @@ export class SqliteStore implements Store {
 
       pruneDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE at < ?'),
       insertDelivery: db.prepare('INSERT OR IGNORE INTO webhook_deliveries (id, at) VALUES (?, ?)'),
+      deleteDelivery: db.prepare('DELETE FROM webhook_deliveries WHERE id = ?'),
 
       testCase: db.prepare('SELECT doc FROM test_cases WHERE repo_key = ? AND test_case_id = ?').pluck(),
       quarantined: db.prepare(
@@ -418,6 +419,10 @@ export class SqliteStore implements Store {
 
   async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
     return this.claimDeliveryTx.immediate(deliveryId, at, keepSince);
+  }
+
+  async releaseWebhookDelivery(deliveryId: string): Promise<void> {
+    this.stmt.deleteDelivery.run(deliveryId);
   }
 
   // Test cases
