@@ -36,6 +36,9 @@ export interface MergeIntent {
   requestedAt: string;
 }
 
+/** What mergeq says on a PR about its entry, apart from the entry itself. */
+export type ReportChannelName = 'status' | 'comment';
+
 /** One submission of one pull request to one queue. */
 export interface Entry {
   id: string;
@@ -65,6 +68,8 @@ export interface Entry {
   mergeIntent: MergeIntent | null;
   mergeCommitSha: string | null;
   history: Transition[];
+  /** What was last said on the PR per channel (its key), so that nothing is said twice, restarts included. */
+  reported?: Partial<Record<ReportChannelName, string>>;
 }
 
 export function initialReadiness(): Readiness {

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { Entry } from '../domain/entry.js';
-import { positionsOf } from '../domain/position.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import { repoKey } from '../domain/repo.js';
 import { testBranchName, type StatusCheck, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
-import type { GitHost, PullRequestComment, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
+import type { GitHost, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
 import { NO_GIT_HOST_NOTE } from '../githost/none.js';
 import {
   applyActions,
@@ -28,13 +27,12 @@ import {
 } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
-import { commitStatusFor, commitStatusKey } from './commit-status.js';
 import { recordDirectMergeFacts, requiredChecksPassed } from './direct-merge.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import { failForGitHostError } from './git-host-failure.js';
-import { prCommentFor, prCommentKey } from './pr-comment.js';
 import { QueueTargets, needsTargets } from './queue-targets.js';
-import { entriesToReport, type ReportedByEntry } from './reported.js';
+import { commentChannel, statusChannel } from './report-channels.js';
+import { Reporter, markReported } from './reporter.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
@@ -58,6 +56,8 @@ export interface EngineOptions {
   maxCreateFailures?: number;
   /** How long to wait before trying a failed side effect again. */
   effectRetryMs?: number;
+  /** How long a PR's state must hold before its status and comment say it (0: at once). */
+  reportDebounceMs?: number;
 }
 
 /** Plan/execute rounds within one reconcile before it gives up (a planner that never settles). */
@@ -77,12 +77,6 @@ interface QueueRuntime {
   prCheckedAt: Map<string, number>;
   statusPolledAt: Map<string, number>;
   headCheckedAt: number | null;
-  /** The commit status last reported per entry. */
-  reported: ReportedByEntry;
-  /** The PR comment last reported per entry. */
-  commented: ReportedByEntry;
-  /** Comment updates of the queue, one after the other, so a PR's comment is created once and never left stale. */
-  comments: Promise<void>;
   /** Entry -> `prSha|targetSha` last checked for directMergeMode. */
   directChecked: Map<string, string>;
   createFailures: Map<string, number>;
@@ -115,6 +109,7 @@ export class Engine {
   /** Test branch head -> queue, to route status reports without a search. */
   private readonly shaToQueue = new Map<string, string>();
   private readonly earlyChecks = new EarlyChecks();
+  private readonly reporter: Reporter;
   private started = false;
   private stopped = false;
   private pollTimer: TimerHandle | null = null;
@@ -129,6 +124,18 @@ export class Engine {
     this.retryPolicy = options.retry ?? DEFAULT_RETRY;
     this.maxCreateFailures = options.maxCreateFailures ?? 5;
     this.effectRetryMs = options.effectRetryMs ?? 30_000;
+    this.reporter = new Reporter({
+      channels: [statusChannel(this.gitHost), commentChannel(this.gitHost)],
+      clock: this.clock,
+      scheduler: this.scheduler,
+      logger: this.logger,
+      debounceMs: options.reportDebounceMs ?? 0,
+      retryMs: this.effectRetryMs,
+      onReported: async (queueId, entryId, channel, key) => {
+        await this.recordFacts(queueId, (q) => markReported(q, entryId, channel, key), { reconcile: false });
+      },
+      queueIdle: (queueId) => this.queues.get(queueId)?.chain ?? Promise.resolve(),
+    });
   }
 
   // ---- Doors ----
@@ -160,7 +167,11 @@ export class Engine {
 
   /** Resolves when no reconcile is running or scheduled. */
   async whenIdle(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    for (;;) {
+      if (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+      else if (this.reporter.busy) await this.reporter.whenIdle();
+      else return;
+    }
   }
 
   /**
@@ -271,6 +282,7 @@ export class Engine {
       rt.wakeTimer?.cancel();
       rt.wakeTimer = null;
     }
+    this.reporter.stop();
     await this.whenIdle();
   }
 
@@ -307,8 +319,7 @@ export class Engine {
   private async reconcileNow(queueId: string, rt: QueueRuntime, initialFacts: readonly Fact[] = []): Promise<void> {
     let doc = await this.store.getQueueById(queueId);
     if (!doc) return this.forget(queueId);
-    await this.reportStatuses(rt, doc);
-    await this.reportComments(rt, doc);
+    this.reporter.offer(doc);
 
     // Refresh what is due in the document as the given facts leave it (e.g. PRs they just submitted).
     let withInitial = doc;
@@ -618,8 +629,7 @@ export class Engine {
     const archive = entryIds.size > 0 || runIds.size > 0 ? { entries: old.entries, runs: old.runs } : undefined;
     if (!(await this.store.commitQueue(stored, prev.version, archive))) return null;
     this.logTransitions(prev, next);
-    await this.reportStatuses(rt, next);
-    await this.reportComments(rt, next);
+    this.reporter.offer(next);
     return stored;
   }
 
@@ -637,55 +647,7 @@ export class Engine {
     throw new Error(`queue ${doc.id}: ${MAX_CONFLICTS} commit conflicts in a row`);
   }
 
-  // ---- Reporting ----
-
-  /** The commit status on each PR head, on state changes only; best-effort. */
-  private async reportStatuses(rt: QueueRuntime, doc: QueueDoc): Promise<void> {
-    if (!doc.settings.statusCheckEnabled || this.gitHost.kind === 'none') return;
-    let positions: Map<string, number> | null = null;
-    for (const entry of entriesToReport(rt.reported, doc.entries, commitStatusKey)) {
-      positions ??= positionsOf(doc);
-      try {
-        await this.gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positions.get(entry.id), doc.branch));
-      } catch (err) {
-        this.logger.warn({ err, queueId: doc.id, pr: entry.prNumber }, 'could not report the commit status');
-      }
-    }
-  }
-
-  /**
-   * The comment on each PR (one per PR and queue, edited in place), on changes of state or of the
-   * reason it ended with; best-effort. What to say is decided now, and said after the updates asked
-   * for before (a reconcile and a webhook may commit at once).
-   */
-  private async reportComments(rt: QueueRuntime, doc: QueueDoc): Promise<void> {
-    if (!doc.settings.commentsEnabled) return;
-    const upsert = this.gitHost.upsertPullRequestComment?.bind(this.gitHost);
-    if (!upsert) return;
-    let positions: Map<string, number> | null = null;
-    let latest: Map<number, number> | null = null;
-    const due: { prNumber: number; comment: PullRequestComment }[] = [];
-    for (const entry of entriesToReport(rt.commented, doc.entries, prCommentKey)) {
-      // An earlier submission of a PR submitted again no longer speaks for it (after a restart).
-      latest ??= latestSubmissions(doc.entries);
-      if (latest.get(entry.prNumber) !== entry.seq) continue;
-      positions ??= positionsOf(doc);
-      const run = entry.state === 'FAILED' && entry.testRunId ? doc.runs.find((r) => r.id === entry.testRunId) : undefined;
-      due.push({ prNumber: entry.prNumber, comment: prCommentFor(entry, { branch: doc.branch, position: positions.get(entry.id), run }) });
-    }
-    if (due.length === 0) return;
-    const done = rt.comments.then(async () => {
-      for (const { prNumber, comment } of due) {
-        try {
-          await upsert(doc.repo, prNumber, comment);
-        } catch (err) {
-          this.logger.warn({ err, queueId: doc.id, pr: prNumber }, 'could not update the pull request comment');
-        }
-      }
-    });
-    rt.comments = done;
-    await done;
-  }
+  // ---- Logging ----
 
   private logTransitions(prev: QueueDoc, next: QueueDoc): void {
     if (!this.logger.isLevelEnabled('info')) return;
@@ -717,9 +679,6 @@ export class Engine {
         prCheckedAt: new Map(),
         statusPolledAt: new Map(),
         headCheckedAt: null,
-        reported: new Map(),
-        commented: new Map(),
-        comments: Promise.resolve(),
         directChecked: new Map(),
         createFailures: new Map(),
         targets: new QueueTargets(this.store),
@@ -760,8 +719,6 @@ export class Engine {
     const pending = new Set(doc.runs.filter((r) => r.status === 'pending').map((r) => r.id));
     const creating = new Set(doc.runs.filter((r) => r.status === 'creating').map((r) => r.id));
     for (const id of rt.prCheckedAt.keys()) if (!notReady.has(id)) rt.prCheckedAt.delete(id);
-    for (const id of rt.reported.keys()) if (!entryIds.has(id)) rt.reported.delete(id);
-    for (const id of rt.commented.keys()) if (!entryIds.has(id)) rt.commented.delete(id);
     for (const id of rt.directChecked.keys()) if (!entryIds.has(id)) rt.directChecked.delete(id);
     for (const id of rt.statusPolledAt.keys()) if (!pending.has(id)) rt.statusPolledAt.delete(id);
     for (const id of rt.createFailures.keys()) if (!creating.has(id)) rt.createFailures.delete(id);
@@ -790,13 +747,6 @@ function unknownPullRequest(entry: Entry): PullRequestInfo {
     mergeability: 'UNSPECIFIED',
     mergeCommitSha: null,
   };
-}
-
-/** PR number -> the seq of its latest entry. */
-function latestSubmissions(entries: readonly Entry[]): Map<number, number> {
-  const latest = new Map<number, number>();
-  for (const e of entries) latest.set(e.prNumber, Math.max(latest.get(e.prNumber) ?? e.seq, e.seq));
-  return latest;
 }
 
 function minOrNull(a: number | null, b: number | null): number | null {

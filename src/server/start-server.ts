@@ -43,6 +43,12 @@ export interface RunningServer {
  * Builds the service from the configuration — store, git host, engine, services, HTTP app — and
  * listens. Fails (and releases what it opened) when any part cannot start.
  */
+/**
+ * A PR's status and comment say a state once it has held this long: GitHub allows about one write a
+ * second per installation, and a PR that is queued, tested and merged within seconds needs one word.
+ */
+const REPORT_DEBOUNCE_MS = 2_000;
+
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -52,7 +58,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   // Before the store opens: an unusable git host setting should fail without touching the data.
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
-  const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }) });
+  const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }), reportDebounceMs: REPORT_DEBOUNCE_MS });
   const unsubscribeCi = sandbox?.onStatus((event) => {
     engine.recordStatuses(event.repo, event.sha, event.checks).catch((err: unknown) => {
       logger.error({ err, sha: event.sha }, 'recording sandbox CI statuses failed');

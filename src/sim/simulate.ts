@@ -83,7 +83,8 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   });
   const store =
     input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new SimulationStore() : input.store;
-  const settings = defaultSettings({ ...input.settings });
+  // Nothing reads what the queue says on PRs here: saying it would only cost commits.
+  const settings = defaultSettings({ statusCheckEnabled: false, commentsEnabled: false, ...input.settings });
   const queue = newSimQueue(SIM_REPO, BRANCH, settings, time.now());
   await store.insertQueue(queue);
   const engine = new Engine({

@@ -80,31 +80,26 @@ describe('engine: pull requests flow through the queue', () => {
     await h.advance(30);
     expect(await h.states(a, bad)).toEqual(['MERGED', 'FAILED']);
     const sha = (await h.entry(a)).mergeCommitSha!.slice(0, 7);
-    // Submitted NOT_READY; ready, queued and tested within one reconcile: what was committed is said.
-    expect(said.get(a)).toEqual([
-      '⏳ **Waiting** to join the merge queue of `main` until it is ready (open, not a draft, mergeable).',
-      '🧪 **Testing** in the merge queue of `main`.',
-      '✅ **Tests passed** in the merge queue of `main`: merging in queue order.',
-      `✅ **Merged** by the merge queue of \`main\` as ${sha}.`,
-    ]);
+    // Submitted NOT_READY; ready, queued and tested within one reconcile: only where it stood once the
+    // queue's work was done is said, and passed-then-merged likewise.
+    expect(said.get(a)).toEqual(['🧪 **Testing** in the merge queue of `main`.', `✅ **Merged** by the merge queue of \`main\` as ${sha}.`]);
     // #1 merging moved #2 up to position 1: not worth an edit.
     expect(said.get(bad)).toEqual([
-      '⏳ **Waiting** to join the merge queue of `main` until it is ready (open, not a draft, mergeable).',
       '⏳ **Queued** at position 2 in the merge queue of `main`.',
       '🧪 **Testing** in the merge queue of `main`.',
       '🔍 **A test run failed** in the merge queue of `main`: checking whether this pull request caused it.',
       '❌ **Failed** in the merge queue of `main`: failing checks: ci.',
     ]);
     // One comment each, created once and edited on every later change.
-    expect(comments(a)).toEqual([{ marker, body: `${marker}\n${said.get(a)!.at(-1)}`, edits: 3 }]);
+    expect(comments(a)).toEqual([{ marker, body: `${marker}\n${said.get(a)!.at(-1)}`, edits: 1 }]);
     expect(comments(bad)).toHaveLength(1);
-    expect(comments(bad)[0]!.edits).toBe(4);
+    expect(comments(bad)[0]!.edits).toBe(3);
     expect(comments(bad)[0]!.body).toMatch(
       /^<!-- mergeq:main -->\n❌ \*\*Failed\*\* in the merge queue of `main`: failing checks: ci\.\n\nFailing checks:\n- \[ci\]\(https:\/\/ci\.sandbox\.invalid\/runs\/\d+\)$/,
     );
   });
 
-  it('says a PR\'s changes in the order they were committed, though the first comment is slow to reach the host', async () => {
+  it('says the latest of a PR\'s changes last, though the first comment is slow to reach the host', async () => {
     const said: string[] = [];
     let calls = 0;
     const h = await harness({
@@ -126,9 +121,11 @@ describe('engine: pull requests flow through the queue', () => {
       h.engine.recordFacts(h.queueId, moveTo('TESTING'), { reconcile: false }),
       h.engine.recordFacts(h.queueId, moveTo('MERGED'), { reconcile: false }),
     ]);
-    expect(said).toEqual(['🧪 **Testing** in the merge queue of `main`.', '✅ **Merged** by the merge queue of `main`.']);
+    await h.settle();
+    // The second change came while the first was being said: it is said after it, and nothing is left stale.
+    expect(said.at(-1)).toBe('✅ **Merged** by the merge queue of `main`.');
     expect(h.sandbox.pullRequestComments(repo, a)).toEqual([
-      expect.objectContaining({ body: '<!-- mergeq:main -->\n✅ **Merged** by the merge queue of `main`.', edits: 1 }),
+      expect.objectContaining({ body: '<!-- mergeq:main -->\n✅ **Merged** by the merge queue of `main`.' }),
     ]);
   });
 
@@ -145,6 +142,22 @@ describe('engine: pull requests flow through the queue', () => {
     await h.advance(15);
     expect((await h.entry(b)).state).toBe('MERGED');
     expect(h.sandbox.pullRequestComments(repo, b).map((c) => c.body)).toEqual([expect.stringContaining('✅ **Merged**')]);
+  });
+
+  it('says nothing again after a restart: what was said is kept with each entry', async () => {
+    const h = await harness();
+    const prs = [await h.submit(), await h.submit(), await h.submit()];
+    await h.settle();
+    const statuses = () => prs.map((pr) => h.sandbox.reportedStatuses(repo, h.sandbox.pullRequest(repo, pr)!.headSha).length);
+    const edits = () => prs.map((pr) => h.sandbox.pullRequestComments(repo, pr)[0]?.edits ?? -1);
+    const before = { statuses: statuses(), edits: edits() };
+    expect(before.statuses.every((n) => n > 0)).toBe(true);
+
+    const engine = h.restartEngine();
+    engine.start();
+    await h.settle();
+    expect({ statuses: statuses(), edits: edits() }).toEqual(before);
+    await engine.stop();
   });
 
   it('fails a bad PR with tests_failed; the PRs behind it restart without it and merge', async () => {

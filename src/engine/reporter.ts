@@ -1,0 +1,156 @@
+import type { Logger } from 'pino';
+import type { Entry, ReportChannelName } from '../domain/entry.js';
+import type { QueueDoc } from '../domain/queue.js';
+import { isActive } from '../domain/states.js';
+import type { Clock } from './clock.js';
+import type { Scheduler, TimerHandle } from './scheduler.js';
+
+/** One thing said on a PR about its entry (the commit status, the comment). */
+export interface ReportChannel {
+  readonly name: ReportChannelName;
+  /** Whether the queue says this at all (its settings, the git host). */
+  enabled(doc: QueueDoc): boolean;
+  /** What decides the report: it is said again only when this changes. */
+  key(entry: Entry): string;
+  /** Whether this entry speaks for its PR (an older submission of a PR submitted again does not). */
+  speaksFor?(doc: QueueDoc, entry: Entry): boolean;
+  /** Says it on the git host. */
+  write(doc: QueueDoc, entry: Entry): Promise<void>;
+}
+
+export interface ReporterOptions {
+  channels: readonly ReportChannel[];
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: Logger;
+  /** How long a state must hold before it is said: a PR that moves on at once is said once. Ended states are said at once. */
+  debounceMs: number;
+  /** A report the git host refused is tried again after this, a few times. */
+  retryMs: number;
+  /** Records that `key` was said (persisted with the entry, so a restart does not say it again). */
+  onReported(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<void>;
+  /** Resolves when the queue's own work (reconciles) is done for now: reports give way to it. */
+  queueIdle(queueId: string): Promise<void>;
+}
+
+interface Pending {
+  doc: QueueDoc;
+  entry: Entry;
+  channel: ReportChannel;
+  key: string;
+  dueAt: number;
+  failures: number;
+}
+
+/** Attempts of one report before it is given up (the next change of the PR is said anyway). */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Says on each PR what the queue did with it, apart from the queue's work: statuses and comments are
+ * GitHub writes, spaced about a second apart per installation, so they are coalesced (only the
+ * latest state of a PR is said, once it has held `debounceMs`), written one at a time, after the
+ * queue's own writes, and never again for what was already said (the key is kept on the entry).
+ */
+export class Reporter {
+  private readonly pending = new Map<string, Pending>();
+  private timer: TimerHandle | null = null;
+  private timerAt: number | null = null;
+  private draining: Promise<void> | null = null;
+
+  constructor(private readonly options: ReporterOptions) {}
+
+  /** The document as committed: what each of its entries should say now. */
+  offer(doc: QueueDoc): void {
+    const now = this.options.clock.now().getTime();
+    for (const channel of this.options.channels) {
+      if (!channel.enabled(doc)) continue;
+      for (const entry of doc.entries) {
+        const id = `${doc.id}|${entry.id}|${channel.name}`;
+        const key = channel.key(entry);
+        if (entry.reported?.[channel.name] === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
+          this.pending.delete(id);
+          continue;
+        }
+        const known = this.pending.get(id);
+        if (known?.key === key) {
+          this.pending.set(id, { ...known, doc, entry });
+          continue;
+        }
+        const dueAt = isActive(entry.state) ? now + this.options.debounceMs : now;
+        this.pending.set(id, { doc, entry, channel, key, dueAt, failures: 0 });
+      }
+    }
+    this.kick();
+  }
+
+  /** Saying something now. */
+  get busy(): boolean {
+    return this.draining !== null;
+  }
+
+  /** Resolves when nothing due is left to say (later debounced reports stay pending). */
+  async whenIdle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = null;
+    this.timerAt = null;
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    const now = this.options.clock.now().getTime();
+    let next = Infinity;
+    for (const p of this.pending.values()) next = Math.min(next, p.dueAt);
+    if (next === Infinity) return;
+    if (next <= now) {
+      this.draining = this.drain().finally(() => {
+        this.draining = null;
+        this.kick();
+      });
+      return;
+    }
+    if (this.timerAt !== null && this.timerAt <= next) return;
+    this.timer?.cancel();
+    this.timerAt = next;
+    this.timer = this.options.scheduler.schedule(next - now, () => {
+      this.timer = null;
+      this.timerAt = null;
+      this.kick();
+    });
+  }
+
+  /** Says every due report, one at a time, each after its queue's own work. */
+  private async drain(): Promise<void> {
+    for (;;) {
+      const now = this.options.clock.now().getTime();
+      const due = [...this.pending.entries()].find(([, p]) => p.dueAt <= now);
+      if (!due) return;
+      const [id, first] = due;
+      await this.options.queueIdle(first.doc.id);
+      // The latest word on it may have come while waiting.
+      const p = this.pending.get(id);
+      if (!p || p.dueAt > this.options.clock.now().getTime()) continue;
+      this.pending.delete(id);
+      try {
+        await p.channel.write(p.doc, p.entry);
+        await this.options.onReported(p.doc.id, p.entry.id, p.channel.name, p.key);
+      } catch (err) {
+        this.options.logger.warn({ err, queueId: p.doc.id, pr: p.entry.prNumber, report: p.channel.name }, 'could not report on the pull request');
+        const failures = p.failures + 1;
+        const retryAt = this.options.clock.now().getTime() + this.options.retryMs;
+        if (failures < MAX_ATTEMPTS && !this.pending.has(id)) this.pending.set(id, { ...p, failures, dueAt: retryAt });
+      }
+    }
+  }
+}
+
+/** The entry with `key` recorded as said on `channel`. */
+export function markReported(q: QueueDoc, entryId: string, channel: ReportChannelName, key: string): QueueDoc {
+  const entry = q.entries.find((e) => e.id === entryId);
+  if (!entry || entry.reported?.[channel] === key) return q;
+  const marked: Entry = { ...entry, reported: { ...entry.reported, [channel]: key } };
+  return { ...q, entries: q.entries.map((e) => (e.id === entryId ? marked : e)) };
+}
