@@ -62,6 +62,8 @@ export interface EngineOptions {
 
 /** Plan/execute rounds within one reconcile before it gives up (a planner that never settles). */
 const MAX_ROUNDS = 200;
+/** How long a status or comment waits for the queue's own work at most. */
+const REPORT_MAX_WAIT_MS = 3_000;
 /** Compare-and-set conflicts in a row before a commit gives up. */
 const MAX_CONFLICTS = 20;
 
@@ -135,6 +137,7 @@ export class Engine {
         await this.recordFacts(queueId, (q) => markReported(q, entryId, channel, key), { reconcile: false });
       },
       queueIdle: (queueId) => this.queues.get(queueId)?.chain ?? Promise.resolve(),
+      maxWaitMs: REPORT_MAX_WAIT_MS,
     });
   }
 
@@ -497,10 +500,14 @@ export class Engine {
         return { facts, retryAt: this.clock.now().getTime() + this.effectRetryMs };
       }
     }
+    // Each run built is seen by the next one, which may then be built on its branch.
+    let built = doc;
     for (const run of creating) {
-      const fact = await this.createTestBranch(rt, doc, run, required);
-      if (fact) facts.push(fact);
-      else failed = true;
+      const fact = await this.createTestBranch(rt, built, run, required);
+      if (fact) {
+        facts.push(fact);
+        built = fact(built);
+      } else failed = true;
     }
     for (const run of runsToCleanUp(doc)) {
       try {

@@ -31,6 +31,8 @@ export interface ReporterOptions {
   onReported(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<void>;
   /** Resolves when the queue's own work (reconciles) is done for now: reports give way to it. */
   queueIdle(queueId: string): Promise<void>;
+  /** How long a report gives way at most, so that a queue always busy still gets its PRs told. */
+  maxWaitMs: number;
 }
 
 interface Pending {
@@ -122,6 +124,15 @@ export class Reporter {
     });
   }
 
+  private async giveWay(queueId: string): Promise<void> {
+    let timer: TimerHandle | null = null;
+    const waited = new Promise<void>((resolve) => {
+      timer = this.options.scheduler.schedule(this.options.maxWaitMs, resolve);
+    });
+    await Promise.race([this.options.queueIdle(queueId), waited]);
+    (timer as TimerHandle | null)?.cancel();
+  }
+
   /** Says every due report, one at a time, each after its queue's own work. */
   private async drain(): Promise<void> {
     for (;;) {
@@ -129,7 +140,7 @@ export class Reporter {
       const due = [...this.pending.entries()].find(([, p]) => p.dueAt <= now);
       if (!due) return;
       const [id, first] = due;
-      await this.options.queueIdle(first.doc.id);
+      await this.giveWay(first.doc.id);
       // The latest word on it may have come while waiting.
       const p = this.pending.get(id);
       if (!p || p.dueAt > this.options.clock.now().getTime()) continue;

@@ -15,7 +15,7 @@ import { OrgService } from '../../src/service/org-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { FakeGitHub } from './fake-github.js';
+import { FakeGitHub, serveWithNock } from './fake-github.js';
 import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';
 
 const MIN = 60_000;
@@ -58,7 +58,7 @@ export class AppHarness {
     if (!nock.isActive()) nock.activate();
     nock.disableNetConnect();
     const h = new AppHarness(await openSqliteStore(':memory:'), options);
-    h.fake.serve();
+    serveWithNock(h.fake);
     return h;
   }
 
