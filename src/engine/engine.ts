@@ -29,6 +29,7 @@ import {
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { commitStatusFor, commitStatusKey } from './commit-status.js';
+import { loadMergeEstimates } from './merge-estimates.js';
 import { recordDirectMergeFacts, requiredChecksPassed } from './direct-merge.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import { failForGitHostError } from './git-host-failure.js';
@@ -653,10 +654,13 @@ export class Engine {
   private async reportStatuses(rt: QueueRuntime, doc: QueueDoc): Promise<void> {
     if (!doc.settings.statusCheckEnabled || this.gitHost.kind === 'none') return;
     let positions: Map<string, number> | null = null;
+    let estimates: Awaited<ReturnType<typeof loadMergeEstimates>> | null = null;
     for (const entry of entriesToReport(rt.reported, doc.entries, commitStatusKey)) {
       positions ??= positionsOf(doc);
       try {
-        await this.gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positions.get(entry.id), doc.branch));
+        estimates ??= entry.state === 'PENDING' ? await loadMergeEstimates(this.store, doc, this.clock.now()) : null;
+        const eta = estimates?.get(entry.id)?.estimatedMergeAt ?? null;
+        await this.gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positions.get(entry.id), doc.branch, eta));
       } catch (err) {
         this.logger.warn({ err, queueId: doc.id, pr: entry.prNumber }, 'could not report the commit status');
       }
