@@ -41,8 +41,9 @@ export function ciHistoryOf(runs: readonly TestRun[]): CiHistory {
  * When each active entry should merge. Units (single PRs or batches) are decided in queue order; a
  * unit with a run in flight ends when its run does (started + median run time), the others take the
  * next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead are
- * decided. Each undecided unit ahead may fail (failure rate) and send the runs behind back to the
- * start: one more run time each, weighted by that rate; flake reruns add their share of a run too.
+ * decided (in parallel mode: every unit its run is built on). A failure among the undecided units
+ * ahead sends the runs behind back for about one more run time, weighted by the chance of one;
+ * flake reruns add their share of a run too.
  */
 export function estimateMergeTimes(queue: Pick<QueueDoc, 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
   const estimates = new Map<string, MergeEstimate>();
@@ -66,27 +67,43 @@ export function estimateMergeTimes(queue: Pick<QueueDoc, 'state' | 'settings' | 
   const slots = inFlight.map(runEnd).sort((a, b) => a - b).slice(0, queue.settings.concurrency);
   while (slots.length < queue.settings.concurrency) slots.unshift(nowMs);
 
+  // In parallel mode a unit waits only for what its run is built on (its lane); in single mode for every unit ahead.
+  const lanes = queue.settings.mode === 'parallel';
+  const unitOfEntry = new Map(queue.units.flatMap((u) => u.entryIds.map((id) => [id, u.id] as const)));
+  const mergeAt = new Map<string, number>();
+  const undecided = new Set<string>();
   let mergedBy = nowMs;
-  let undecidedAhead = 0;
   for (const unit of queue.units) {
     const states = unit.entryIds.map((id) => stateOf.get(id)).filter((s) => s !== undefined);
     if (states.length === 0) continue;
     const decided = states.every((s) => s === 'TESTS_PASSED');
+    const run = inFlight.find((r) => r.unitId === unit.id);
     let end: number;
     if (decided) end = nowMs;
+    else if (run) end = runEnd(run);
     else {
-      const run = inFlight.find((r) => r.unitId === unit.id);
-      if (run) end = runEnd(run);
-      else {
-        slots.sort((a, b) => a - b);
-        end = slots.shift()! + runMs;
-        slots.push(end);
-      }
+      slots.sort((a, b) => a - b);
+      end = slots.shift()! + runMs;
+      slots.push(end);
     }
-    mergedBy = Math.max(mergedBy, end);
-    const risk = decided ? 0 : runMs * (history.failureRate * undecidedAhead + history.flakeRate);
-    if (!decided) undecidedAhead++;
-    const at = new Date(Math.round(mergedBy + risk)).toISOString();
+    let after: number;
+    let undecidedAhead: number;
+    if (lanes) {
+      const deps = new Set((run?.dependencyEntryIds ?? []).map((id) => unitOfEntry.get(id)).filter((u): u is string => u !== undefined && u !== unit.id));
+      after = Math.max(nowMs, ...[...deps].map((u) => mergeAt.get(u) ?? nowMs));
+      undecidedAhead = [...deps].filter((u) => undecided.has(u)).length;
+    } else {
+      after = mergedBy;
+      undecidedAhead = undecided.size;
+    }
+    const base = Math.max(after, end);
+    mergedBy = Math.max(mergedBy, base);
+    // A failure ahead sends this unit back for about one more run; failures overlap, so it is the
+    // chance of at least one, not their count. A flake rerun of its own costs its share of a run.
+    const risk = decided ? 0 : runMs * (1 - (1 - history.failureRate) ** undecidedAhead + history.flakeRate);
+    mergeAt.set(unit.id, base);
+    if (!decided) undecided.add(unit.id);
+    const at = new Date(Math.round(base + risk)).toISOString();
     for (const id of unit.entryIds) if (stateOf.has(id)) estimates.set(id, { estimatedMergeAt: at, reason: null });
   }
   return estimates;

@@ -24,7 +24,7 @@ function queue(opts: { units: PrState[][]; running?: Record<number, number>; sta
     }),
   }));
   for (let i = 0; i < (opts.notReady ?? 0); i++) entries.push({ id: `waiting${i}`, state: 'NOT_READY' } as Entry);
-  const runs = Object.entries(opts.running ?? {}).map(([u, ago]) => ({ id: `r${u}`, unitId: `u${u}`, kind: 'main', status: 'pending', createdAt: at(-ago), attempt: 0 }) as TestRun);
+  const runs = Object.entries(opts.running ?? {}).map(([u, ago]) => ({ id: `r${u}`, unitId: `u${u}`, kind: 'main', status: 'pending', createdAt: at(-ago), attempt: 0, dependencyEntryIds: [] as string[] }) as TestRun);
   return { state: opts.state ?? 'running', settings: defaultSettings(opts.settings), entries, units, runs };
 }
 
@@ -79,9 +79,15 @@ test.each([
   expect(etas(doc)).toEqual(want);
 });
 
-test('failures seen ahead push later PRs back: one run time per likely failure', () => {
+test('failures seen ahead push later PRs back: one run time, weighted by the chance of at least one failure ahead', () => {
   const doc = queue({ units: [['PENDING'], ['PENDING'], ['PENDING']], settings: { concurrency: 3 } });
-  expect(etas(doc, { medianRunMs: 10 * MIN, failureRate: 0.5, flakeRate: 0 })).toEqual([at(10), at(15), at(20)]);
+  expect(etas(doc, { medianRunMs: 10 * MIN, failureRate: 0.5, flakeRate: 0 })).toEqual([at(10), at(15), at(17.5)]);
+});
+
+test('parallel mode: a unit waits only for the units its run is built on', () => {
+  const doc = queue({ units: [['TESTING'], ['TESTING'], ['TESTING']], running: { 0: 0, 1: 5, 2: 8 }, settings: { mode: 'parallel', concurrency: 3 } });
+  doc.runs[2]!.dependencyEntryIds = ['e0.0'];
+  expect(etas(doc, { medianRunMs: 10 * MIN, failureRate: 0.5, flakeRate: 0 })).toEqual([at(10), at(5), at(15)]);
 });
 
 test('flake reruns add their share of a run to every undecided unit', () => {
