@@ -215,6 +215,12 @@ export class Engine {
     }
   }
 
+  /** A NOT_READY entry is read from the git host at the next reconcile (a re-submission), which starts now. */
+  recheckPullRequest(queueId: string, entryId: string): void {
+    this.runtime(queueId).prCheckedAt.delete(entryId);
+    this.notify(queueId);
+  }
+
   /**
    * Keeps checks on a test branch this process built, for as long as its run may not be recorded as
    * created yet (it is then recorded with them; see createTestBranch).

@@ -41,6 +41,8 @@ export interface QueueNotifier {
   notify(queueId: string): void;
   /** A PR head's target list was replaced: drop any copy of the old one (the engine caches lists). */
   forgetImpactedTargets?(repoKey: string, prNumber: number, sha: string): void;
+  /** Read a NOT_READY entry's PR from the git host at the next reconcile, not at the next poll, and reconcile. */
+  recheckPullRequest?(queueId: string, entryId: string): void;
 }
 
 export interface QueueServiceDeps {
@@ -108,8 +110,11 @@ export class QueueService {
       if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
       return { queue: submitted.queue, result: submitted.entry.id };
     });
-    if (changed) this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entryIn(queue, id), queue, await this.estimates(queue));
+    const entry = entryIn(queue, id);
+    // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
+    if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
+    else if (changed) this.notifier.notify(queue.id);
+    return toSubmittedPullRequestRecord(entry, queue, await this.estimates(queue));
   }
 
   async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
