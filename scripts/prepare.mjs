@@ -3,6 +3,8 @@
 // dist/ is already built there, it is used as it is.
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import process from 'node:process';
+import { URL } from 'node:url';
 
 if (process.env.npm_command === 'exec' && existsSync(new URL('../dist/cli/main.js', import.meta.url))) process.exit(0);
 execFileSync(process.execPath, [new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url).pathname });
