@@ -107,6 +107,12 @@ describeWithBrowser('the web page in a browser', () => {
     await screenshot('queue-phone', 390);
     for (let minute = 0; minute < 120; minute++) {
       await svc.advanceMinutes(1);
+      if (minute === 11 && SCREENSHOTS) {
+        // The first runs have finished: the queue has a CI history, so the PRs have ETAs.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await screenshot('queue-live');
+        await screenshot('queue-live-phone', 390);
+      }
       if ((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests.length === 0) break;
     }
     await waitForText('p.muted', 'The queue is empty.', 3_000);
