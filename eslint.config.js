@@ -11,4 +11,13 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    // The web page's script runs in the browser.
+    files: ['ui/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'window', 'location', 'fetch', 'EventSource', 'URLSearchParams', 'Node', 'localStorage'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

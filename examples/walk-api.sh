@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Calls every /v1 operation of a running mergeq once, in the order a new user would, plus the
 # common mistakes (no token, broken JSON, ...). Prints each answer and exits 1 if any status (or
-# problem code) is not the expected one.
+# problem code) is not the expected one. Stops at once, with one line, when the service cannot be
+# reached or refuses the token.
 #
 #   examples/walk-api.sh BASE_URL TOKEN [ORG]
 #   examples/walk-api.sh http://localhost:3000 "$TOKEN"
@@ -58,7 +59,16 @@ step() {
   STEP=$((STEP + 1))
   CHECKS=$((CHECKS + 1))
   local status
-  status=$(curl -sS -o "$BODY" -w '%{http_code}' -X "$method" "$BASE$path" "$@") || status=000
+  status=$(curl -sS -o "$BODY" -w '%{http_code}' -X "$method" "$BASE$path" "$@" 2>/dev/null) || status=000
+  # Nothing after these can succeed: stop with one clear line instead of a page of failures.
+  if [[ $status == 000 ]]; then
+    echo "mergeq is not reachable at $BASE: is it running (mergeq serve) and is the address right?" >&2
+    exit 1
+  fi
+  if [[ $status == 401 && $want != 401 ]]; then
+    echo "the service refused the token (401 at $method $path): pass a valid, unrevoked token (mergeq token create --org $ORG)" >&2
+    exit 1
+  fi
   local code=-
   if [[ $want_code != - ]]; then
     code=$(grep -o '"code":"[^"]*"' "$BODY" | head -n 1 | cut -d'"' -f4 || true)

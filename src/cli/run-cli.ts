@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/config.js';
 import type { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
+import { registerOpen } from './commands/open.js';
 import { registerOrgCreate } from './commands/org-create.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
@@ -16,7 +17,7 @@ import { packageVersion } from './package-version.js';
 
 const ENVIRONMENT_HELP = `
 Environment (docs/configuration.md has the details):
-  MERGEQ_PORT         port to listen on (3000)
+  MERGEQ_PORT         port to listen on (3000); \`mergeq serve\` takes no --port: set this
   MERGEQ_HOST         address to listen on (0.0.0.0; 127.0.0.1 with the sandbox)
   MERGEQ_DATA_DIR     folder of the embedded SQLite store (./data)
   MONGODB_URI         use MongoDB instead of SQLite
@@ -34,6 +35,7 @@ Admin commands use the same store as the server, also while it runs.
 
 Examples:
   $ mergeq serve
+  $ mergeq open          # prints the web page's address, e.g. http://localhost:3000/ui/
   $ mergeq org create acme --owner github.com/acme
   $ TOKEN=$(mergeq token create --org acme --name ci)
   $ mergeq token list --org acme
@@ -78,6 +80,7 @@ function buildProgram(ctx: CliContext): Command {
     .addHelpText('after', ENVIRONMENT_HELP);
 
   registerServe(program, ctx);
+  registerOpen(program, ctx);
 
   const org = program.command('org').description('Administer organizations: `org create`.');
   registerOrgCreate(org, ctx);

@@ -15,8 +15,8 @@ export function commitStatusKey(entry: Entry): string {
   return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
 }
 
-/** The commit status shown on a PR's head for its entry's state. */
-export function commitStatusFor(entry: Entry, position: number | undefined, branch: string): CommitStatusReport {
+/** `eta`: the entry's estimated merge time (src/domain/eta.ts), said while it is queued: "Queued #3 · ETA 14:05 UTC". */
+export function commitStatusFor(entry: Entry, position: number | undefined, branch: string, eta: string | null = null): CommitStatusReport {
   const make = (state: CommitStatusReport['state'], description: string): CommitStatusReport => ({
     context: statusContext(branch),
     state,
@@ -29,7 +29,7 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
       if (waitingSince(entry)) return make('pending', 'Impacts every target: waiting for fewer runs in flight to join');
       return make('pending', `Waiting until ready${entry.readiness.note ? `: ${entry.readiness.note}` : ''}`);
     case 'PENDING':
-      return make('pending', position === undefined ? 'Queued' : `Queued #${position}`);
+      return make('pending', `${position === undefined ? 'Queued' : `Queued #${position}`}${eta ? ` · ETA ${eta.slice(11, 16)} UTC` : ''}`);
     case 'TESTING':
       return make('pending', 'Testing');
     case 'TESTS_PASSED':

@@ -31,6 +31,7 @@ import { recordDirectMergeFacts, requiredChecksPassed } from './direct-merge.js'
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import { failForGitHostError } from './git-host-failure.js';
 import { QueueTargets, needsTargets } from './queue-targets.js';
+import { loadMergeEstimates } from './merge-estimates.js';
 import { commentChannel, statusChannel } from './report-channels.js';
 import { Reporter, markReported } from './reporter.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
@@ -127,7 +128,7 @@ export class Engine {
     this.maxCreateFailures = options.maxCreateFailures ?? 5;
     this.effectRetryMs = options.effectRetryMs ?? 30_000;
     this.reporter = new Reporter({
-      channels: [statusChannel(this.gitHost), commentChannel(this.gitHost)],
+      channels: [statusChannel(this.gitHost, (doc) => loadMergeEstimates(this.store, doc, this.clock.now())), commentChannel(this.gitHost)],
       clock: this.clock,
       scheduler: this.scheduler,
       logger: this.logger,
@@ -226,6 +227,12 @@ export class Engine {
       for (const e of heads) rt.prCheckedAt.delete(e.id);
       this.notify(q.id);
     }
+  }
+
+  /** A NOT_READY entry is read from the git host at the next reconcile (a re-submission), which starts now. */
+  recheckPullRequest(queueId: string, entryId: string): void {
+    this.runtime(queueId).prCheckedAt.delete(entryId);
+    this.notify(queueId);
   }
 
   /**

@@ -1,19 +1,24 @@
 import type { Entry } from '../domain/entry.js';
 import { positionsOf } from '../domain/position.js';
+import type { QueueDoc } from '../domain/queue.js';
 import type { GitHost } from '../githost/githost.js';
 import { commitStatusFor, commitStatusKey } from './commit-status.js';
+import type { MergeEstimate } from '../domain/eta.js';
 import { prCommentFor, prCommentKey } from './pr-comment.js';
 import type { ReportChannel } from './reporter.js';
 
-/** The commit status `mergeq (<branch>)` on the PR head (`statusCheckEnabled`). */
-export function statusChannel(gitHost: GitHost): ReportChannel {
+/** The commit status `mergeq (<branch>)` on the PR head (`statusCheckEnabled`), with a queued PR's ETA. */
+export function statusChannel(gitHost: GitHost, estimates: (doc: QueueDoc) => Promise<ReadonlyMap<string, MergeEstimate>>): ReportChannel {
   return {
     name: 'status',
     enabled: (doc) => doc.settings.statusCheckEnabled && gitHost.kind !== 'none',
     key: commitStatusKey,
     // A head not known yet (the git host could not be asked at submission) has nothing to carry it.
     speaksFor: (_doc, entry) => entry.prSha !== '',
-    write: (doc, entry) => gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positionsOf(doc).get(entry.id), doc.branch)),
+    write: async (doc, entry) => {
+      const eta = entry.state === 'PENDING' ? ((await estimates(doc)).get(entry.id)?.estimatedMergeAt ?? null) : null;
+      await gitHost.reportStatus(doc.repo, entry.prSha, commitStatusFor(entry, positionsOf(doc).get(entry.id), doc.branch, eta));
+    },
   };
 }
 

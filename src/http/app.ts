@@ -18,6 +18,8 @@ import { flakyUploadHandlers } from './routes/flaky-upload-route.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
+import { uiRoutes } from './ui/ui-routes.js';
+import { QueueOverviewService } from '../service/queue-overview.js';
 
 export interface HttpDeps {
   store: Store;
@@ -59,7 +61,7 @@ export interface BodyBounds {
 
 export const DEFAULT_BODY_BOUNDS: BodyBounds = { timeoutMs: 60_000, largePerToken: 2 };
 
-/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json. */
+/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const clock = deps.clock ?? systemClock;
   const app = express();
@@ -79,6 +81,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   }
   if (deps.sandboxRouter) app.use('/sandbox', ...authenticate, deps.sandboxRouter);
   app.use('/v1', v1Routes(deps, authenticate));
+  app.use(
+    '/ui',
+    ...(byAddress ? [byAddress.limit] : []),
+    uiRoutes({ store: deps.store, clock, queueService: deps.queueService, quarantineService: deps.quarantineService, overview: new QueueOverviewService({ store: deps.store, clock }) }),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -1,4 +1,5 @@
 import type { Entry, Readiness } from '../domain/entry.js';
+import type { MergeEstimate } from '../domain/eta.js';
 import { positionsOf } from '../domain/position.js';
 import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
@@ -22,6 +23,10 @@ export interface EnqueuedPullRequestRecord {
   usedDefaultPriorityName: string | null;
   skipTheLine: boolean;
   noBatch: boolean;
+  /** When it should merge (src/domain/eta.ts); null when it is not in the queue or cannot be estimated. */
+  estimatedMergeAt: string | null;
+  /** Why there is no estimate (paused, not ready, no CI history yet); null when there is one or it ended. */
+  estimateReason: MergeEstimate['reason'];
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -36,7 +41,7 @@ export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   history: { state: PrState; at: string; reason: Reason }[];
 }
 
-export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null): EnqueuedPullRequestRecord {
+export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null, estimate: MergeEstimate | undefined): EnqueuedPullRequestRecord {
   return {
     id: entry.id,
     prNumber: entry.prNumber,
@@ -52,6 +57,8 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     usedDefaultPriorityName: entry.usedDefaultPriorityName,
     skipTheLine: entry.priorityValue === SKIP_THE_LINE_PRIORITY,
     noBatch: entry.noBatch,
+    estimatedMergeAt: estimate?.estimatedMergeAt ?? null,
+    estimateReason: estimate?.reason ?? null,
   };
 }
 
@@ -59,12 +66,12 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
  * `queue` is the document the entry was read from, or null for an archived entry. An entry is
  * currently submitted while it is active in the queue document.
  */
-export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | null): SubmittedPullRequestRecord {
+export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | null, estimates?: ReadonlyMap<string, MergeEstimate>): SubmittedPullRequestRecord {
   const inQueue = queue !== null && isActive(entry.state) && queue.entries.some((e) => e.id === entry.id);
   const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
   const { readiness } = entry;
   return {
-    ...toEnqueuedPullRequestRecord(entry, position),
+    ...toEnqueuedPullRequestRecord(entry, position, inQueue ? estimates?.get(entry.id) : undefined),
     isCurrentlySubmittedToQueue: inQueue,
     readiness: {
       hasImpactedTargets: readiness.hasImpactedTargets,

@@ -1,4 +1,5 @@
 import { positionsOf } from '../domain/position.js';
+import type { MergeEstimate } from '../domain/eta.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { QueueSettings } from '../domain/settings.js';
@@ -19,7 +20,7 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
   updatedAt: string;
 }
 
-export function toQueueRecord(queue: QueueDoc): QueueRecord {
+export function toQueueRecord(queue: QueueDoc, estimates?: ReadonlyMap<string, MergeEstimate>): QueueRecord {
   const s = queue.settings;
   return {
     id: queue.id,
@@ -29,14 +30,14 @@ export function toQueueRecord(queue: QueueDoc): QueueRecord {
     ...s,
     requiredStatuses: s.requiredStatuses ? [...s.requiredStatuses] : [],
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
-    enqueuedPullRequests: enqueuedInQueueOrder(queue),
+    enqueuedPullRequests: enqueuedInQueueOrder(queue, estimates),
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };
 }
 
 /** Active entries: those with a position in queue order first, then the not-ready ones by submission. */
-function enqueuedInQueueOrder(queue: QueueDoc): EnqueuedPullRequestRecord[] {
+function enqueuedInQueueOrder(queue: QueueDoc, estimates: ReadonlyMap<string, MergeEstimate> | undefined): EnqueuedPullRequestRecord[] {
   const positions = positionsOf(queue);
   const active = queue.entries.filter((e) => isActive(e.state));
   const positioned = active
@@ -44,7 +45,7 @@ function enqueuedInQueueOrder(queue: QueueDoc): EnqueuedPullRequestRecord[] {
     .sort((a, b) => (positions.get(a.id) ?? 0) - (positions.get(b.id) ?? 0));
   const waiting = active.filter((e) => !positions.has(e.id)).sort((a, b) => a.seq - b.seq);
   return [
-    ...positioned.map((e) => toEnqueuedPullRequestRecord(e, positions.get(e.id) ?? null)),
-    ...waiting.map((e) => toEnqueuedPullRequestRecord(e, null)),
+    ...positioned.map((e) => toEnqueuedPullRequestRecord(e, positions.get(e.id) ?? null, estimates?.get(e.id))),
+    ...waiting.map((e) => toEnqueuedPullRequestRecord(e, null, estimates?.get(e.id))),
   ];
 }

@@ -30,6 +30,7 @@ import type {
   UpdateQueueInput,
 } from './queue-inputs.js';
 import { toQueueRecord, type QueueRecord } from './queue-record.js';
+import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
@@ -40,6 +41,8 @@ export interface QueueNotifier {
   notify(queueId: string): void;
   /** A PR head's target list was replaced: drop any copy of the old one (the engine caches lists). */
   forgetImpactedTargets?(repoKey: string, prNumber: number, sha: string): void;
+  /** Read a NOT_READY entry's PR from the git host at the next reconcile, not at the next poll, and reconcile. */
+  recheckPullRequest?(queueId: string, entryId: string): void;
 }
 
 export interface QueueServiceDeps {
@@ -107,8 +110,11 @@ export class QueueService {
       if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
       return { queue: submitted.queue, result: submitted.entry.id };
     });
-    if (changed) this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+    const entry = entryIn(queue, id);
+    // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
+    if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
+    else if (changed) this.notifier.notify(queue.id);
+    return toSubmittedPullRequestRecord(entry, queue, await this.estimates(queue));
   }
 
   async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
@@ -122,7 +128,7 @@ export class QueueService {
     });
     if (id !== null) {
       if (changed) this.notifier.notify(queue.id);
-      return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+      return toSubmittedPullRequestRecord(entryIn(queue, id), queue, await this.estimates(queue));
     }
     const latest = await this.latestEntry(queue, prNumber);
     if (!latest) throw notFound.pullRequest(prNumber);
@@ -144,14 +150,14 @@ export class QueueService {
       throw invalidState(`pull request #${prNumber} is ${latest.state}; only a pull request in the queue can be restarted`);
     }
     this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entryIn(queue, id), queue);
+    return toSubmittedPullRequestRecord(entryIn(queue, id), queue, await this.estimates(queue));
   }
 
   async getSubmittedPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
     const queue = await this.loadQueue(org, input);
     const latest = await this.latestEntry(queue, input.pr.number);
     if (!latest) throw notFound.pullRequest(input.pr.number);
-    return toSubmittedPullRequestRecord(latest, queue);
+    return toSubmittedPullRequestRecord(latest, queue, await this.estimates(queue));
   }
 
   /**
@@ -233,11 +239,12 @@ export class QueueService {
       throw err;
     }
     this.notifier.notify(queue.id);
-    return toQueueRecord(queue);
+    return toQueueRecord(queue, await this.estimates(queue));
   }
 
   async getQueue(org: Org, input: QueueRefInput): Promise<QueueRecord> {
-    return toQueueRecord(await this.loadQueue(org, input));
+    const queue = await this.loadQueue(org, input);
+    return toQueueRecord(queue, await this.estimates(queue));
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
@@ -246,14 +253,15 @@ export class QueueService {
     const patch = settingsPatchOf(input);
     assertSettingsInBounds(patch);
     if (Object.keys(patch).length === 0 && input.state === undefined) {
-      return toQueueRecord(await this.loadQueue(org, input));
+      const unchanged = await this.loadQueue(org, input);
+      return toQueueRecord(unchanged, await this.estimates(unchanged));
     }
     const { queue } = await this.writer.update(key, (current) => ({
       queue: changeSettings(current, patch, input.state, this.clock.now()),
       result: null,
     }));
     this.notifier.notify(queue.id);
-    return toQueueRecord(queue);
+    return toQueueRecord(queue, await this.estimates(queue));
   }
 
   /** Only an empty queue is deleted; deleting a missing queue answers `deleted: false`. */
@@ -264,6 +272,11 @@ export class QueueService {
     });
     if (queueId) this.notifier.notify(queueId);
     return { deleted };
+  }
+
+  /** The ETA of each active entry (src/domain/eta.ts). */
+  private estimates(queue: QueueDoc) {
+    return loadMergeEstimates(this.store, queue, this.clock.now());
   }
 
   private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {

@@ -8,6 +8,7 @@ import { SCENARIOS } from './scenario.js';
 import { parseSeedRange, summarizeSeeds } from './seed-summary.js';
 import { defaultStrategies } from './strategies.js';
 import { describeSettings, formatSeedTable, formatTable } from './table.js';
+import { formatEtaErrors } from './eta-table.js';
 
 /**
  * `npm run bench:queue -- --scenario s20 [--seed N | --seeds A-B] [--json FILE] [--recommend] [--prs N]`
@@ -65,6 +66,7 @@ if (opts.seeds) {
   }
   const summary = summarizeSeeds(perSeed.map((r) => r.strategies));
   console.log(formatSeedTable(summary));
+  console.log(formatEtaErrors(perSeed.map((r) => r.strategies)));
   for (const st of strategies) console.log(`${st.name}: ${describeSettings(st.settings)}`);
   const { name, ...parameters } = scenario;
   writeResults(opts.json ?? `bench/results/queue-${scenario.name}-seeds.json`, { scenario: { name, ...parameters, seeds: opts.seeds }, summary, perSeed });
@@ -80,6 +82,7 @@ if (opts.seeds) {
     console.error(`  ${r.name} done${r.extra.wallSeconds === undefined ? '' : ` in ${r.extra.wallSeconds}s`}`),
   );
   console.log(formatTable(result.strategies));
+  console.log(formatEtaErrors([result.strategies]));
   for (const r of result.strategies) if (r.settings) console.log(`${r.name}: ${describeSettings(r.settings)}`);
   const { name, ...parameters } = result.scenario;
   writeResults(opts.json ?? `bench/results/queue-${scenario.name}.json`, { scenario: { name, ...parameters }, strategies: result.strategies });

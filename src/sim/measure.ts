@@ -43,6 +43,8 @@ export interface StrategyResult {
     stoppedBecause?: StopReason;
     /** PRs held by the CI runs started, summed over the runs, per PR of the scenario. */
     testedPrsPerPr?: number;
+    /** Median absolute ETA error as a share of time in queue, at submission and at the start of the last run. */
+    etaErrors?: { atSubmission: number | null; atLastRunStart: number | null };
   };
 }
 

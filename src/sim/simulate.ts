@@ -13,6 +13,8 @@ import { recordImpactedTargets, recordStatusChecks } from '../planner/index.js';
 import { openSqliteStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { PrOutcome, StopReason } from './measure.js';
+import { EtaRecorder, type EtaErrors } from './eta-error.js';
+import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { SimulationStore } from './memory-store.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
@@ -61,6 +63,8 @@ export interface SimulationOutput {
   stopped: { atMinutes: number; because: StopReason } | null;
   /** PRs held by the CI runs started, summed over the runs. */
   testedPrs: number;
+  /** How far the ETA the queue gave was from the merge (src/domain/eta.ts). */
+  etaErrors: EtaErrors;
 }
 
 /**
@@ -107,6 +111,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let stopped: SimulationOutput['stopped'] = null;
   let checkedAt = 0;
   const tested = new TestedPrs(sandbox);
+  const etas = new EtaRecorder();
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -140,6 +145,8 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     }
     await engine.reconcile(queue.id, { facts });
     reconciles++;
+    const doc = await store.getQueueById(queue.id);
+    if (doc) etas.observe(doc, await loadMergeEstimates(store, doc, time.now()));
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
@@ -151,6 +158,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     wallMs: performance.now() - started,
     stopped,
     testedPrs: tested.count(),
+    etaErrors: etas.errors(prs, outcomes.outcomes, START_MS),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;

@@ -32,6 +32,8 @@ export class SandboxService {
     readonly time: VirtualTime,
     readonly store: Store,
     readonly token: string,
+    /** A token of another organization (globex), which owns none of acme's repositories. */
+    readonly otherOrgToken: string,
   ) {
     this.sandbox = new SandboxGitHost({ clock: time, scheduler: time });
     const { sandbox } = this;
@@ -53,8 +55,8 @@ export class SandboxService {
   static async start(): Promise<SandboxService> {
     const time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
     const store = await openSqliteStore(':memory:');
-    const token = (await seedTenants(store, time.now())).acme.token;
-    return new SandboxService(time, store, token);
+    const tenants = await seedTenants(store, time.now());
+    return new SandboxService(time, store, tenants.acme.token, tenants.globex.token);
   }
 
   async stop(): Promise<void> {

@@ -97,6 +97,8 @@ describe('without a git host', () => {
           usedDefaultPriorityName: 'medium',
           skipTheLine: false,
           noBatch: false,
+          estimatedMergeAt: null,
+          estimateReason: { code: 'not_ready', message: 'not ready: no estimate until it is' },
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { EXIT } from '../exit-codes.js';
 import { createLogger } from '../../server/logger.js';
 import type { CliContext } from '../cli-context.js';
 
@@ -11,7 +12,14 @@ export function registerServe(program: Command, ctx: CliContext): void {
         'Limits (rate, timeouts, large bodies, history) come from MERGEQ_* variables; see docs/configuration.md. ' +
         'Stops cleanly on SIGTERM or SIGINT.',
     )
-    .action(async () => {
+    // The port is configuration like the rest (MERGEQ_PORT); a --port flag says so instead of "unknown option".
+    .addOption(new Option('--port <port>').hideHelp())
+    .action(async (options: { port?: string }) => {
+      if (options.port !== undefined) {
+        ctx.io.stderr.write(`mergeq serve takes its port from the environment: MERGEQ_PORT=${options.port} mergeq serve\n`);
+        ctx.exitWith(EXIT.usage);
+        return;
+      }
       const config = ctx.config();
       const logger = createLogger(config.logLevel, ctx.io.stdout);
       // Loaded here so the admin commands do not load the HTTP stack and the engine.

@@ -33,6 +33,11 @@ const enqueuedFields = {
   usedDefaultPriorityName: z.string().nullable().describe('the default priority name when none was given, else null'),
   skipTheLine: z.boolean(),
   noBatch: z.boolean(),
+  estimatedMergeAt: timestamp.nullable().describe('when it should merge, from the queue\'s recent CI; null when not in the queue or no estimate'),
+  estimateReason: z
+    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
+    .nullable()
+    .describe('why there is no estimate'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;

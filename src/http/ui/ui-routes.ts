@@ -1,0 +1,150 @@
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Org } from '../../domain/org.js';
+import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
+import type { Clock } from '../../engine/clock.js';
+import { ServiceError } from '../../service/errors.js';
+import type { QueueOverviewService } from '../../service/queue-overview.js';
+import type { QuarantineService } from '../../service/quarantine-service.js';
+import type { QueueService } from '../../service/queue-service.js';
+import { hashToken } from '../../service/tokens.js';
+import type { Store } from '../../store/store.js';
+import { httpErrors } from '../problem.js';
+import { liveEvents } from './live-events.js';
+import { cookieValue, csrfMatches, UiSessions, type UiSession } from './ui-sessions.js';
+
+export const SESSION_COOKIE = 'mq_session';
+export const CSRF_HEADER = 'x-csrf-token';
+/** The page's files: `ui/` at the package root, two folders above both src/http/ui and dist/http/ui. */
+const ASSETS_DIR = fileURLToPath(new URL('../../../ui/', import.meta.url));
+
+export interface UiDeps {
+  store: Store;
+  clock: Clock;
+  queueService: QueueService;
+  quarantineService: Pick<QuarantineService, 'list'>;
+  overview: QueueOverviewService;
+  /** The sign-in cookie gets `Secure` when the page is served over HTTPS (behind a proxy: X-Forwarded-Proto). */
+  secureCookie?: (req: Request) => boolean;
+}
+
+const repoParam = z.string().regex(/^[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'host/owner/name');
+const queueQuery = z.object({ repo: repoParam, branch: z.string().min(1).max(255) });
+const prQuery = queueQuery.extend({ number: z.coerce.number().int().positive() });
+const signInBody = z.object({ token: z.string().min(1).max(200) });
+const stateBody = z.object({ repo: repoParam, branch: z.string().min(1).max(255), state: z.enum(SETTABLE_QUEUE_STATES) });
+const prActionBody = z.object({ repo: repoParam, branch: z.string().min(1).max(255), number: z.number().int().positive() });
+
+/**
+ * The web page at /ui/: its static files, sign-in with an API token into a session cookie, and a
+ * small JSON API over the same services as /v1 (tenancy included) plus a server-sent event stream.
+ */
+export function uiRoutes(deps: UiDeps): Router {
+  const sessions = new UiSessions();
+  const router = Router();
+  const nowMs = () => deps.clock.now().getTime();
+  const json = express.json({ limit: '16kb' });
+
+  router.use((_req, res, next) => {
+    res.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    res.set('X-Content-Type-Options', 'nosniff');
+    res.set('Referrer-Policy', 'no-referrer');
+    next();
+  });
+
+  router.post('/api/session', json, async (req, res) => {
+    const { token } = parse(signInBody, req.body);
+    const stored = await deps.store.findTokenByHash(hashToken(token));
+    const org = stored && !stored.revokedAt ? await deps.store.getOrgById(stored.orgId) : null;
+    if (!stored || !org) throw httpErrors.unauthorized('the API token is unknown or revoked');
+    const { id, session } = sessions.create(stored.id, nowMs());
+    const secure = deps.secureCookie?.(req) ?? req.secure;
+    res.cookie(SESSION_COOKIE, id, { httpOnly: true, sameSite: 'strict', path: '/ui', secure });
+    res.json({ org: org.slug, csrfToken: session.csrfToken });
+  });
+
+  const signedIn: RequestHandler = async (req, res, next) => {
+    const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE), nowMs());
+    const token = session ? await deps.store.getToken(session.tokenId) : null;
+    const org = token && !token.revokedAt ? await deps.store.getOrgById(token.orgId) : null;
+    if (!session || !org) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
+    res.locals.uiSession = session;
+    res.locals.uiOrg = org;
+    next();
+  };
+  const withCsrf: RequestHandler = (req, res, next) => {
+    if (!csrfMatches(res.locals.uiSession as UiSession, req.get(CSRF_HEADER))) {
+      throw new ServiceError(403, 'csrf', 'Forbidden', `the ${CSRF_HEADER} header is missing or wrong`);
+    }
+    next();
+  };
+  const orgOf = (res: Response) => res.locals.uiOrg as Org;
+
+  router.delete('/api/session', signedIn, withCsrf, (req, res) => {
+    sessions.end(cookieValue(req.get('cookie'), SESSION_COOKIE));
+    res.clearCookie(SESSION_COOKIE, { path: '/ui' });
+    res.json({ signedOut: true });
+  });
+
+  router.get('/api/session', signedIn, (_req, res) => {
+    res.json({ org: orgOf(res).slug, csrfToken: (res.locals.uiSession as UiSession).csrfToken });
+  });
+
+  router.get('/api/queues', signedIn, async (_req, res) => {
+    res.json({ queues: await deps.overview.listQueues(orgOf(res)) });
+  });
+
+  router.get('/api/queue', signedIn, async (req, res) => {
+    const ref = queueRef(parse(queueQuery, req.query));
+    const org = orgOf(res);
+    const [queue, details] = await Promise.all([deps.queueService.getQueue(org, ref), deps.queueService.getMergeQueueTestingDetails(org, ref)]);
+    res.json({ queue, runsInFlight: details.testRuns });
+  });
+
+  router.get('/api/pull', signedIn, async (req, res) => {
+    const q = parse(prQuery, req.query);
+    const ref = { ...queueRef(q), pr: { number: q.number } };
+    const org = orgOf(res);
+    const [pullRequest, details] = await Promise.all([deps.queueService.getSubmittedPullRequest(org, ref), deps.queueService.getMergeQueueTestingDetails(org, ref)]);
+    res.json({ pullRequest, runs: details.testRuns });
+  });
+
+  router.get('/api/quarantined', signedIn, async (req, res) => {
+    const q = parse(queueQuery.pick({ repo: true }), req.query);
+    const org = orgOf(res);
+    res.json(await deps.quarantineService.list(org, { repo: queueRef({ ...q, branch: '' }).repo, orgUrlSlug: org.slug, pageSize: 100, pageToken: '' }));
+  });
+
+  router.post('/api/queue/state', signedIn, withCsrf, json, async (req, res) => {
+    const body = parse(stateBody, req.body);
+    res.json({ queue: await deps.queueService.updateQueue(orgOf(res), { ...queueRef(body), state: body.state }) });
+  });
+
+  router.post('/api/pull/:action', signedIn, withCsrf, json, async (req, res) => {
+    const body = parse(prActionBody, req.body);
+    const ref = { ...queueRef(body), pr: { number: body.number } };
+    const org = orgOf(res);
+    if (req.params.action === 'cancel') return void res.json({ pullRequest: await deps.queueService.cancelPullRequest(org, ref) });
+    if (req.params.action === 'restart') return void res.json({ pullRequest: await deps.queueService.restartTestsOnPullRequest(org, ref) });
+    throw httpErrors.notFound(req.originalUrl);
+  });
+
+  router.get('/api/events', signedIn, (req, res) => liveEvents(req, res, () => deps.overview.versions(orgOf(res))));
+
+  router.use(express.static(ASSETS_DIR, { index: 'index.html', fallthrough: true, maxAge: 0 }));
+  router.use('/api', (req: Request, _res: Response, next: NextFunction) => next(httpErrors.notFound(req.originalUrl)));
+  return router;
+}
+
+function queueRef(q: { repo: string; branch: string }) {
+  const [host, owner, name] = q.repo.split('/') as [string, string, string];
+  return { repo: { host, owner, name }, targetBranch: q.branch };
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
+  throw new ServiceError(400, 'invalid_request', 'Invalid request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}

@@ -1,0 +1,109 @@
+import { ciHistoryOf, estimateMergeTimes, type CiHistory } from '../../src/domain/eta.js';
+import type { Entry } from '../../src/domain/entry.js';
+import type { QueueDoc } from '../../src/domain/queue.js';
+import type { TestRun } from '../../src/domain/run.js';
+import { defaultSettings, type QueueSettings } from '../../src/domain/settings.js';
+import type { PrState, QueueState } from '../../src/domain/states.js';
+
+const NOW = new Date('2026-11-22T10:00:00.000Z');
+const MIN = 60_000;
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * MIN).toISOString();
+
+type Doc = Pick<QueueDoc, 'state' | 'settings' | 'entries' | 'units' | 'runs'>;
+
+/** `units`: the entries' states in queue order, one array per unit; `running`: units with a run that started `minutes` ago. */
+function queue(opts: { units: PrState[][]; running?: Record<number, number>; state?: QueueState; settings?: Partial<QueueSettings>; notReady?: number }): Doc {
+  const entries: Entry[] = [];
+  const units = opts.units.map((states, u) => ({
+    id: `u${u}`,
+    createdAt: NOW.toISOString(),
+    entryIds: states.map((state, i) => {
+      const id = `e${u}.${i}`;
+      entries.push({ id, state } as Entry);
+      return id;
+    }),
+  }));
+  for (let i = 0; i < (opts.notReady ?? 0); i++) entries.push({ id: `waiting${i}`, state: 'NOT_READY' } as Entry);
+  const runs = Object.entries(opts.running ?? {}).map(([u, ago]) => ({ id: `r${u}`, unitId: `u${u}`, kind: 'main', status: 'pending', createdAt: at(-ago), attempt: 0, dependencyEntryIds: [] as string[] }) as TestRun);
+  return { state: opts.state ?? 'running', settings: defaultSettings(opts.settings), entries, units, runs };
+}
+
+const tenMinutes: CiHistory = { medianRunMs: 10 * MIN, failureRate: 0, flakeRate: 0 };
+const etas = (doc: Doc, history = tenMinutes) => {
+  const estimates = estimateMergeTimes(doc, history, NOW);
+  return doc.entries.map((e) => estimates.get(e.id)?.estimatedMergeAt ?? estimates.get(e.id)?.reason?.code);
+};
+
+test.each([
+  {
+    name: 'one slot: each unit waits for the run ahead',
+    doc: queue({ units: [['TESTING'], ['PENDING'], ['PENDING']], running: { 0: 4 } }),
+    want: [at(6), at(16), at(26)],
+  },
+  {
+    name: 'four slots: runs in flight end together, the fifth starts when the first slot frees',
+    doc: queue({ units: [['TESTING'], ['TESTING'], ['TESTING'], ['TESTING'], ['PENDING']], running: { 0: 2, 1: 2, 2: 2, 3: 2 }, settings: { concurrency: 4 } }),
+    want: [at(8), at(8), at(8), at(8), at(18)],
+  },
+  {
+    name: 'a unit merges no earlier than the one ahead of it',
+    doc: queue({ units: [['TESTING'], ['TESTING']], running: { 0: 0, 1: 9 }, settings: { concurrency: 2 } }),
+    want: [at(10), at(10)],
+  },
+  {
+    name: 'a batch is one run for all its PRs',
+    doc: queue({ units: [['PENDING', 'PENDING', 'PENDING'], ['PENDING']], settings: { batch: true } }),
+    want: [at(10), at(10), at(10), at(20)],
+  },
+  {
+    name: 'passed and waiting to merge: now',
+    doc: queue({ units: [['TESTS_PASSED'], ['PENDING']] }),
+    want: [at(0), at(10)],
+  },
+  {
+    name: 'a run past its usual time is expected to end now, not in the past',
+    doc: queue({ units: [['TESTING']], running: { 0: 25 } }),
+    want: [at(0)],
+  },
+  {
+    name: 'paused: no estimate, and why',
+    doc: queue({ units: [['PENDING']], state: 'paused' }),
+    want: ['queue_paused'],
+  },
+  {
+    name: 'not ready: no estimate, and why',
+    doc: queue({ units: [['PENDING']], notReady: 1 }),
+    want: [at(10), 'not_ready'],
+  },
+])('$name', ({ doc, want }) => {
+  expect(etas(doc)).toEqual(want);
+});
+
+test('failures seen ahead push later PRs back: one run time, weighted by the chance of at least one failure ahead', () => {
+  const doc = queue({ units: [['PENDING'], ['PENDING'], ['PENDING']], settings: { concurrency: 3 } });
+  expect(etas(doc, { medianRunMs: 10 * MIN, failureRate: 0.5, flakeRate: 0 })).toEqual([at(10), at(15), at(17.5)]);
+});
+
+test('parallel mode: a unit waits only for the units its run is built on', () => {
+  const doc = queue({ units: [['TESTING'], ['TESTING'], ['TESTING']], running: { 0: 0, 1: 5, 2: 8 }, settings: { mode: 'parallel', concurrency: 3 } });
+  doc.runs[2]!.dependencyEntryIds = ['e0.0'];
+  expect(etas(doc, { medianRunMs: 10 * MIN, failureRate: 0.5, flakeRate: 0 })).toEqual([at(10), at(5), at(15)]);
+});
+
+test('flake reruns add their share of a run to every undecided unit', () => {
+  expect(etas(queue({ units: [['PENDING']] }), { medianRunMs: 10 * MIN, failureRate: 0, flakeRate: 0.2 })).toEqual([at(12)]);
+});
+
+test('no finished run yet: no estimate rather than a made-up constant', () => {
+  expect(etas(queue({ units: [['PENDING']] }), ciHistoryOf([]))).toEqual(['no_ci_history']);
+});
+
+test('the history is the median run time and the failure and flake shares of recent runs', () => {
+  const run = (minutes: number, status: TestRun['status'], attempt = 0) =>
+    ({ kind: 'main', status, attempt, createdAt: at(-minutes), finishedAt: at(0) }) as TestRun;
+  expect(ciHistoryOf([run(8, 'passed'), run(10, 'failed'), run(12, 'passed', 1), run(30, 'cancelled')])).toEqual({
+    medianRunMs: 10 * MIN,
+    failureRate: 0.5,
+    flakeRate: 1 / 3,
+  });
+});

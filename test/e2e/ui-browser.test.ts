@@ -1,0 +1,184 @@
+/// <reference lib="dom" />
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { chromiumPath, launchChromium } from './browser.js';
+import { SandboxService } from './sandbox-service.js';
+
+/**
+ * The web page in a real browser (Debian's chromium through puppeteer-core) against the service
+ * wired as in sandbox mode, with virtual time: sign in, watch ten PRs (one bad) go through the
+ * queue live, read the failed PR's timeline, pause and resume, and another organization sees nothing.
+ * With MERGEQ_UI_SCREENSHOTS=<dir> (`npm run ui:screenshots`) it saves a screenshot of each page.
+ */
+
+const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
+const QUEUE = { repo: REPO, targetBranch: 'main' };
+const REPO_PARAM = 'github.com/acme/widgets';
+const SCREENSHOTS = process.env.MERGEQ_UI_SCREENSHOTS;
+const chromium = chromiumPath();
+if (!chromium) console.log('ui-browser tests skipped: no Chromium installed (apt-get install chromium, or set CHROMIUM_PATH)');
+const describeWithBrowser = chromium ? describe : describe.skip;
+
+let svc: SandboxService;
+let server: Server;
+let base: string;
+let browser: Browser;
+let page: Page;
+const numbers: number[] = [];
+let bad: number;
+
+const text = (selector: string) => page.$eval(selector, (n) => n.textContent ?? '');
+const waitForText = (selector: string, wanted: string, timeout = 5_000) =>
+  page.waitForFunction((sel, w) => Array.from(document.querySelectorAll(sel)).some((n) => (n.textContent ?? '').includes(w)), { timeout }, selector, wanted);
+async function screenshot(name: string, width = 1100) {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.setViewport({ width, height: 800 });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.setViewport({ width: 1100, height: 800 });
+}
+async function signIn(p: Page, token: string) {
+  await p.goto(`${base}/ui/`);
+  await p.waitForSelector('#token');
+  await p.type('#token', token);
+  await p.keyboard.press('Enter');
+  await p.waitForSelector('h1::-p-text(Queues)');
+}
+async function seriousAxeViolations(p: Page): Promise<string[]> {
+  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await p.evaluate(axeSource);
+  const result = (await p.evaluate(() => (globalThis as unknown as { axe: { run: () => Promise<unknown> } }).axe.run())) as {
+    violations: { id: string; impact: string | null; nodes: unknown[] }[];
+  };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+}
+
+describeWithBrowser('the web page in a browser', () => {
+  beforeAll(async () => {
+    svc = await SandboxService.start();
+    await svc.ok('createQueue', { ...QUEUE, mode: 'single', concurrency: 4 });
+    for (let i = 0; i < 10; i++) numbers.push((await svc.openPull(REPO, `change ${i + 1}`, { bad: i === 2, ciMinutes: 10 })).number);
+    bad = numbers[2]!;
+    server = await new Promise<Server>((resolve) => {
+      const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    browser = await launchChromium(chromium!);
+    page = await browser.newPage();
+    // axe is injected as a script; the page's own policy allows only its own files.
+    await page.setBypassCSP(true);
+    await page.setViewport({ width: 1100, height: 800 });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await svc?.stop();
+  });
+
+  test('a wrong token is refused with a message; the right one signs in with an HttpOnly, SameSite=Strict cookie', async () => {
+    await page.goto(`${base}/ui/`);
+    await page.waitForSelector('#token');
+    await screenshot('sign-in');
+    await page.type('#token', 'mq_not-a-token');
+    await page.keyboard.press('Enter');
+    await waitForText('[role=alert]', 'unknown or revoked');
+    await page.$eval('#token', (n) => ((n as HTMLInputElement).value = ''));
+    await signIn(page, svc.token);
+    const cookies = await browser.cookies();
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ name: 'mq_session', httpOnly: true, sameSite: 'Strict' }]);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('mq_');
+    expect(page.url()).not.toContain('mq_');
+  });
+
+  test('the queue list and the queue move live, without a reload, to 9 merged and 1 failed', async () => {
+    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.click(`a[href*="repo=github.com%2Facme%2Fwidgets"]`);
+    await waitForText('h2', 'Pull requests (0)');
+    for (const n of numbers) await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+    await svc.settle();
+    await waitForText('h2', 'Pull requests (10)', 3_000);
+    await waitForText('h2', 'Runs in flight (4)', 3_000);
+    await screenshot('queue');
+    await screenshot('queue-phone', 390);
+    for (let minute = 0; minute < 120; minute++) {
+      await svc.advanceMinutes(1);
+      if (minute === 11 && SCREENSHOTS) {
+        // The first runs have finished: the queue has a CI history, so the PRs have ETAs.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await screenshot('queue-live');
+        await screenshot('queue-live-phone', 390);
+      }
+      if ((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests.length === 0) break;
+    }
+    await waitForText('p.muted', 'The queue is empty.', 3_000);
+    await page.click('a[href="#/"]');
+    await page.waitForSelector('h1::-p-text(Queues)');
+    const row = await page.$$eval('tbody tr td', (cells) => cells.map((c) => c.textContent));
+    expect(row.slice(0, 7)).toEqual(['acme/widgets · main', 'running', 'single', '0', '0', '9', '1']);
+    await screenshot('queues');
+    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  }, 60_000);
+
+  test("the failed PR's timeline says why it failed", async () => {
+    await page.goto(`${base}/ui/#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`);
+    await page.waitForSelector('#reason');
+    expect(await text('#reason')).toMatch(/Reason: .*fail/i);
+    const timeline = await page.$$eval('ol.timeline li', (items) => items.map((li) => li.textContent ?? ''));
+    expect(timeline[0]).toContain('NOT_READY');
+    expect(timeline.at(-1)).toContain('FAILED');
+    expect(await page.$$eval('.run .error', (n) => n.map((e) => e.textContent ?? ''))).toEqual(expect.arrayContaining([expect.stringContaining('Failing:')]));
+    await screenshot('pull-request');
+  });
+
+  test('pause and resume from the page, with the keyboard', async () => {
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.waitForSelector('button::-p-text(Pause)');
+    await page.focus('button::-p-text(Pause)');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('button::-p-text(Resume)');
+    expect((await svc.ok('getQueue', QUEUE)).body.state).toBe('paused');
+    await page.focus('button::-p-text(Resume)');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('button::-p-text(Pause)');
+    expect((await svc.ok('getQueue', QUEUE)).body.state).toBe('running');
+  });
+
+  test('no serious or critical accessibility violations on any page', async () => {
+    const pages = ['#/', `#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`];
+    for (const hash of pages) {
+      await page.goto(`${base}/ui/${hash}`);
+      await page.waitForSelector('main h1');
+      expect({ hash, violations: await seriousAxeViolations(page) }).toEqual({ hash, violations: [] });
+    }
+  });
+
+  test('a token of another organization sees nothing of the queue', async () => {
+    const context = await browser.createBrowserContext();
+    const other = await context.newPage();
+    await signIn(other, svc.otherOrgToken);
+    expect(await other.$eval('main', (m) => m.textContent ?? '')).toContain('No queues yet');
+    const status = await other.evaluate(
+      (q) => fetch(`/ui/api/queue?${q}`).then((r) => r.status),
+      new URLSearchParams({ repo: REPO_PARAM, branch: 'main' }).toString(),
+    );
+    expect(status).toBe(403);
+    await other.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await other.waitForSelector('[role=alert]');
+    expect(await other.$eval('main', (m) => m.textContent ?? '')).not.toContain('change 1');
+    await context.close();
+  });
+
+  test('sign out ends the session', async () => {
+    await page.goto(`${base}/ui/`);
+    await page.waitForSelector('#sign-out');
+    await page.click('#sign-out');
+    await page.waitForSelector('#token');
+    await page.reload();
+    await page.waitForSelector('#token');
+  });
+});

@@ -1,0 +1,19 @@
+import { commitStatusFor } from '../../src/engine/commit-status.js';
+import type { Entry } from '../../src/domain/entry.js';
+import { describe as describeStatus } from '../../src/github-app/handlers/comment-command.js';
+import type { SubmittedPullRequestRecord } from '../../src/service/pull-request-record.js';
+
+const pending = { state: 'PENDING', readiness: {}, history: [] } as unknown as Entry;
+
+test('a queued PR\'s check says its place and when it should merge', () => {
+  expect(commitStatusFor(pending, 3, 'main', '2026-11-22T14:05:00.000Z').description).toBe('Queued #3 · ETA 14:05 UTC');
+  expect(commitStatusFor(pending, 3, 'main', null).description).toBe('Queued #3');
+});
+
+test('/merge status says the ETA, or why there is none', () => {
+  const base = { state: 'PENDING', position: 2, priorityName: 'medium', reason: null, isCurrentlySubmittedToQueue: true } as SubmittedPullRequestRecord;
+  expect(describeStatus({ ...base, estimatedMergeAt: '2026-11-22T14:05:00.000Z', estimateReason: null })).toContain('Estimated to merge at 14:05 UTC');
+  expect(describeStatus({ ...base, estimatedMergeAt: null, estimateReason: { code: 'queue_paused', message: 'the queue is paused' } })).toContain(
+    'No merge estimate: the queue is paused.',
+  );
+});

@@ -1,0 +1,73 @@
+import request from 'supertest';
+import { post, queueRef } from './helpers/requests.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+/** The web page's session: how a sign-in is kept, what a change needs, what another organization sees. */
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+  expect((await post(t, 'createQueue', queueRef())).status).toBe(200);
+});
+afterEach(async () => {
+  await t.close();
+});
+
+async function signIn(token: string): Promise<{ cookie: string; csrfToken: string; setCookie: string }> {
+  const res = await request(t.app).post('/ui/api/session').send({ token });
+  expect(res.status).toBe(200);
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0] ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrfToken: res.body.csrfToken as string, setCookie };
+}
+
+const QUEUE_QUERY = { repo: 'github.com/acme/widgets', branch: 'main' };
+
+test('the page and its files are served by the service itself, with a strict content policy', async () => {
+  const page = await request(t.app).get('/ui/');
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('<script type="module" src="/ui/app.js">');
+  expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+  expect((await request(t.app).get('/ui/app.js')).status).toBe(200);
+  expect((await request(t.app).get('/ui/app.css')).status).toBe(200);
+});
+
+test('signing in sets an HttpOnly, SameSite=Strict cookie that holds no token; a wrong token gets 401', async () => {
+  expect((await request(t.app).post('/ui/api/session').send({ token: 'mq_wrong' })).status).toBe(401);
+  expect((await request(t.app).post('/ui/api/session').send({ token: t.revokedToken })).status).toBe(401);
+  const { setCookie } = await signIn(t.acme.token);
+  expect(setCookie).toMatch(/^mq_session=[\w-]{40,};/);
+  expect(setCookie).toContain('HttpOnly');
+  expect(setCookie).toContain('SameSite=Strict');
+  expect(setCookie).not.toContain(t.acme.token);
+});
+
+test('without a session the data is 401; with one it lists only the organization’s own queues', async () => {
+  expect((await request(t.app).get('/ui/api/queues')).status).toBe(401);
+  const acme = await signIn(t.acme.token);
+  const mine = await request(t.app).get('/ui/api/queues').set('Cookie', acme.cookie);
+  expect(mine.body.queues.map((q: { repo: { name: string }; branch: string }) => `${q.repo.name}:${q.branch}`)).toEqual(['widgets:main']);
+  const globex = await signIn(t.globex.token);
+  expect((await request(t.app).get('/ui/api/queues').set('Cookie', globex.cookie)).body.queues).toEqual([]);
+  expect((await request(t.app).get('/ui/api/queue').query(QUEUE_QUERY).set('Cookie', globex.cookie)).status).toBe(403);
+  const pause = await request(t.app).post('/ui/api/queue/state').set('Cookie', globex.cookie).set('x-csrf-token', globex.csrfToken).send({ ...QUEUE_QUERY, state: 'paused' });
+  expect(pause.status).toBe(403);
+});
+
+test('a change needs the session’s CSRF token', async () => {
+  const { cookie, csrfToken } = await signIn(t.acme.token);
+  const change = () => request(t.app).post('/ui/api/queue/state').set('Cookie', cookie).send({ ...QUEUE_QUERY, state: 'paused' });
+  expect((await change()).status).toBe(403);
+  expect((await change().set('x-csrf-token', 'forged')).status).toBe(403);
+  const ok = await change().set('x-csrf-token', csrfToken);
+  expect(ok.status).toBe(200);
+  expect(ok.body.queue.state).toBe('paused');
+});
+
+test('sign out ends the session; revoking the token ends it too', async () => {
+  const a = await signIn(t.acme.token);
+  expect((await request(t.app).delete('/ui/api/session').set('Cookie', a.cookie).set('x-csrf-token', a.csrfToken)).status).toBe(200);
+  expect((await request(t.app).get('/ui/api/queues').set('Cookie', a.cookie)).status).toBe(401);
+  const b = await signIn(t.acme.token);
+  await t.store.revokeToken(t.acme.tokenId, new Date().toISOString());
+  expect((await request(t.app).get('/ui/api/queues').set('Cookie', b.cookie)).status).toBe(401);
+});

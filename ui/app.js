@@ -1,0 +1,238 @@
+// The mergeq web page: plain DOM, no build step. Every text goes in through textContent (never HTML).
+const main = document.getElementById('main');
+const live = document.getElementById('live');
+let csrfToken = null;
+let events = null;
+let rendering = Promise.resolve();
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+class SignedOut extends Error {}
+
+async function api(path, options = {}) {
+  const headers = { Accept: 'application/json' };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.method && options.method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`/ui/api/${path}`, { method: options.method ?? 'GET', headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const body = await res.json().catch(() => ({}));
+  if (res.status === 401 && path !== 'session') throw new SignedOut();
+  if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
+  return body;
+}
+
+const queueKey = (repo, branch) => new URLSearchParams({ repo: `${repo.host}/${repo.owner}/${repo.name}`, branch }).toString();
+const queueHref = (repo, branch) => `#/queue?${queueKey(repo, branch)}`;
+const pullHref = (repoParam, branch, number) => `#/pull?${new URLSearchParams({ repo: repoParam, branch, number: String(number) })}`;
+const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '—');
+const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
+const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
+const stateBadge = (state) => el('span', { class: `state state-${state}` }, state);
+
+function show(title, ...content) {
+  document.title = `${title} · mergeq`;
+  main.replaceChildren(...content.filter((c) => c !== null && c !== undefined));
+}
+
+function table(caption, headers, rows, wideColumns = []) {
+  return el('div', { class: 'table-wrap' },
+    el('table', {},
+      el('caption', { class: 'muted' }, caption),
+      el('thead', {}, el('tr', {}, headers.map((h, i) => el('th', { scope: 'col', class: wideColumns.includes(i) ? 'wide' : null }, h)))),
+      el('tbody', {}, rows.map((cells) => el('tr', {}, cells.map((c, i) => el('td', { class: wideColumns.includes(i) ? 'wide' : null }, c)))))));
+}
+
+function signInView(message) {
+  document.getElementById('nav').hidden = true;
+  const input = el('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const error = el('p', { class: 'error', role: 'alert' }, message ?? '');
+  const form = el('form', { class: 'sign-in', onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const session = await api('session', { method: 'POST', body: { token: input.value.trim() } });
+      input.value = '';
+      signedIn(session);
+      route();
+    } catch (err) {
+      error.textContent = err instanceof SignedOut ? 'That token is unknown or revoked.' : `Could not sign in: ${err.message}`;
+      input.focus();
+    }
+  } },
+  el('label', { for: 'token' }, 'API token'),
+  input,
+  el('p', { class: 'muted' }, 'The token is sent once; the page keeps only a session cookie.'),
+  el('button', { type: 'submit' }, 'Sign in'),
+  error);
+  show('Sign in', el('h1', {}, 'Sign in'), form);
+  input.focus();
+}
+
+function signedIn(session) {
+  csrfToken = session.csrfToken;
+  document.getElementById('org').textContent = `Organization ${session.org}`;
+  document.getElementById('nav').hidden = false;
+  if (!events) {
+    events = new EventSource('/ui/api/events');
+    events.addEventListener('queues', () => refresh());
+  }
+}
+
+function signedOut(message) {
+  csrfToken = null;
+  events?.close();
+  events = null;
+  signInView(message);
+}
+
+async function queuesView() {
+  const { queues } = await api('queues');
+  const rows = queues.map((q) => [
+    el('a', { href: queueHref(q.repo, q.branch) }, `${q.repo.owner}/${q.repo.name} · ${q.branch}`),
+    stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
+  ]);
+  show('Queues', el('h1', {}, 'Queues'),
+    queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])
+      : el('p', {}, 'No queues yet. Create one with the createQueue operation of the API.'));
+}
+
+function runCard(run, repoParam, branch, ownNumbers) {
+  const own = new Set(ownNumbers ?? run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber));
+  const failing = run.statusChecks.filter((c) => c.state === 'failure' || c.state === 'error');
+  return el('li', { class: 'run' },
+    el('div', {}, el('strong', {}, run.kind === 'bisection' ? 'Bisection run ' : 'Run '), stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
+    el('ol', { class: 'stack', 'aria-label': 'What the run holds, bottom first' },
+      el('li', { class: 'base' }, `${branch} ${run.baseSha ? run.baseSha.slice(0, 7) : ''}`),
+      run.testedPullRequests.map((p) => el('li', { class: own.has(p.prNumber) ? 'own' : null }, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber}`), ` ${p.prTitle}`))),
+    run.statusChecks.length ? el('ul', {}, run.statusChecks.map((c) => el('li', {}, c.url ? el('a', { href: c.url, rel: 'noreferrer' }, c.context) : c.context, ' ', stateBadge(c.state)))) : el('p', { class: 'muted' }, 'No checks reported yet'),
+    failing.length ? el('p', { class: 'error' }, `Failing: ${failing.map((c) => c.context).join(', ')}`) : null);
+}
+
+async function queueView(params) {
+  const repoParam = params.get('repo');
+  const branch = params.get('branch');
+  const { queue, runsInFlight } = await api(`queue?${new URLSearchParams({ repo: repoParam, branch })}`);
+  const setState = (state) => async () => {
+    await act(() => api('queue/state', { method: 'POST', body: { repo: repoParam, branch, state } }), `Queue ${state === 'running' ? 'resumed' : state}`);
+  };
+  const prs = queue.enqueuedPullRequests;
+  const rows = prs.map((p) => [
+    p.position === null ? '—' : String(p.position),
+    el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
+    stateBadge(p.state), p.priorityName,
+    p.estimatedMergeAt ? time(p.estimatedMergeAt) : (p.estimateReason?.message ?? '—'),
+    p.reason?.message ?? '',
+  ]);
+  show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
+    el('p', {}, el('a', { href: '#/' }, '← Queues')),
+    el('h1', {}, `${queue.repo.owner}/${queue.repo.name} · ${branch}`),
+    el('p', {}, 'State ', stateBadge(queue.state), ` · mode ${queue.mode} · concurrency ${queue.concurrency}${queue.batch ? ' · batching' : ''}`),
+    el('div', { class: 'actions' },
+      queue.state === 'running' ? el('button', { type: 'button', onclick: setState('paused') }, 'Pause') : el('button', { type: 'button', onclick: setState('running') }, 'Resume'),
+      queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null),
+    el('h2', {}, `Pull requests (${prs.length})`),
+    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
+    el('h2', {}, `Runs in flight (${runsInFlight.length})`),
+    runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
+    el('h2', {}, 'Quarantined tests'),
+    el('div', { id: 'quarantine' }, el('p', { class: 'muted' }, 'Loading…')));
+  api(`quarantined?${new URLSearchParams({ repo: repoParam })}`).then((q) => {
+    const target = document.getElementById('quarantine');
+    if (!target) return;
+    target.replaceChildren(q.quarantined_tests.length
+      ? table(`${q.page.total_rows} quarantined`, ['Test', 'Status', 'Setting', 'Since'], q.quarantined_tests.map((t) => [t.name ?? t.test_case_id, t.status, t.quarantine_setting, dateTime(t.status_last_updated_at)]), [3])
+      : el('p', { class: 'muted' }, 'No quarantined tests.'));
+  }).catch(() => undefined);
+}
+
+async function pullView(params) {
+  const repoParam = params.get('repo');
+  const branch = params.get('branch');
+  const number = Number(params.get('number'));
+  const { pullRequest: pr, runs } = await api(`pull?${new URLSearchParams({ repo: repoParam, branch, number: String(number) })}`);
+  const doAction = (action) => () => act(() => api(`pull/${action}`, { method: 'POST', body: { repo: repoParam, branch, number } }), `#${number}: ${action} done`);
+  const r = pr.readiness;
+  const check = (ok, text) => el('li', {}, ok ? '✔ ' : '✘ ', text, ok ? '' : ' (not yet)');
+  show(`#${pr.prNumber} ${pr.prTitle}`,
+    el('p', {}, el('a', { href: `#/queue?${new URLSearchParams({ repo: repoParam, branch })}` }, `← ${repoParam.split('/').slice(1).join('/')} · ${branch}`)),
+    el('h1', {}, `#${pr.prNumber} ${pr.prTitle}`),
+    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${time(pr.estimatedMergeAt)}` : '', ` · by ${pr.prAuthor}`),
+    pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
+    pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),
+      ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(pr.state) ? el('button', { type: 'button', onclick: doAction('restart') }, 'Restart tests') : null) : null,
+    el('h2', {}, 'Readiness'),
+    el('ul', { class: 'checklist' },
+      check(r.isOpen !== false, 'Open'), check(r.isDraft !== true, 'Not a draft'), check(r.doesBaseBranchMatch, `Based on ${branch}`),
+      check(r.gitHubMergeability === 'MERGEABLE', `Mergeable (${r.gitHubMergeability})`),
+      r.requiresImpactedTargets ? check(r.hasImpactedTargets, 'Impacted targets uploaded') : null),
+    el('h2', {}, 'Timeline'),
+    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), el('div', {}, t.reason.message)))),
+    el('h2', {}, `Runs (${runs.length})`),
+    runs.length ? el('ul', { class: 'runs' }, runs.map((run) => runCard(run, repoParam, branch, [number]))) : el('p', { class: 'muted' }, 'No runs yet.'));
+}
+
+async function act(fn, done) {
+  try {
+    await fn();
+    live.textContent = done;
+    await refresh();
+  } catch (err) {
+    if (err instanceof SignedOut) return signedOut('Your session ended; sign in again.');
+    live.textContent = `Failed: ${err.message}`;
+  }
+}
+
+async function render(focus) {
+  const [path, query] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query ?? '');
+  try {
+    if (path === '/queue') await queueView(params);
+    else if (path === '/pull') await pullView(params);
+    else await queuesView();
+    if (focus) main.focus();
+  } catch (err) {
+    if (err instanceof SignedOut) return signedOut();
+    show('Error', el('h1', {}, 'Something went wrong'), el('p', { class: 'error', role: 'alert' }, err.message), el('p', {}, el('a', { href: '#/' }, 'Back to the queues')));
+  }
+}
+
+function route() {
+  rendering = rendering.then(() => render(true));
+  return rendering;
+}
+
+function refresh() {
+  if (!csrfToken) return rendering;
+  rendering = rendering.then(() => render(false)).then(() => {
+    live.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+  });
+  return rendering;
+}
+
+document.getElementById('sign-out').addEventListener('click', async () => {
+  try {
+    await api('session', { method: 'DELETE' });
+  } finally {
+    signedOut('Signed out.');
+  }
+});
+window.addEventListener('hashchange', () => {
+  if (csrfToken) route();
+});
+
+api('session').then((session) => {
+  signedIn(session);
+  route();
+}).catch(() => signInView());
