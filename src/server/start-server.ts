@@ -70,6 +70,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       flakyTestService: new FlakyTestService({
         store,
         clock,
+        onTestResults: (repo, sha, failedTests) => engine.recordTestResults(repo, sha, failedTests),
         ...(github ? { codeOwners: new GitHubCodeOwners((repo) => github.clients.forRepo(repo)) } : {}),
       }),
       renderMetrics,
