@@ -15,6 +15,9 @@ export class MemoryFlakyTables implements TestCaseTables {
    */
   private readonly results = new Map<string, { seq: number; r: Readonly<TestResult> }[]>();
   private resultSeq = 0;
+  private lastAt = '';
+  /** Every result was stored no earlier than the one before it. */
+  private inTimeOrder = true;
   /** Per repository: results older than this are dropped (lazily, and never read). */
   private readonly keptSince = new Map<string, string>();
   private readonly cases = new Map<string, TestCase>();
@@ -37,6 +40,8 @@ export class MemoryFlakyTables implements TestCaseTables {
       let drop = 0;
       while (drop < list.length && list[drop]!.r.at < w.keepResultsSince) drop++;
       if (drop > 0) list.splice(0, drop);
+      if (r.at < this.lastAt) this.inTimeOrder = false;
+      else this.lastAt = r.at;
       list.push({ seq: this.resultSeq++, r: Object.freeze(r) });
       this.results.set(k2, list);
     }
@@ -89,6 +94,12 @@ export class MemoryFlakyTables implements TestCaseTables {
     const floor = this.keptSince.get(repoKey) ?? '';
     const from = floor > since ? floor : since;
     const matching = [...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id)) ?? []).filter((x) => x.r.at >= from));
+    if (this.inTimeOrder) {
+      // Stored oldest first (the simulation's clock only moves on): insertion order is time order,
+      // and a numeric sort of the sequence numbers is far cheaper than comparing times.
+      const bySeq = new Map(matching.map((x) => [x.seq, x.r]));
+      return Array.from(Float64Array.from(matching, (x) => x.seq).sort(), (seq) => bySeq.get(seq) as TestResult);
+    }
     // Ties stay in insertion order.
     return matching.sort((a, b) => cmp(a.r.at, b.r.at) || a.seq - b.seq).map((x) => x.r as TestResult);
   }
