@@ -113,14 +113,16 @@ export function resolveSuspects(s: Sink): void {
     }
     // A failed test not known flaky is a real failure: no rerun is spent on ruling out a flake.
     const real = failure === 'real' && testResultSettings(d.settings).skipRetryOnRealFailure;
-    const ownConflict = (run.conflictEntryId !== null && own.has(run.conflictEntryId)) || real;
+    const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);
+    // Neither a conflict of its own nor a real test failure is ruled out by a rerun.
+    const noRerun = ownConflict || real;
     const retriesUsed = first.retriesUsed;
-    if (!ownConflict && retriesUsed < d.settings.flakeRetries) {
+    if (!noRerun && retriesUsed < d.settings.flakeRetries) {
       if (newRuns) rerun(s, unit, run, true, `rerun ${retriesUsed + 1} of ${d.settings.flakeRetries} to rule out a flake`);
       continue;
     }
     if (unresolved) continue;
-    if (!ownConflict && ownFailures(d, unit) < 1 + d.settings.flakeRetries) {
+    if (!noRerun && ownFailures(d, unit) < 1 + d.settings.flakeRetries) {
       // A run that failed with a PR ahead that was later restarted does not count: one more rerun.
       if (newRuns) rerun(s, unit, run, false, 'one more rerun: the pull requests ahead of it changed since');
       continue;
