@@ -41,6 +41,11 @@ export interface QueueDoc {
    * before it was kept: unknown, learnt at the next read of the head.
    */
   targetLineage?: LineageHead[];
+  /**
+   * When test results were first uploaded for one of the queue's runs. Until then its CI is not known
+   * to upload any, and a failed run is decided at once rather than after `testResultsWaitSeconds`.
+   */
+  testResultsSeenAt?: string;
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];

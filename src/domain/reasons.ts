@@ -25,6 +25,7 @@ export const REASON_CODES = [
   'all_targets_ahead',
   'all_targets_wait',
   'retry_passed',
+  'flaky_tests',
   'overtaken',
   'suspect',
   'failure_confirmed',

@@ -19,6 +19,20 @@ export interface StatusCheck {
   url: string | null;
 }
 
+/** A test that failed in a run, with what the flaky-test detector knew of it when its results came. */
+export interface FailedTest {
+  testCaseId: string;
+  name: string;
+  knownFlaky: boolean;
+  quarantined: boolean;
+}
+
+/** The uploaded test results of a run's test branch head (every upload to that commit so far). */
+export interface RunTestResults {
+  failedTests: FailedTest[];
+  receivedAt: string;
+}
+
 export interface RunPr {
   entryId: string;
   prNumber: number;
@@ -52,6 +66,8 @@ export interface TestRun {
   cancelReason: string | null;
   /** The test branch was deleted after the run ended. */
   cleanedUp: boolean;
+  /** Absent until test results are uploaded for `testBranchSha`. */
+  testResults?: RunTestResults;
 }
 
 /** Every test branch's name starts with it; pushes and check suites there are the queue's own. */

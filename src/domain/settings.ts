@@ -15,6 +15,12 @@ export interface QueueSettings {
   canOptimisticallyMerge: boolean;
   pendingFailureDepth: number;
   flakeRetries: number;
+  /** Reruns of a unit whose failed tests are all known flaky or quarantined (outside `flakeRetries`). */
+  flakyTestRetries: number;
+  /** A failure with a failed test not known flaky is real at once: no `flakeRetries` rerun. */
+  skipRetryOnRealFailure: boolean;
+  /** How long after a failed run the queue waits for its test results before deciding without them. */
+  testResultsWaitSeconds: number;
   batch: boolean;
   batchingMaxWaitTimeMinutes: number;
   batchingMinSize: number;
@@ -36,6 +42,8 @@ export const SETTING_BOUNDS = {
   testingTimeoutMinutes: [1, 10080],
   pendingFailureDepth: [0, 100],
   flakeRetries: [0, 5],
+  flakyTestRetries: [0, 5],
+  testResultsWaitSeconds: [0, 3600],
   batchingMaxWaitTimeMinutes: [0, 1440],
   batchingMinSize: [1, 100],
   bisectionConcurrency: [1, 1000],
@@ -51,6 +59,9 @@ export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSe
     canOptimisticallyMerge: false,
     pendingFailureDepth: 0,
     flakeRetries: 1,
+    flakyTestRetries: 2,
+    skipRetryOnRealFailure: true,
+    testResultsWaitSeconds: 60,
     batch: false,
     batchingMaxWaitTimeMinutes: 5,
     batchingMinSize: 4,

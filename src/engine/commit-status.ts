@@ -2,6 +2,11 @@ import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
 import { waitingSince } from '../planner/parallel/all-admission.js';
 
+/** A suspect being rerun because its run failed only on known flaky or quarantined tests. */
+export function forgivenAsFlake(entry: Entry): boolean {
+  return entry.state === 'PENDING_FAILURE' && entry.reason?.code === 'flaky_tests';
+}
+
 export function statusContext(branch: string): string {
   return `mergeq (${branch})`;
 }
@@ -12,6 +17,7 @@ export function statusContext(branch: string): string {
  */
 export function commitStatusKey(entry: Entry): string {
   if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}`;
+  if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
   return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
 }
 
@@ -35,6 +41,7 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
     case 'TESTS_PASSED':
       return make('pending', 'Tests passed; merging in queue order');
     case 'PENDING_FAILURE':
+      if (forgivenAsFlake(entry)) return make('pending', `Rerunning: ${entry.reason!.message}`);
       return make('pending', 'Testing: a run failed, checking whether it was this pull request');
     case 'MERGED':
       return make('success', 'Merged');

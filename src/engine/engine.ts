@@ -3,7 +3,7 @@ import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import { repoKey } from '../domain/repo.js';
-import { testBranchName, type StatusCheck, type TestRun } from '../domain/run.js';
+import { testBranchName, type FailedTest, type StatusCheck, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
 import type { GitHost, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
@@ -21,6 +21,7 @@ import {
   recordRunConflict,
   recordRunCreated,
   recordStatusChecks,
+  recordTestResults,
   recordTargetHead,
   lineageIndex,
   type PlanInput,
@@ -201,6 +202,21 @@ export class Engine {
       const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
       return this.recordFacts(queueId, (q) => recordStatusChecks(q, sha, checks, this.clock.now()), options);
+    })();
+    this.track(recorded.catch(() => undefined));
+    return recorded;
+  }
+
+  /**
+   * Test results uploaded for a commit: recorded for the queue whose run tests that commit (results
+   * for any other commit are not the queue's). Results that come before the run is recorded as
+   * created are not kept: CI uploads them when its tests have run.
+   */
+  recordTestResults(repo: RepoRef, sha: string, failedTests: FailedTest[]): Promise<boolean> {
+    const recorded = (async () => {
+      const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
+      if (!queueId) return false;
+      return this.recordFacts(queueId, (q) => recordTestResults(q, sha, failedTests, this.clock.now()));
     })();
     this.track(recorded.catch(() => undefined));
     return recorded;

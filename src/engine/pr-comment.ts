@@ -3,6 +3,7 @@ import type { StatusCheck, TestRun } from '../domain/run.js';
 import type { PullRequestComment } from '../githost/githost.js';
 import { waitEndsAt, waitingSince } from '../planner/parallel/all-admission.js';
 import { failingChecks } from '../planner/verdict.js';
+import { forgivenAsFlake } from './commit-status.js';
 
 /**
  * The hidden first line of a PR's status comment: one comment per queue (target branch), found again
@@ -19,6 +20,7 @@ export function commentMarker(branch: string): string {
  */
 export function prCommentKey(entry: Entry): string {
   if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}|${entry.reason?.message ?? ''}`;
+  if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
   return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
 }
 
@@ -36,6 +38,8 @@ export function prCommentFor(entry: Entry, context: PrCommentContext): PullReque
   const lines = [marker, headline(entry, context.position, `the merge queue of ${code(context.branch)}`)];
   const checks = entry.state === 'FAILED' && context.run?.status === 'failed' ? failing(context.run) : [];
   if (checks.length > 0) lines.push('', 'Failing checks:', ...checks.map((c) => `- ${checkLink(c)}`));
+  const forgiven = entry.state === 'MERGED' ? lastFlakeForgiven(entry) : null;
+  if (forgiven) lines.push('', `A failed run was forgiven as a flake on the way: ${sentence(forgiven)}`);
   return { marker, body: lines.join('\n') };
 }
 
@@ -56,6 +60,7 @@ function headline(entry: Entry, position: number | undefined, queue: string): st
     case 'TESTS_PASSED':
       return `✅ **Tests passed** in ${queue}: merging in queue order.`;
     case 'PENDING_FAILURE':
+      if (forgivenAsFlake(entry)) return `🔁 **Rerunning** in ${queue}: ${sentence(entry.reason!.message)}`;
       return `🔍 **A test run failed** in ${queue}: checking whether this pull request caused it.`;
     case 'MERGED':
       return entry.mergeCommitSha ? `✅ **Merged** by ${queue} as ${entry.mergeCommitSha.slice(0, 7)}.` : `✅ **Merged** by ${queue}.`;
@@ -67,6 +72,11 @@ function headline(entry: Entry, position: number | undefined, queue: string): st
 }
 
 /** The failing required checks of a run (the ones its failure reason names), with their links. */
+function lastFlakeForgiven(entry: Entry): string | null {
+  for (let i = entry.history.length - 1; i >= 0; i--) if (entry.history[i]!.reason.code === 'flaky_tests') return entry.history[i]!.reason.message;
+  return null;
+}
+
 function failing(run: TestRun): StatusCheck[] {
   const names = new Set(failingChecks(run));
   return run.statusChecks.filter((c) => names.has(c.context));

@@ -43,6 +43,11 @@ export class Draft {
     this.runs = new Map(queue.runs.map((r) => [r.id, r]));
   }
 
+  /** Whether the queue's CI is known to upload test results (see QueueDoc). */
+  get testResultsSeenAt(): string | undefined {
+    return this.base.testResultsSeenAt;
+  }
+
   get nowIso(): string {
     return this.now.toISOString();
   }

@@ -1,12 +1,13 @@
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { reason, type Reason } from '../domain/reasons.js';
-import type { StatusCheck, TestRun } from '../domain/run.js';
+import type { FailedTest, StatusCheck, TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { PullRequestInfo } from '../githost/githost.js';
 import { Draft, applyingSink } from './draft.js';
 import { isLive } from './run-status.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from './invalidation.js';
+import { mergeFailedTests } from './test-results.js';
 import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from './target-base.js';
 
 /**
@@ -69,6 +70,22 @@ export function recordStatusChecks(q: QueueDoc, testBranchSha: string, checks: S
     return { ...run, statusChecks: merged };
   });
   return changed ? { ...q, runs } : q;
+}
+
+/**
+ * Test results were uploaded for a commit: every run whose test branch head it is learns its failed
+ * tests (several uploads of one commit add up). Only the planner decides what they mean.
+ */
+export function recordTestResults(q: QueueDoc, testBranchSha: string, failedTests: FailedTest[], now: Date): QueueDoc {
+  let changed = false;
+  const runs = q.runs.map((run) => {
+    if (run.testBranchSha !== testBranchSha) return run;
+    changed = true;
+    const failed = mergeFailedTests(run.testResults?.failedTests ?? [], failedTests);
+    return { ...run, testResults: { failedTests: failed, receivedAt: now.toISOString() } };
+  });
+  if (!changed) return q;
+  return { ...q, runs, testResultsSeenAt: q.testResultsSeenAt ?? now.toISOString() };
 }
 
 export function recordBranchDeleted(q: QueueDoc, runId: string): QueueDoc {

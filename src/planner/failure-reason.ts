@@ -1,6 +1,7 @@
 import { reason, type Reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
+import { nameTests } from './test-results.js';
 import { failingChecks } from './verdict.js';
 
 /** Why a run failed, in words a PR author can act on. */
@@ -14,7 +15,9 @@ export function describeFailure(d: Draft, run: TestRun): { code: 'tests_failed' 
     return { code: 'test_timeout', text: `no verdict within ${d.settings.testingTimeoutMinutes} minutes` };
   }
   const checks = failingChecks(run);
-  return { code: 'tests_failed', text: checks.length > 0 ? `failing checks: ${checks.join(', ')}` : 'required checks failed' };
+  const text = checks.length > 0 ? `failing checks: ${checks.join(', ')}` : 'required checks failed';
+  const tests = run.testResults?.failedTests ?? [];
+  return { code: 'tests_failed', text: tests.length > 0 ? `${text}; failed tests: ${nameTests(tests)}` : text };
 }
 
 export function failureReason(d: Draft, run: TestRun, prefix = ''): Reason {

@@ -11,6 +11,7 @@ export {
   recordRunCreated,
   recordRunConflict,
   recordStatusChecks,
+  recordTestResults,
   recordBranchDeleted,
   recordMerged,
   recordMergeRefused,

@@ -11,6 +11,7 @@ import { ContentWalk } from './run-content.js';
 import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
+import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from './test-results.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from './suspicion.js';
 import type { Draft } from './draft.js';
 import type { Entry } from '../domain/entry.js';
@@ -92,6 +93,17 @@ export function resolveSuspects(s: Sink): void {
       if (newRuns) rerun(s, unit, run, false, 'its rerun was cancelled; rerunning');
       continue;
     }
+    // flaky-tests.md: the run's test results tell a flake from a real failure.
+    const failure = classifyFailure({ settings: d.settings, testResultsSeenAt: d.testResultsSeenAt }, run, d.now);
+    if (failure === 'awaiting') continue;
+    const first = d.entry(unit.entryIds[0]!)!;
+    const flakyReruns = flakyRerunsUsed(first);
+    if (failure === 'flaky' && flakyReruns < testResultSettings(d.settings).flakyTestRetries) {
+      const failed = run.testResults!.failedTests;
+      const why = `its run failed only on known flaky or quarantined tests (${nameTests(failed)}): rerun ${flakyReruns + 1} of ${testResultSettings(d.settings).flakyTestRetries}`;
+      if (newRuns) rerun(s, unit, run, false, why, 'flaky_tests');
+      continue;
+    }
     if (unit.entryIds.length > 1) {
       // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own). In
       // single mode its prefixes are tested at once, on top of the PRs ahead as its own run was
@@ -99,14 +111,18 @@ export function resolveSuspects(s: Sink): void {
       if (!unresolved || d.settings.mode !== 'parallel') bisectBatch(s, unit, run, !unresolved);
       continue;
     }
+    // A failed test not known flaky is a real failure: no rerun is spent on ruling out a flake.
+    const real = failure === 'real' && testResultSettings(d.settings).skipRetryOnRealFailure;
     const ownConflict = run.conflictEntryId !== null && own.has(run.conflictEntryId);
-    const retriesUsed = d.entry(unit.entryIds[0]!)!.retriesUsed;
-    if (!ownConflict && retriesUsed < d.settings.flakeRetries) {
+    // Neither a conflict of its own nor a real test failure is ruled out by a rerun.
+    const noRerun = ownConflict || real;
+    const retriesUsed = first.retriesUsed;
+    if (!noRerun && retriesUsed < d.settings.flakeRetries) {
       if (newRuns) rerun(s, unit, run, true, `rerun ${retriesUsed + 1} of ${d.settings.flakeRetries} to rule out a flake`);
       continue;
     }
     if (unresolved) continue;
-    if (!ownConflict && ownFailures(d, unit) < 1 + d.settings.flakeRetries) {
+    if (!noRerun && ownFailures(d, unit) < 1 + d.settings.flakeRetries) {
       // A run that failed with a PR ahead that was later restarted does not count: one more rerun.
       if (newRuns) rerun(s, unit, run, false, 'one more rerun: the pull requests ahead of it changed since');
       continue;
@@ -187,7 +203,7 @@ function userAskedForARerun(e: Entry): boolean {
  * for a CI run. When everything ahead has passed, that is the failed run's content less what landed
  * (rule 6). A parallel lane keeps the same content: the lane behind builds on it.
  */
-function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string): void {
+function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string, code: 'test_started' | 'flaky_tests' = 'test_started'): void {
   const d = s.d;
   const own = new Set(unit.entryIds);
   const content =
@@ -201,7 +217,7 @@ function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why
       type: 'transition',
       entryId: e.id,
       to: 'PENDING_FAILURE',
-      reason: reason('test_started', why),
+      reason: reason(code, why),
       set: { testRunId: run.id, ...(countsAsRetry ? { retriesUsed: e.retriesUsed + 1 } : {}) },
     });
   }

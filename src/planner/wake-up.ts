@@ -2,11 +2,13 @@ import { Draft } from './draft.js';
 import { batchDueAt } from './phase-batching.js';
 import type { PlanInput } from './plan.js';
 import { isLive } from './run-status.js';
+import { resultsWaitEndsAt } from './test-results.js';
 import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
 
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
- * flight, the time a partial batch becomes due, or the end of an `ALL` PR's wait to be placed. null
+ * flight, the time a partial batch becomes due, the end of an `ALL` PR's wait to be placed, or
+ * the end of the wait for a failed run's test results. null
  * when nothing is timed.
  */
 export function nextWakeUp(input: PlanInput, now: Date): Date | null {
@@ -16,6 +18,10 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
   for (const run of q.runs) {
     if (!isLive(run)) continue;
     const at = Date.parse(run.createdAt) + timeoutMs;
+    if (at > now.getTime() && at < earliest) earliest = at;
+  }
+  for (const run of q.runs) {
+    const at = resultsWaitEndsAt(q, run);
     if (at > now.getTime() && at < earliest) earliest = at;
   }
   for (const e of q.entries) {

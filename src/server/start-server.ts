@@ -5,6 +5,7 @@ import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
+import { uploadSandboxTestResults } from './sandbox-test-results.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
 import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
@@ -66,18 +67,22 @@ export async function startServer(config: Config, options: StartServerOptions = 
   });
 
   let listener: HttpListener;
+  let stopUploads: (() => void) | undefined;
   try {
     const queueService = new QueueService({ store, gitHost, clock, notifier: engine });
     const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger, bodyTimeoutMs: limits.bodyTimeoutMs }));
+    const flakyTestService = new FlakyTestService({
+      store,
+      clock,
+      onTestResults: (repo, sha, failedTests) => engine.recordTestResults(repo, sha, failedTests),
+      ...(github ? { codeOwners: new GitHubCodeOwners((repo) => github.clients.forRepo(repo)) } : {}),
+    });
+    if (sandbox) stopUploads = uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     const app = createHttpApp({
       store,
       queueService,
       quarantineService: new QuarantineService(store),
-      flakyTestService: new FlakyTestService({
-        store,
-        clock,
-        ...(github ? { codeOwners: new GitHubCodeOwners((repo) => github.clients.forRepo(repo)) } : {}),
-      }),
+      flakyTestService,
       renderMetrics,
       logger,
       clock,
@@ -95,6 +100,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
   } catch (err) {
     unsubscribeCi?.();
+    stopUploads?.();
     await store.close();
     throw err;
   }
@@ -117,6 +123,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         await server.close();
         await stopRetention();
         unsubscribeCi?.();
+        stopUploads?.();
         await engine.stop();
         await store.close();
         logger.info('mergeq stopped');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_FLAKY_SETTINGS, type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../domain/flaky.js';
 import type { Org } from '../domain/org.js';
+import type { FailedTest } from '../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
 import type { Clock } from '../engine/clock.js';
@@ -42,10 +43,14 @@ export interface TestCaseRef {
   testCaseId: string;
 }
 
+/** Told the failed tests of every new upload, as known after it (the queue links them to its runs). */
+export type TestResultsListener = (repo: RepoRef, commitSha: string, failedTests: FailedTest[]) => Promise<unknown>;
+
 export interface FlakyTestServiceDeps {
   store: Store;
   clock: Clock;
   codeOwners?: CodeOwnersSource;
+  onTestResults?: TestResultsListener;
 }
 
 /** The flaky-test operations: ingestion, detection, quarantine control and the CI's quarantine list. */
@@ -53,6 +58,7 @@ export class FlakyTestService {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly codeOwners: CodeOwnersSource;
+  private readonly onTestResults: TestResultsListener | null;
   /** Uploads of one repository are evaluated one after another in this process. */
   private readonly lock = new KeyedLock();
 
@@ -60,13 +66,15 @@ export class FlakyTestService {
     this.store = deps.store;
     this.clock = deps.clock;
     this.codeOwners = deps.codeOwners ?? noCodeOwners;
+    this.onTestResults = deps.onTestResults ?? null;
   }
 
   async upload(org: Org, input: UploadInput): Promise<UploadAnswer> {
     assertOwnsRepo(org, input.repo);
     const key = repoKey(input.repo);
     const uploadId = input.uploadId ?? randomUUID();
-    return this.lock.run(key, async () => {
+    let failedTests: FailedTest[] | null = null;
+    const answer = await this.lock.run(key, async () => {
       const earlier = await this.store.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
@@ -79,13 +87,23 @@ export class FlakyTestService {
           `the upload holds ${cases.length} test cases; at most ${MAX_TEST_CASES_PER_UPLOAD} per upload`,
         );
       }
-      const answer = await this.ingest(key, input, uploadId, cases, truncatedNames);
+      const ingested = await this.ingest(key, input, uploadId, cases, truncatedNames);
+      failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
-      return answer ?? (await this.store.getTestUpload(key, uploadId))!.answer;
+      return ingested?.answer ?? (await this.store.getTestUpload(key, uploadId))!.answer;
     });
+    // The queue must not fail an upload: it learns what it can and decides without results otherwise.
+    if (failedTests && this.onTestResults) await this.onTestResults(input.repo, input.commitSha, failedTests).catch(() => undefined);
+    return answer;
   }
 
-  private async ingest(key: string, input: UploadInput, uploadId: string, cases: UploadedTestCase[], truncatedNames: number): Promise<UploadAnswer | null> {
+  private async ingest(
+    key: string,
+    input: UploadInput,
+    uploadId: string,
+    cases: UploadedTestCase[],
+    truncatedNames: number,
+  ): Promise<{ answer: UploadAnswer; failedTests: FailedTest[] } | null> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const settings = await this.settingsOf(key);
@@ -182,7 +200,17 @@ export class FlakyTestService {
       events,
       keepResultsSince: new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString(),
     });
-    return committed ? answer : null;
+    if (!committed) return null;
+    // A broken runner's upload says nothing about single tests: the queue decides as without results.
+    const failedTests = ignoredForDetection
+      ? []
+      : uploaded.filter(({ c }) => c.outcome === 'failed').map(({ id, c }) => ({
+          testCaseId: id,
+          name: c.name,
+          knownFlaky: current.get(id)?.status === 'flaky',
+          quarantined: (current.get(id)?.quarantinedAt ?? null) !== null,
+        }));
+    return { answer, failedTests };
   }
 
   async getSettings(org: Org, repo: RepoRef): Promise<FlakySettings & { repo: RepoRef }> {

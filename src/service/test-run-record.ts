@@ -17,6 +17,8 @@ export interface TestRunRecord {
   testedPullRequests: { prNumber: number; prSha: string; prTitle: string }[];
   /** The PRs ahead that the run was built on. */
   dependentPrs: number[];
+  /** The tests that failed on its test branch head, from uploaded results; null until some arrive. */
+  failedTests: { testCaseId: string; name: string; knownFlaky: boolean; quarantined: boolean }[] | null;
 }
 
 export function toTestRunRecord(run: TestRun): TestRunRecord {
@@ -39,6 +41,7 @@ export function toTestRunRecord(run: TestRun): TestRunRecord {
       const n = numberOfEntry.get(id);
       return n === undefined ? [] : [n];
     }),
+    failedTests: run.testResults ? run.testResults.failedTests.map((t) => ({ ...t })) : null,
   };
 }
 

@@ -24,6 +24,7 @@ const program = new Command()
   .option('--prs <n>', 'simulate only the first N PRs of the scenario (quick runs)', int)
   .option('--only <names>', 'run only these strategies (comma-separated; oracle and oracle+flakes always run)')
   .option('--recommend', 'search single-mode settings for the scenario and print the best few')
+  .option('--no-test-model', 'runs flake as a whole and upload no test results (the behaviour and figures before test-level results)')
   .option('--tick <minutes>', 'virtual minutes per simulation tick (default 1): a queue sees events at the end of their tick', positive)
   .addOption(
     new Option('--failure-timing <when>', 'when a failing CI run reports: at the end of its duration, or at a uniformly drawn share of it')
@@ -41,16 +42,19 @@ const opts = program.opts<{
   recommend?: boolean;
   failureTiming?: FailureTiming;
   tick?: number;
+  testModel: boolean;
 }>();
 const base = SCENARIOS[opts.scenario];
 if (!base) {
   console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   process.exit(2);
 }
-const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) } : {}), ...(opts.failureTiming ? { failureTiming: opts.failureTiming } : {}), ...(opts.tick ? { tickMinutes: opts.tick } : {}) };
+const scenario = { ...base, ...(opts.prs ? { prs: Math.min(base.prs, opts.prs) } : {}), ...(opts.failureTiming ? { failureTiming: opts.failureTiming } : {}), ...(opts.tick ? { tickMinutes: opts.tick } : {}), ...(opts.testModel ? {} : { testModel: null }) };
 console.log(
   `scenario ${scenario.name}: ${scenario.prs} PRs at ${scenario.prsPerHour}/h, CI ${describeCi()}, ` +
-    `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs, failing runs report at ` +
+    `${scenario.badRate * 100}% bad, ${scenario.flakeRate * 100}% flaky runs ` +
+    (scenario.testModel ? `(from ${scenario.testModel.flakyTests} flaky tests of ${scenario.testModel.flakyTests + scenario.testModel.steadyTests}, results uploaded)` : '(no test model)') +
+    `, failing runs report at ` +
     `${scenario.failureTiming === 'end' ? 'the end' : 'a uniform share'} of their duration, ${scenario.tickMinutes}-minute ticks, ` +
     (opts.seeds ? `seeds ${opts.seeds[0]}–${opts.seeds[opts.seeds.length - 1]}` : `seed ${opts.seed}`),
 );

@@ -7,7 +7,19 @@ type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCa
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
 export class MemoryFlakyTables implements TestCaseTables {
   private readonly uploads = new Map<string, TestUpload>();
-  private results: TestResult[] = [];
+  /**
+   * Results by repository and test case, oldest first, with their insertion order. A result never
+   * changes once stored, so they are frozen and handed out shared rather than copied: the detector
+   * reads a watched test's whole history at every upload, and copying it made long simulations
+   * quadratic in time.
+   */
+  private readonly results = new Map<string, { seq: number; r: Readonly<TestResult> }[]>();
+  private resultSeq = 0;
+  private lastAt = '';
+  /** Every result was stored no earlier than the one before it. */
+  private inTimeOrder = true;
+  /** Per repository: results older than this are dropped (lazily, and never read). */
+  private readonly keptSince = new Map<string, string>();
   private readonly cases = new Map<string, TestCase>();
   private readonly events: TestCaseEvent[] = [];
   private readonly settings = new Map<string, FlakySettings>();
@@ -20,8 +32,19 @@ export class MemoryFlakyTables implements TestCaseTables {
     const k = key(w.upload.repoKey, w.upload.uploadId);
     if (this.uploads.has(k)) return false;
     this.uploads.set(k, copy(w.upload));
-    this.results = this.results.filter((r) => r.repoKey !== w.upload.repoKey || r.at >= w.keepResultsSince);
-    this.results.push(...copy(w.results));
+    const floor = this.keptSince.get(w.upload.repoKey);
+    if (floor === undefined || w.keepResultsSince > floor) this.keptSince.set(w.upload.repoKey, w.keepResultsSince);
+    for (const r of copy(w.results)) {
+      const k2 = key(r.repoKey, r.testCaseId);
+      const list = this.results.get(k2) ?? [];
+      let drop = 0;
+      while (drop < list.length && list[drop]!.r.at < w.keepResultsSince) drop++;
+      if (drop > 0) list.splice(0, drop);
+      if (r.at < this.lastAt) this.inTimeOrder = false;
+      else this.lastAt = r.at;
+      list.push({ seq: this.resultSeq++, r: Object.freeze(r) });
+      this.results.set(k2, list);
+    }
     await this.writeTestCases(w.testCases, w.events);
     return true;
   }
@@ -68,10 +91,17 @@ export class MemoryFlakyTables implements TestCaseTables {
   }
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
-    const ids = new Set(testCaseIds);
-    const matching = this.results.filter((r) => r.repoKey === repoKey && ids.has(r.testCaseId) && r.at >= since);
-    // Stable sort: ties stay in insertion order.
-    return copy(matching.sort((a, b) => cmp(a.at, b.at)));
+    const floor = this.keptSince.get(repoKey) ?? '';
+    const from = floor > since ? floor : since;
+    const matching = [...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id)) ?? []).filter((x) => x.r.at >= from));
+    if (this.inTimeOrder) {
+      // Stored oldest first (the simulation's clock only moves on): insertion order is time order,
+      // and a numeric sort of the sequence numbers is far cheaper than comparing times.
+      const bySeq = new Map(matching.map((x) => [x.seq, x.r]));
+      return Array.from(Float64Array.from(matching, (x) => x.seq).sort(), (seq) => bySeq.get(seq) as TestResult);
+    }
+    // Ties stay in insertion order.
+    return matching.sort((a, b) => cmp(a.r.at, b.r.at) || a.seq - b.seq).map((x) => x.r as TestResult);
   }
 
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {

@@ -24,12 +24,20 @@ export interface Scenario {
    * The oracles see exact times, so a tick adds about half of it to every queue's times in queue.
    */
   tickMinutes: number;
+  /**
+   * The repository's tests (flaky-tests.md, "The simulator"): runs fail on flaky tests whose rates
+   * make `flakeRate` of runs flake, and on the tests bad PRs break; each run's results are uploaded
+   * and the queue learns from the detector. null: runs flake as a whole and upload nothing (the
+   * behaviour and figures before test-level results).
+   */
+  testModel: { steadyTests: number; flakyTests: number } | null;
 }
 
+const TEST_MODEL = { steadyTests: 20, flakyTests: 8 };
 const CI: DurationSpec = { kind: 'lognormal', medianMinutes: 30, p90Minutes: 60 };
 
 function scenario(name: string, over: Partial<Scenario> & Pick<Scenario, 'prsPerHour' | 'prs' | 'targets'>): Scenario {
-  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, failureTiming: 'end', logicalConflictOneIn: 100, closeAfterMinutes: 240, tickMinutes: 1, ...over };
+  return { name, ciDuration: CI, badRate: 0.05, flakeRate: 0.1, failureTiming: 'end', logicalConflictOneIn: 100, closeAfterMinutes: 240, tickMinutes: 1, testModel: TEST_MODEL, ...over };
 }
 
 /** The named scenarios: the same names everywhere, so results compare across versions. */

@@ -9,6 +9,7 @@ import { Engine, type Fact } from '../engine/engine.js';
 import { VirtualTime } from '../engine/virtual-time.js';
 import type { StatusEvent } from '../githost/sandbox/ci.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
+import { flakyTestsFor } from '../githost/sandbox/test-suite.js';
 import { recordImpactedTargets, recordStatusChecks } from '../planner/index.js';
 import { openSqliteStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -16,6 +17,7 @@ import type { PrOutcome, StopReason } from './measure.js';
 import { EtaRecorder, type EtaErrors } from './eta-error.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { SimulationStore } from './memory-store.js';
+import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
@@ -83,7 +85,13 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     scheduler: time,
     seed: input.seed,
     defaultBranch: BRANCH,
-    ci: { contexts: ['ci'], duration: scenario.ciDuration, flakeRate: scenario.flakeRate, failureTiming: scenario.failureTiming },
+    ci: {
+      contexts: ['ci'],
+      duration: scenario.ciDuration,
+      flakeRate: scenario.flakeRate,
+      failureTiming: scenario.failureTiming,
+      tests: scenario.testModel && { steadyTests: scenario.testModel.steadyTests, flakyTests: flakyTestsFor(scenario.flakeRate, scenario.testModel.flakyTests) },
+    },
   });
   const store =
     input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new SimulationStore() : input.store;
@@ -102,6 +110,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   });
   const statuses: StatusEvent[] = [];
   sandbox.onStatus((e) => statuses.push(e));
+  const uploads = new SimTestUploads(sandbox, store, time);
   const parallel = settings.mode === 'parallel';
 
   const closeAtMin = (prs.at(-1)?.arrivalMinutes ?? 0) + scenario.closeAfterMinutes;
@@ -139,6 +148,9 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     while (nextArrival < prs.length && prs[nextArrival]!.arrivalMinutes <= nowMin) arrived.push(prs[nextArrival++]!);
     const now = time.now();
     const facts: Fact[] = arrived.length > 0 ? [await openPullRequests(store, sandbox, arrived, parallel, now)] : [];
+    // A CI job uploads its results before it reports its statuses.
+    const results = await uploads.flush();
+    if (results) facts.push(results);
     if (statuses.length > 0) {
       const batch = statuses.splice(0);
       facts.push((q) => batch.reduce((acc, e) => recordStatusChecks(acc, e.sha, e.checks, now), q));

@@ -10,6 +10,9 @@ import { assertOwnsRepo } from '../../src/service/tenancy.js';
 import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { renderMetrics } from '../../src/metrics/queue-metrics.js';
+import type { CiOptions } from '../../src/githost/sandbox/ci.js';
+import { uploadSandboxTestResults } from '../../src/server/sandbox-test-results.js';
+import { FlakyTestService } from '../../src/service/flaky-test-service.js';
 import { QuarantineService } from '../../src/service/quarantine-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
@@ -34,15 +37,24 @@ export class SandboxService {
     readonly token: string,
     /** A token of another organization (globex), which owns none of acme's repositories. */
     readonly otherOrgToken: string,
+    ci: Partial<CiOptions>,
   ) {
-    this.sandbox = new SandboxGitHost({ clock: time, scheduler: time });
+    this.sandbox = new SandboxGitHost({ clock: time, scheduler: time, ci });
     const { sandbox } = this;
-    this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger: pino({ level: 'silent' }) });
+    const logger = pino({ level: 'silent' });
+    this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger });
     sandbox.onStatus((e) => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
+    const flakyTestService = new FlakyTestService({
+      store,
+      clock: time,
+      onTestResults: (repo, sha, failedTests) => this.engine.recordTestResults(repo, sha, failedTests),
+    });
+    uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     this.app = createHttpApp({
       store,
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
       quarantineService: new QuarantineService(store),
+      flakyTestService,
       renderMetrics,
       logger: pino({ level: 'silent' }),
       clock: time,
@@ -52,11 +64,12 @@ export class SandboxService {
     this.engine.start();
   }
 
-  static async start(): Promise<SandboxService> {
+  /** `ci`: the sandbox CI's options (its test model, `ci.tests`, among them). */
+  static async start(ci: Partial<CiOptions> = {}): Promise<SandboxService> {
     const time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
     const store = await openSqliteStore(':memory:');
     const tenants = await seedTenants(store, time.now());
-    return new SandboxService(time, store, tenants.acme.token, tenants.globex.token);
+    return new SandboxService(time, store, tenants.acme.token, tenants.globex.token, ci);
   }
 
   async stop(): Promise<void> {

@@ -164,3 +164,22 @@ describe('the PR comment', () => {
     expect(commitStatusKey(waitingAll)).not.toBe(commitStatusKey(entry('NOT_READY')));
   });
 });
+
+describe('a failure forgiven as a flake (flaky-tests.md, "The queue and flakes")', () => {
+  const forgiven = reason('flaky_tests', 'its run failed only on known flaky or quarantined tests (checkout retries): rerun 1 of 2');
+
+  test('the status and the comment say the PR is rerun, and which tests were forgiven', () => {
+    const e = entry('PENDING_FAILURE', { reason: forgiven });
+    expect(commitStatusFor(e, undefined, 'main')).toMatchObject({ state: 'pending', description: `Rerunning: ${forgiven.message}` });
+    expect(prCommentFor(e, { branch: 'main', position: undefined, run: undefined }).body).toContain('**Rerunning**');
+    expect(prCommentFor(e, { branch: 'main', position: undefined, run: undefined }).body).toContain('checkout retries');
+    // Reported anew: an ordinary PENDING_FAILURE does not say it.
+    expect(commitStatusKey(e)).not.toBe(commitStatusKey(entry('PENDING_FAILURE')));
+    expect(prCommentKey(e)).not.toBe(prCommentKey(entry('PENDING_FAILURE')));
+  });
+
+  test('the comment of a PR that merged after all says what was forgiven', () => {
+    const e = entry('MERGED', { mergeCommitSha: 'abcdef1234', history: [{ state: 'PENDING_FAILURE', at: AT, reason: forgiven }] });
+    expect(prCommentFor(e, { branch: 'main', position: undefined, run: undefined }).body).toContain('forgiven as a flake on the way: its run failed only on known flaky');
+  });
+});

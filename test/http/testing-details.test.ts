@@ -39,6 +39,7 @@ test('without a filter: the runs in flight, in the TestRun shape', async () => {
     statusChecks: [{ context: 'ci', state: 'pending', url: 'https://ci.example/1' }],
     testedPullRequests: [{ prNumber: 1, prSha: '', prTitle: '' }],
     dependentPrs: [],
+    failedTests: null,
   });
   // A run still being created is shown as pending; the PRs ahead it builds on are its dependents.
   expect(b).toMatchObject({

@@ -2,7 +2,7 @@ import { cancelEntry, restartEntry, changeSettings } from '../../src/domain/comm
 import type { Entry } from '../../src/domain/entry.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { reason } from '../../src/domain/reasons.js';
-import type { CheckState, TestRun } from '../../src/domain/run.js';
+import type { CheckState, FailedTest, TestRun } from '../../src/domain/run.js';
 import type { QueueSettings } from '../../src/domain/settings.js';
 import type { SettableQueueState } from '../../src/domain/states.js';
 import type { PullRequestInfo } from '../../src/githost/githost.js';
@@ -17,6 +17,7 @@ import {
   recordRunConflict,
   recordRunCreated,
   recordStatusChecks,
+  recordTestResults,
   type Action,
 } from '../../src/planner/index.js';
 import type { TargetSet } from '../../src/domain/targets.js';
@@ -113,6 +114,19 @@ export class Harness {
     const current = this.q.runs.find((r) => r.id === run.id)!;
     if (!current.testBranchSha) throw new Error('run has no test branch yet');
     this.q = recordStatusChecks(this.q, current.testBranchSha, [{ context, state, url: null }], this.now);
+    this.settle();
+  }
+
+  /** Test results uploaded for the run's test branch head: the tests that failed there. */
+  testResults(run: TestRun, failedTests: FailedTest[]): void {
+    const current = this.q.runs.find((r) => r.id === run.id)!;
+    if (!current.testBranchSha) throw new Error('run has no test branch yet');
+    this.q = recordTestResults(this.q, current.testBranchSha, failedTests, this.now);
+    this.settle();
+  }
+
+  advanceSeconds(seconds: number): void {
+    this.now = new Date(this.now.getTime() + seconds * 1000);
     this.settle();
   }
 

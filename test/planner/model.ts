@@ -17,7 +17,7 @@ import { Harness } from './harness.js';
 
 export type Step =
   | { kind: 'submit'; pr: number; priority: 'urgent' | 'high' | 'medium' | 'low'; direct: boolean; noBatch: boolean; targets: 'ALL' | string[] }
-  | { kind: 'answer'; pick: number; flake: boolean }
+  | { kind: 'answer'; pick: number; flake: boolean; results: TestResultsGiven }
   | { kind: 'cancel'; pick: number }
   | { kind: 'restart'; pick: number }
   | { kind: 'state'; state: 'running' | 'paused' | 'draining' }
@@ -29,6 +29,13 @@ export type Step =
   | { kind: 'closed'; pick: number }
   | { kind: 'conflicting'; pr: number }
   | { kind: 'archive' };
+
+/**
+ * What test results come with a failing answer: none; honest ones (a flake fails a known flaky test, a
+ * bad PR a test not known flaky); or results calling every failed test flaky — a detector that is
+ * wrong must still never let a bad PR merge (a flake is only ever a reason to rerun).
+ */
+export type TestResultsGiven = 'none' | 'honest' | 'all_flaky';
 
 export const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -46,7 +53,12 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
       ),
     }),
   },
-  { weight: 14, arbitrary: fc.record({ kind: fc.constant('answer' as const), pick: fc.nat(), flake: fc.boolean() }) },
+  { weight: 14, arbitrary: fc.record({
+      kind: fc.constant('answer' as const),
+      pick: fc.nat(),
+      flake: fc.boolean(),
+      results: fc.constantFrom<TestResultsGiven>('none', 'honest', 'all_flaky'),
+    }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('state' as const), state: fc.constantFrom('running', 'paused', 'draining', 'running') }) },
@@ -177,12 +189,18 @@ export function checkStep(w: World, before: Map<string, number>): void {
   for (const e of byId.values()) if (e.testRunId && isActive(e.state)) expect(q.runs.some((r) => r.id === e.testRunId)).toBe(true);
 }
 
-function answer(w: World, pick: number, flake: boolean): void {
+function answer(w: World, pick: number, flake: boolean, results: TestResultsGiven): void {
   const live = w.h.liveRuns().filter((r) => r.status === 'pending');
   if (live.length === 0) return;
   const run = live[pick % live.length]!;
   const good = run.prs.every((p) => !w.bad.has(p.prNumber));
-  w.h.report(run, good && !flake ? 'success' : 'failure');
+  const passes = good && !flake;
+  if (!passes && results !== 'none' && run.testBranchSha) {
+    const flakyLabel = results === 'all_flaky' || good;
+    w.h.testResults(run, [{ testCaseId: flakyLabel ? 'flaky' : 'broken', name: flakyLabel ? 'flaky test' : 'broken test', knownFlaky: flakyLabel, quarantined: false }]);
+    if (w.h.q.runs.find((r) => r.id === run.id)?.status !== 'pending') return;
+  }
+  w.h.report(run, passes ? 'success' : 'failure');
 }
 
 export function activeEntries(q: QueueDoc): Entry[] {
@@ -226,7 +244,7 @@ export function play(w: World, s: Step): void {
       return;
     }
     case 'answer':
-      return answer(w, s.pick, s.flake);
+      return answer(w, s.pick, s.flake, s.results);
     case 'cancel': {
       const e = pickActive(h.q, s.pick);
       if (e && !e.mergeIntent) h.cancel(e.prNumber);
@@ -317,7 +335,7 @@ export function driveToTheEnd(w: World): void {
       h.advance(61);
       continue;
     }
-    answer(w, 0, false);
+    answer(w, 0, false, 'honest');
   }
   expect(activeEntries(h.q).map((e) => `#${e.prNumber} ${e.state}`)).toEqual([]);
 }

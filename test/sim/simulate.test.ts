@@ -32,15 +32,26 @@ describe('simulator over the real engine and planner', () => {
   });
 
   it('without flakes, a serial queue merges exactly the PRs the oracle merges', async () => {
-    const clean: Scenario = { ...tiny, flakeRate: 0, prs: 12, prsPerHour: 1 };
+    const clean: Scenario = { ...tiny, flakeRate: 0, prs: 12, prsPerHour: 1, testModel: null };
     const prs = generateWorkload(clean, 9);
     const sim = await simulate({ scenario: clean, prs, settings: { concurrency: 1 }, seed: 9 });
     const expected = oracle(prs);
     expect(sim.outcomes.filter((o) => o.state === 'MERGED')).toHaveLength(expected.merged);
     // One run per PR when nothing fails by chance and nothing speculates, plus the one flake rerun
-    // (flakeRetries defaults to 1) of each PR that really fails.
+    // (flakeRetries defaults to 1) of each PR that really fails: without test results, a failure
+    // cannot be told from a flake.
     expect(expected.failed).toBeGreaterThan(0);
     expect(sim.ciRuns).toBe(prs.length + expected.failed);
+  });
+
+  it('with test results, a PR that breaks a test fails after its one run: no rerun is spent on it', async () => {
+    const clean: Scenario = { ...tiny, flakeRate: 0, prs: 12, prsPerHour: 1 };
+    const prs = generateWorkload(clean, 9);
+    const sim = await simulate({ scenario: clean, prs, settings: { concurrency: 1 }, seed: 9 });
+    const expected = oracle(prs);
+    expect(sim.outcomes.filter((o) => o.state === 'MERGED')).toHaveLength(expected.merged);
+    expect(expected.failed).toBeGreaterThan(0);
+    expect(sim.ciRuns).toBe(prs.length);
   });
 
   it("sees events at the end of the scenario's tick: a finer tick leaves out the delay the oracle never has", async () => {

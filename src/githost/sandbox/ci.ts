@@ -4,6 +4,12 @@ import type { StatusCheck } from '../../domain/run.js';
 import type { Clock } from '../../engine/clock.js';
 import type { Scheduler, TimerHandle } from '../../engine/scheduler.js';
 import { drawMinutes, type DurationSpec, type Random } from './random.js';
+import { failedTests, runSuite, toJunit, type TestCaseRun, type TestSuite } from './test-suite.js';
+
+/** The tests a broken run fails: those its changes break, or one for a change the host knows no more of. */
+function brokenTestNames(input: { brokenTests?: string[]; prNumbers: number[] }): string[] {
+  return input.brokenTests && input.brokenTests.length > 0 ? input.brokenTests : [`integration of ${input.prNumbers.map((n) => `#${n}`).join(', ')}`];
+}
 
 export interface CiOptions {
   /** Status contexts every run reports (the branch's required statuses). */
@@ -19,6 +25,11 @@ export interface CiOptions {
    * failing required check). Passing runs always take their whole duration.
    */
   failureTiming: FailureTiming;
+  /**
+   * The repository's tests: when set, runs fail on broken or flaky tests (instead of `flakeRate`) and
+   * upload their results for the test branch head, as the CI wrapper would.
+   */
+  tests: TestSuite | null;
 }
 
 export type FailureTiming = 'end' | 'uniform';
@@ -38,7 +49,19 @@ export interface CiRun {
   minutes: number;
   startedAt: string;
   state: 'running' | 'held' | 'reported' | 'aborted';
+  /** What each test did, with the test model on. */
+  tests: TestCaseRun[] | null;
 }
+
+/** A run's test results, uploaded when it reports (before its statuses, as a CI job's last step). */
+export interface TestResultsEvent {
+  repo: RepoRef;
+  sha: string;
+  branch: string;
+  junitXml: string;
+}
+
+export type TestResultsListener = (event: TestResultsEvent) => void;
 
 export interface StatusEvent {
   repo: RepoRef;
@@ -63,6 +86,8 @@ export class ScriptedCi {
   private readonly listeners = new Set<StatusListener>();
   /** A stream of its own, so that the other draws are the same whatever the failure timing. */
   private readonly failureShares: Random;
+  private readonly testDraws: Random;
+  private readonly resultListeners = new Set<TestResultsListener>();
 
   constructor(
     public options: CiOptions,
@@ -71,6 +96,12 @@ export class ScriptedCi {
     private readonly random: Random,
   ) {
     this.failureShares = random.fork('failure-timing');
+    this.testDraws = random.fork('tests');
+  }
+
+  onTestResults(listener: TestResultsListener): () => void {
+    this.resultListeners.add(listener);
+    return () => this.resultListeners.delete(listener);
   }
 
   onStatus(listener: StatusListener): () => void {
@@ -78,9 +109,13 @@ export class ScriptedCi {
     return () => this.listeners.delete(listener);
   }
 
-  start(input: { repo: RepoRef; branch: string; sha: string; prNumbers: number[]; broken: boolean; fixedMinutes: number | null }): CiRun {
+  start(input: { repo: RepoRef; branch: string; sha: string; prNumbers: number[]; broken: boolean; brokenTests?: string[]; fixedMinutes: number | null }): CiRun {
     // Always draw both numbers, so one run's content never shifts the draws of the runs after it.
-    const flaked = this.random.chance(this.options.flakeRate);
+    const flakedRun = this.random.chance(this.options.flakeRate);
+    const suite = this.options.tests;
+    const tests = suite ? runSuite(suite, input.broken ? brokenTestNames(input) : [], this.runs.length + 1, this.testDraws) : null;
+    const flakyNames = new Set(suite?.flakyTests.map((t) => t.name) ?? []);
+    const flaked = tests ? failedTests(tests).some((n) => flakyNames.has(n)) : flakedRun;
     const drawn = drawMinutes(this.options.duration, this.random);
     const share = this.failureShares.next();
     const outcome: CiOutcome = input.broken || flaked ? 'failure' : 'success';
@@ -96,6 +131,7 @@ export class ScriptedCi {
       minutes: input.fixedMinutes ?? (early ? drawn * share : drawn),
       startedAt: this.clock.now().toISOString(),
       state: 'running',
+      tests,
     };
     this.runs.push(run);
     const key = this.key(run.repo, run.sha);
@@ -152,6 +188,10 @@ export class ScriptedCi {
       url: this.url(run),
     }));
     this.statuses.set(this.key(run.repo, run.sha), checks);
+    if (run.tests) {
+      const event: TestResultsEvent = { repo: run.repo, sha: run.sha, branch: run.branch, junitXml: toJunit(run.tests) };
+      for (const listener of this.resultListeners) listener(event);
+    }
     for (const listener of this.listeners) listener({ repo: run.repo, sha: run.sha, branch: run.branch, checks: checks.map((c) => ({ ...c })) });
   }
 

@@ -181,16 +181,22 @@ export class SandboxRepository {
 
   /** Whether `base` plus `changes` holds a bad PR or both sides of a logical conflict. */
   isBroken(base: Branch, changes: readonly Change[]): boolean {
-    if (base.broken) return true;
+    return this.brokenTests(base, changes).length > 0;
+  }
+
+  /** The tests these changes on this base break: a bad PR's own, a logical conflict's, a broken base's. */
+  brokenTests(base: Branch, changes: readonly Change[]): string[] {
+    const broken: string[] = [];
+    if (base.broken) broken.push("the target branch's own tests");
     const present = new Set<number>();
     for (const c of changes) {
-      if (this.pulls.get(c.prNumber)?.bad) return true;
+      if (this.pulls.get(c.prNumber)?.bad) broken.push(`test of #${c.prNumber}`);
       for (const other of this.logicalPartners.get(c.prNumber) ?? []) {
-        if (present.has(other) || base.merged.has(other)) return true;
+        if (present.has(other) || base.merged.has(other)) broken.push(`#${other} with #${c.prNumber}`);
       }
       present.add(c.prNumber);
     }
-    return false;
+    return broken;
   }
 
   mergeability(pr: SandboxPullRequest): Mergeability {

@@ -13,7 +13,7 @@ import type {
   PullRequestInfo,
   TestBranchSpec,
 } from '../githost.js';
-import { ScriptedCi, type CiOptions, type StatusListener } from './ci.js';
+import { ScriptedCi, type CiOptions, type StatusListener, type TestResultsListener } from './ci.js';
 import { Random } from './random.js';
 import { sha1, SandboxRepository, type Change, type SandboxPullRequest, type SandboxTestBranchPull } from './repository.js';
 
@@ -70,6 +70,7 @@ export const DEFAULT_CI: CiOptions = {
   contexts: ['ci'],
   duration: { kind: 'fixed', minutes: 1 },
   flakeRate: 0,
+  tests: null,
   hold: false,
   failureTiming: 'end',
 };
@@ -152,6 +153,11 @@ export class SandboxGitHost implements GitHost {
 
   onStatus(listener: StatusListener): () => void {
     return this.ci.onStatus(listener);
+  }
+
+  /** Test results of each CI run, with the test model on (`ci.tests`). */
+  onTestResults(listener: TestResultsListener): () => void {
+    return this.ci.onTestResults(listener);
   }
 
   /** Successful merges of that PR (more than one would be a bug of the queue). */
@@ -278,6 +284,7 @@ export class SandboxGitHost implements GitHost {
       sha,
       prNumbers: changes.map((c) => c.prNumber),
       broken: r.isBroken(base, changes),
+      brokenTests: r.brokenTests(base, changes),
       fixedMinutes: fixed.length > 0 ? Math.max(...fixed) : null,
     });
     return { ok: true, sha, baseSha: base.sha };

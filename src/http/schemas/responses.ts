@@ -70,6 +70,9 @@ export const queueRecordSchema = z.object({
   canOptimisticallyMerge: z.boolean(),
   pendingFailureDepth: z.number().int(),
   flakeRetries: z.number().int(),
+  flakyTestRetries: z.number().int(),
+  skipRetryOnRealFailure: z.boolean(),
+  testResultsWaitSeconds: z.number().int(),
   batch: z.boolean(),
   batchingMaxWaitTimeMinutes: z.number().int(),
   batchingMinSize: z.number().int(),
@@ -102,6 +105,10 @@ export const testRunSchema = z.object({
   statusChecks: z.array(z.object({ context: z.string(), state: z.enum(CHECK_STATES), url: z.string().nullable() })),
   testedPullRequests: z.array(z.object({ prNumber: z.number().int(), prSha: z.string(), prTitle: z.string() })),
   dependentPrs: z.array(z.number().int()),
+  failedTests: z
+    .array(z.object({ testCaseId: z.string(), name: z.string(), knownFlaky: z.boolean(), quarantined: z.boolean() }))
+    .nullable()
+    .describe('the tests that failed on the test branch head, from uploaded results, each known flaky or quarantined or not; null until results arrive'),
 }) satisfies z.ZodType<TestRunRecord>;
 
 export const testingDetailsResponseSchema = z.object({ testRuns: z.array(testRunSchema) });
