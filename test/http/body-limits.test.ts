@@ -5,7 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { collect, listen, postBytes, type RawResponse } from './helpers/raw-http.js';
+import { collect, listen, openPost, postBytes, type RawResponse } from './helpers/raw-http.js';
 import { expectProblem, post, queueRef, storeSnapshot } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -165,14 +165,7 @@ test.each(['null', '[]', '"getQueue"', '42'])('a JSON body that is not an object
 test('a client streaming far past the limit gets its 413 while it sends, and is then disconnected', async () => {
   const server = await listen(t.app);
   try {
-    const req = http.request({
-      host: '127.0.0.1',
-      port: server.port,
-      path: '/v1/getQueue',
-      method: 'POST',
-      headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-    });
-    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
+    const { req, response } = openPost(server.port, '/v1/getQueue', { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     const cut = new Promise<string>((resolve) => req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)));
     const chunk = Buffer.alloc(64 * 1024, 'x');
     void (async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import request from 'supertest';
 import { listen as listenService } from '../../src/server/http-listener.js';
-import { collect, listen, type RawResponse } from './helpers/raw-http.js';
+import { collect, listen, openPost, type RawResponse } from './helpers/raw-http.js';
 import { expectProblem, post, queueRef, storeSnapshot } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -40,15 +40,7 @@ test('brackets inside strings do not count as nesting', async () => {
 test('a 20 MB body nested twenty million levels deep is 400 invalid_json, never parsed', async () => {
   const server = await listen(t.app);
   try {
-    const req = http.request({
-      host: '127.0.0.1',
-      port: server.port,
-      path: '/v1/setImpactedTargets',
-      method: 'POST',
-      headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'content-length': String(20_000_000) },
-    });
-    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
-    req.on('error', () => undefined);
+    const { req, response } = openPost(server.port, '/v1/setImpactedTargets', { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'content-length': String(20_000_000) });
     const chunk = Buffer.alloc(1_000_000, '[');
     for (let i = 0; i < 20; i++) if (!req.write(chunk)) await once(req, 'drain');
     req.end();
@@ -64,15 +56,7 @@ test('a 20 MB body nested twenty million levels deep is 400 invalid_json, never 
 test('a body that stalls is answered 408 problem+json when its time is up, and the connection is closed', async () => {
   const server = await listen(t.app);
   try {
-    const req = http.request({
-      host: '127.0.0.1',
-      port: server.port,
-      path: '/v1/getQueue',
-      method: 'POST',
-      headers: { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'content-length': '1000' },
-    });
-    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
-    req.on('error', () => undefined);
+    const { req, response } = openPost(server.port, '/v1/getQueue', { 'x-api-token': t.acme.token, 'content-type': 'application/json', 'content-length': '1000' });
     req.write('{"repo":');
     const started = Date.now();
     const res = await response;
@@ -92,14 +76,7 @@ test('a token may send two bodies over 1 MiB at a time; the third is 429 until o
   const stalled: http.ClientRequest[] = [];
   try {
     const openLarge = (token: string) => {
-      const req = http.request({
-        host: '127.0.0.1',
-        port: server.port,
-        path: '/v1/setImpactedTargets',
-        method: 'POST',
-        headers: { 'x-api-token': token, 'content-type': 'application/json', 'content-length': String(2 * MiB) },
-      });
-      req.on('error', () => undefined);
+      const { req } = openPost(server.port, '/v1/setImpactedTargets', { 'x-api-token': token, 'content-type': 'application/json', 'content-length': String(2 * MiB) });
       req.write('{"impactedTargets":["a"');
       stalled.push(req);
       return new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));

@@ -1,11 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import http from 'node:http';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/server/logger.js';
 import { webhookEndpoint, type WebhookDelivery } from '../../src/server/webhook-endpoint.js';
-import { collect, listen, type RawResponse } from '../http/helpers/raw-http.js';
+import { listen, openPost } from '../http/helpers/raw-http.js';
 import { expectProblem } from '../http/helpers/requests.js';
 import { createTestApp, memoryLogger, type TestApp } from '../http/helpers/test-app.js';
 
@@ -62,15 +61,7 @@ test('a delivery without a signature is 400 naming the header', async () => {
 test('an unsigned 30 MiB delivery is 413 after 25 MiB, without being kept', async () => {
   const server = await listen(t.app);
   try {
-    const req = http.request({
-      host: '127.0.0.1',
-      port: server.port,
-      path: '/api/github/webhooks',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd-2', 'x-hub-signature-256': 'sha256=00', 'transfer-encoding': 'chunked' },
-    });
-    req.on('error', () => undefined);
-    const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
+    const { req, response } = openPost(server.port, '/api/github/webhooks', { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd-2', 'x-hub-signature-256': 'sha256=00', 'transfer-encoding': 'chunked' });
     const chunk = Buffer.alloc(MiB, 'x');
     for (let i = 0; i < 30; i++) if (!req.write(chunk)) await once(req, 'drain');
     req.end();

@@ -68,3 +68,14 @@ export function postBytes(port: number, path: string, headers: Record<string, st
     req.end(body);
   });
 }
+
+/**
+ * Starts a POST whose body the test writes itself (streamed, stalled, cut short); `response` is the
+ * answer. Connection errors are ignored unless the test listens for them on `req`.
+ */
+export function openPost(port: number, path: string, headers: Record<string, string>): { req: http.ClientRequest; response: Promise<RawResponse> } {
+  const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers });
+  const response = new Promise<RawResponse>((resolve) => req.on('response', (res) => void collect(res).then(resolve)));
+  req.on('error', () => undefined);
+  return { req, response };
+}
