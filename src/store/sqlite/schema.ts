@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
  * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append new
  * migrations at the end, never edit one that has shipped.
  *
- * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need.
+ * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need. A
+ * queue's document is split into its head (in `queues`) and rows (`queue_entries`, `queue_runs`).
  */
 const MIGRATIONS: readonly string[] = [
   `
@@ -151,6 +152,31 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX impacted_targets_by_repo_use ON impacted_targets(repo_key, used_at);
   CREATE INDEX archived_runs_by_finish ON archived_runs(finished_at);
   CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
+  `,
+  `
+  -- A row per active entry and per live run of a queue, so a commit writes what changed; the queue
+  -- row keeps the rest of the document (its head). ord: the position in the document's array.
+  CREATE TABLE queue_entries (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  CREATE INDEX queue_entries_by_ord ON queue_entries(queue_id, ord);
+  CREATE TABLE queue_runs (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      INTEGER NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  CREATE INDEX queue_runs_by_ord ON queue_runs(queue_id, ord);
+  INSERT INTO queue_entries (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(e.value, '$.id'), e.key, e.value FROM queues q, json_each(q.doc, '$.entries') e;
+  INSERT INTO queue_runs (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(r.value, '$.id'), r.key, r.value FROM queues q, json_each(q.doc, '$.runs') r;
+  UPDATE queues SET doc = json_remove(doc, '$.entries', '$.runs', '$.version');
   `,
 ];
 
