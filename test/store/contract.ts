@@ -540,7 +540,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
         await store.putImpactedTargets('github.com/acme/widgets', 1, 'sha', { all: false, targets });
         targets.push('c');
         const first = await store.getImpactedTargets('github.com/acme/widgets', 1, 'sha');
-        if (first && !first.all) first.targets.push('d');
+        // What a store hands out may be frozen (the memory store shares it): a change then throws.
+        attempt(() => first && !first.all && first.targets.push('d'));
         expect(await store.getImpactedTargets('github.com/acme/widgets', 1, 'sha')).toEqual({ all: false, targets: ['a', 'b'] });
 
         const tc = aTestCase('github.com/acme/widgets');
@@ -550,11 +551,21 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
 
         const ended = anEndedEntry(queue.id, { prNumber: 3 });
         await store.commitQueue({ ...queue, version: 2 }, 1, { entries: [ended] });
-        (await store.latestArchivedEntry(queue.id, 3))!.history.length = 0;
+        const archived = (await store.latestArchivedEntry(queue.id, 3))!;
+        attempt(() => (archived.history.length = 0));
         expect(await store.latestArchivedEntry(queue.id, 3)).toEqual(ended);
       });
     });
 
     queueRowsContract(() => store, openPeer);
   });
+}
+
+/** Tries a change of something a store returned; a frozen one throws, which is as good. */
+function attempt(change: () => unknown): void {
+  try {
+    change();
+  } catch {
+    // frozen
+  }
 }

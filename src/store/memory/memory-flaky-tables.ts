@@ -1,6 +1,6 @@
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
-import type { TestCase } from '../domain/quarantine.js';
-import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
+import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { TestCase } from '../../domain/quarantine.js';
+import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
 
 type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
 
