@@ -1,23 +1,14 @@
 import { targetNameBytes } from '../../domain/retention.js';
 import { randomUUID } from 'node:crypto';
-import {
-  MongoClient,
-  MongoServerError,
-  type AnyBulkWriteOperation,
-  type Collection,
-  type Db,
-  type Document,
-  type Filter,
-  type MongoClientOptions,
-  type WithoutId,
-} from 'mongodb';
+import { MongoClient, type Collection, type Db, type Filter, type MongoClientOptions } from 'mongodb';
 import type { Entry } from '../../domain/entry.js';
 import type { ApiToken, Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
-import { ConflictError } from '../errors.js';
+import { conflictOnDuplicate, findMany, findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
+import { MongoQueueCollections } from './queue-collection.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
@@ -61,17 +52,16 @@ interface WebhookDelivery {
 }
 
 /**
- * Documents are stored as the domain objects themselves (plus MongoDB's own `_id`, never read back).
- * Every write is a single-document operation, so no replica set is needed: a queue commit is a
- * compare-and-set on `version`, preceded by idempotent upserts of its archive.
+ * Documents are stored as the domain objects themselves (plus MongoDB's own `_id`, never read back),
+ * apart from queues (queue-collection.ts). Every write is a single-document operation, so no replica
+ * set is needed: a queue commit is a compare-and-set on `version`, preceded by idempotent upserts of
+ * its archive.
  */
 export class MongoStore implements Store {
   readonly kind = 'mongo' as const;
   private readonly orgs: Collection<Org>;
   private readonly tokens: Collection<ApiToken>;
-  private readonly queues: Collection<QueueDoc>;
-  private readonly entries: Collection<Entry>;
-  private readonly runs: Collection<TestRun>;
+  private readonly queueCollections: MongoQueueCollections;
   private readonly targetHeaders: Collection<TargetsHeader>;
   private readonly targetChunks: Collection<TargetsChunk>;
   private readonly secrets: Collection<Secret>;
@@ -85,9 +75,7 @@ export class MongoStore implements Store {
   ) {
     this.orgs = db.collection('orgs');
     this.tokens = db.collection('tokens');
-    this.queues = db.collection('queues');
-    this.entries = db.collection('archived_entries');
-    this.runs = db.collection('archived_runs');
+    this.queueCollections = new MongoQueueCollections(db);
     this.targetHeaders = db.collection('impacted_targets');
     this.targetChunks = db.collection('impacted_target_chunks');
     this.secrets = db.collection('secrets');
@@ -125,21 +113,7 @@ export class MongoStore implements Store {
         { key: { hash: 1 }, unique: true },
         { key: { orgId: 1 } },
       ]),
-      this.queues.createIndexes([
-        { key: { id: 1 }, unique: true },
-        { key: { repoKey: 1, branch: 1 }, unique: true },
-        { key: { orgId: 1 } },
-      ]),
-      this.entries.createIndexes([
-        { key: { id: 1 }, unique: true },
-        { key: { queueId: 1, prNumber: 1, seq: -1 } },
-        { key: { queueId: 1, stateChangedAt: 1 } },
-      ]),
-      this.runs.createIndexes([
-        { key: { id: 1 }, unique: true },
-        { key: { queueId: 1, finishedAt: -1 } },
-        { key: { queueId: 1, 'prs.prNumber': 1 } },
-      ]),
+      this.queueCollections.createIndexes(),
       this.targetHeaders.createIndexes([
         { key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true },
         { key: { usedAt: 1 } },
@@ -218,67 +192,37 @@ export class MongoStore implements Store {
     await this.tokens.updateOne({ id }, { $set: { lastUsedAt: at } });
   }
 
-  // Queues
+  // Queues and their archive (queue-collection.ts)
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
-    await conflictOnDuplicate(`a queue exists for ${queue.repoKey} ${queue.branch}`, () =>
-      this.queues.insertOne({ ...queue }),
-    );
+  insertQueue(queue: QueueDoc): Promise<void> {
+    return this.queueCollections.insertQueue(queue);
   }
-
-  async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
-    return findOne(this.queues, { repoKey, branch });
+  getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
+    return this.queueCollections.getQueue(repoKey, branch);
   }
-
-  async getQueueById(id: string): Promise<QueueDoc | null> {
-    return findOne(this.queues, { id });
+  getQueueById(id: string): Promise<QueueDoc | null> {
+    return this.queueCollections.getQueueById(id);
   }
-
-  async listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
-    const query: Filter<QueueDoc> = {};
-    if (filter.orgId !== undefined) query.orgId = filter.orgId;
-    if (filter.repoKey !== undefined) query.repoKey = filter.repoKey;
-    return findMany(this.queues, query, { repoKey: 1, branch: 1 });
+  listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
+    return this.queueCollections.listQueues(filter);
   }
-
-  async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
-    if (queue.version !== expectedVersion + 1) {
-      throw new Error(`commitQueue: queue.version must be ${expectedVersion + 1}, got ${queue.version}`);
-    }
-    await upsertAll(this.entries, archive?.entries ?? []);
-    await upsertAll(this.runs, archive?.runs ?? []);
-    const result = await this.queues.replaceOne({ id: queue.id, version: expectedVersion }, { ...queue });
-    return result.matchedCount === 1;
+  commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
+    return this.queueCollections.commitQueue(queue, expectedVersion, archive);
   }
-
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    const result = await this.queues.deleteOne({ id, version: expectedVersion });
-    return result.deletedCount === 1;
+  deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+    return this.queueCollections.deleteQueue(id, expectedVersion);
   }
-
-  // Archive
-
-  async latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
-    const [latest] = await findMany(this.entries, { queueId, prNumber }, { seq: -1 }, 1);
-    return latest ?? null;
+  latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
+    return this.queueCollections.latestArchivedEntry(queueId, prNumber);
   }
-
-  async archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
-    if (queueIds.length === 0) return [];
-    return findMany(
-      this.entries,
-      { queueId: { $in: queueIds }, stateChangedAt: { $gte: since } },
-      { stateChangedAt: 1, queueId: 1, seq: 1 },
-    );
+  archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
+    return this.queueCollections.archivedEntriesEndedSince(queueIds, since);
   }
-
-  async archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]> {
-    const query: Filter<TestRun> = { queueId };
-    if (filter.runId !== undefined) query.id = filter.runId;
-    if (filter.prNumber !== undefined) query['prs.prNumber'] = filter.prNumber;
-    if (filter.finishedSince !== undefined) query.finishedAt = { $gte: filter.finishedSince };
-    // Same order as SQLite: a null finishedAt sorts last when descending.
-    return findMany(this.runs, query, { finishedAt: -1, createdAt: -1, id: 1 });
+  archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]> {
+    return this.queueCollections.archivedRuns(queueId, filter);
+  }
+  pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
+    return this.queueCollections.pruneHistory(endedBefore);
   }
 
   // Impacted targets
@@ -350,14 +294,6 @@ export class MongoStore implements Store {
     return pruned;
   }
 
-  async pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
-    const entries = await this.entries.deleteMany({ stateChangedAt: { $lt: endedBefore } });
-    const runs = await this.runs.deleteMany({
-      $or: [{ finishedAt: { $lt: endedBefore } }, { finishedAt: null, createdAt: { $lt: endedBefore } }],
-    });
-    return { entries: entries.deletedCount, runs: runs.deletedCount };
-  }
-
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
     const key: TargetsKey = { repoKey, prNumber, sha };
     // A list replaced between reading its header and its chunks is gone: read the new one.
@@ -403,9 +339,7 @@ export class MongoStore implements Store {
     await this.deliveries.deleteOne({ id: deliveryId });
   }
 
-  // Test cases
-
-  // Flaky-test data (flaky-collections.ts)
+  // Test cases and the other flaky-test data (flaky-collections.ts)
 
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
     return this.flaky.getTestUpload(repoKey, uploadId);
@@ -450,70 +384,13 @@ export class MongoStore implements Store {
     return findOne(this.testCases, { repoKey, testCaseId });
   }
 
-  async listQuarantinedTests(
-    repoKey: string,
-    page: { offset: number; limit: number },
-  ): Promise<{ rows: TestCase[]; total: number }> {
+  async listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
     const query: Filter<TestCase> = { repoKey, quarantinedAt: { $ne: null } };
-    const [rows, total] = await Promise.all([
+    const rows =
       page.limit > 0
-        ? this.testCases
-            .find(query, { projection: { _id: 0 } })
-            .sort({ quarantinedAt: -1, testCaseId: 1 })
-            .skip(page.offset)
-            .limit(page.limit)
-            .toArray()
-        : Promise.resolve([]),
-      this.testCases.countDocuments(query),
-    ]);
-    return { rows: rows as TestCase[], total };
-  }
-}
-
-async function findOne<T extends Document>(collection: Collection<T>, filter: Filter<T>): Promise<T | null> {
-  return (await collection.findOne(filter, { projection: { _id: 0 } })) as T | null;
-}
-
-async function findMany<T extends Document>(
-  collection: Collection<T>,
-  filter: Filter<T>,
-  sort: Record<string, 1 | -1>,
-  limit = 0,
-): Promise<T[]> {
-  return (await collection.find(filter, { projection: { _id: 0 }, sort, limit }).toArray()) as T[];
-}
-
-/** Upserts by `id`: writing the same archive twice leaves one copy. */
-async function upsertAll<T extends { id: string }>(collection: Collection<T>, docs: T[]): Promise<void> {
-  if (docs.length === 0) return;
-  const ops: AnyBulkWriteOperation<T>[] = docs.map((doc) => ({
-    replaceOne: { filter: { id: doc.id } as Filter<T>, replacement: { ...doc } as WithoutId<T>, upsert: true },
-  }));
-  await retryOnDuplicate(() => collection.bulkWrite(ops, { ordered: false }));
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === 11000;
-}
-
-async function conflictOnDuplicate<R>(message: string, write: () => Promise<R>): Promise<R> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isDuplicateKey(err)) throw new ConflictError(message);
-    throw err;
-  }
-}
-
-/**
- * Two concurrent upserts of a new key can both try to insert; the loser fails with a duplicate key
- * error, and repeating it then finds and updates the winner's document.
- */
-async function retryOnDuplicate<R>(write: () => Promise<R>): Promise<R> {
-  try {
-    return await write();
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
-    return write();
+        ? this.testCases.find(query, { projection: { _id: 0 } }).sort({ quarantinedAt: -1, testCaseId: 1 }).skip(page.offset).limit(page.limit).toArray()
+        : Promise.resolve([]);
+    const [found, total] = await Promise.all([rows, this.testCases.countDocuments(query)]);
+    return { rows: found as TestCase[], total };
   }
 }
