@@ -48,7 +48,11 @@ export class DepthServer {
     const admin = (args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     admin(['org', 'create', 'bench', '--owner', 'github.com/bench']);
     const token = admin(['token', 'create', '--org', 'bench']).trim();
-    const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Logs at warn and above only: they show up in the benchmark's output.
+    const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('exit', (code, signal) => {
+      if (!server.stopping) console.error(`mergeq serve exited unexpectedly (code ${code}, signal ${signal})`);
+    });
     const server = new DepthServer(child, dataDir, `http://127.0.0.1:${port}`, token);
     await server.waitReady();
     return server;
@@ -70,7 +74,10 @@ export class DepthServer {
     return { cpuSeconds: ticks / TICKS_PER_SECOND, wcharBytes: Number(io.wchar), writeBytes: Number(io.write_bytes) };
   }
 
+  private stopping = false;
+
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
       this.child.kill('SIGTERM');

@@ -99,7 +99,10 @@ export async function renderQueueMetrics(
   return reconcileDurations ? `${text}${reconcileDurations.render(activities.map((a) => a.queue))}` : text;
 }
 
-export { renderQueueMetrics as renderMetrics };
+/** `renderQueueMetrics` over one store (and the server's reconcile durations): what the HTTP door calls. */
+export function metricsRenderer(store: Store, reconcileDurations?: ReconcileDurations) {
+  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(store, orgId, filter, now, reconcileDurations);
+}
 
 function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {
   // Entries are counted in the main queue; runs by their kind.

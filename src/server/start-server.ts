@@ -3,12 +3,12 @@ import { DEFAULT_LIMITS, type Config } from '../config/config.js';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
-import { renderQueueMetrics } from '../metrics/queue-metrics.js';
+import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
+import { apiServices } from '../service/api-services.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
-import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
 import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
@@ -88,11 +88,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     if (sandbox) stopUploads = uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     const app = createHttpApp({
-      store,
+      ...apiServices(store, clock),
       queueService,
-      quarantineService: new QuarantineService(store),
       flakyTestService,
-      renderMetrics: (metricsStore, orgId, filter, now) => renderQueueMetrics(metricsStore, orgId, filter, now, reconcileDurations),
+      renderMetrics: metricsRenderer(store, reconcileDurations),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,
