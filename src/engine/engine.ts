@@ -60,6 +60,8 @@ export interface EngineOptions {
   effectRetryMs?: number;
   /** How long a PR's state must hold before its status and comment say it (0: at once). */
   reportDebounceMs?: number;
+  /** Told the wall time of every reconcile, finished or failed (the service's metrics). */
+  onReconciled?: (queueId: string, seconds: number) => void;
 }
 
 /** Plan/execute rounds within one reconcile before it gives up (a planner that never settles). */
@@ -108,6 +110,7 @@ export class Engine {
   private readonly retryPolicy: RetryPolicy;
   private readonly maxCreateFailures: number;
   private readonly effectRetryMs: number;
+  private readonly onReconciled: ((queueId: string, seconds: number) => void) | undefined;
   private readonly queues = new Map<string, QueueRuntime>();
   private readonly inflight = new Set<Promise<unknown>>();
   /** Test branch head -> queue, to route status reports without a search. */
@@ -128,6 +131,7 @@ export class Engine {
     this.retryPolicy = options.retry ?? DEFAULT_RETRY;
     this.maxCreateFailures = options.maxCreateFailures ?? 5;
     this.effectRetryMs = options.effectRetryMs ?? 30_000;
+    this.onReconciled = options.onReconciled;
     this.reporter = new Reporter({
       channels: [statusChannel(this.gitHost, (doc) => loadMergeEstimates(this.store, doc, this.clock.now())), commentChannel(this.gitHost)],
       clock: this.clock,
@@ -153,7 +157,7 @@ export class Engine {
     rt.notifyPending = true;
     const run = this.exclusive(rt, async () => {
       rt.notifyPending = false;
-      await this.reconcileNow(queueId, rt);
+      await this.timedReconcile(queueId, rt);
     }).catch((err: unknown) => this.logger.error({ err, queueId }, 'reconcile failed'));
     this.track(run);
   }
@@ -165,7 +169,7 @@ export class Engine {
    */
   reconcile(queueId: string, options: { facts?: readonly Fact[] } = {}): Promise<void> {
     const rt = this.runtime(queueId);
-    const run = this.exclusive(rt, () => this.reconcileNow(queueId, rt, options.facts));
+    const run = this.exclusive(rt, () => this.timedReconcile(queueId, rt, options.facts));
     this.track(run.catch(() => undefined));
     return run;
   }
@@ -336,6 +340,15 @@ export class Engine {
   }
 
   // ---- The loop ----
+
+  private async timedReconcile(queueId: string, rt: QueueRuntime, initialFacts?: readonly Fact[]): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.reconcileNow(queueId, rt, initialFacts);
+    } finally {
+      this.onReconciled?.(queueId, (performance.now() - started) / 1000);
+    }
+  }
 
   /**
    * One reconcile. Each round applies the facts learnt so far and the plan they lead to in one
