@@ -28,13 +28,19 @@ export class QueueDocWriter {
   update<T>(
     key: QueueKey,
     change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
+    /** The document the caller read already: the first attempt is made on it (a stale one fails its compare-and-set). */
+    known?: QueueDoc,
   ): Promise<{ queue: QueueDoc; result: T; changed: boolean }> {
     return this.lock.run(lockKey(key), async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await this.store.getQueue(key.repoKey, key.branch);
+        const current = attempt === 0 && known ? known : await this.store.getQueue(key.repoKey, key.branch);
         if (!current) throw notFound.queue(key.branch);
         const decided = await change(current);
-        if ('unchanged' in decided) return { queue: current, result: decided.result, changed: false };
+        if ('unchanged' in decided) {
+          // "Nothing to write" decided on the caller's document holds only if it is still the stored one.
+          if (current === known && (await this.store.getQueue(key.repoKey, key.branch))?.version !== known.version) continue;
+          return { queue: current, result: decided.result, changed: false };
+        }
         const next: QueueDoc = { ...decided.queue, version: current.version + 1 };
         if (await this.store.commitQueue(next, current.version)) return { queue: next, result: decided.result, changed: true };
       }

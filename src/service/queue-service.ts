@@ -29,7 +29,9 @@ import type {
   TestingDetailsInput,
   UpdateQueueInput,
 } from './queue-inputs.js';
-import { toQueueRecord, type QueueRecord } from './queue-record.js';
+import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
+import { MAX_QUEUE_PAGE_SIZE, QueuePages, type QueuePageInput } from './queue-page.js';
+import type { PageJson } from './quarantine-service.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
@@ -74,8 +76,10 @@ export class QueueService {
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
+  private readonly pages: QueuePages;
 
   constructor(deps: QueueServiceDeps) {
+    this.pages = new QueuePages(deps.store);
     this.writer = new QueueDocWriter(deps.store);
     this.store = deps.store;
     this.gitHost = deps.gitHost;
@@ -109,7 +113,7 @@ export class QueueService {
       );
       if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
       return { queue: submitted.queue, result: submitted.entry.id };
-    });
+    }, before);
     const entry = entryIn(queue, id);
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
@@ -242,9 +246,15 @@ export class QueueService {
     return toQueueRecord(queue, await this.estimates(queue));
   }
 
-  async getQueue(org: Org, input: QueueRefInput): Promise<QueueRecord> {
+  /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
+  async getQueue(org: Org, input: QueueRefInput & { page?: QueuePageInput }): Promise<QueueRecord & { page: PageJson }> {
     const queue = await this.loadQueue(org, input);
-    return toQueueRecord(queue, await this.estimates(queue));
+    const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
+    const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };
+    const pageIndex = await this.pages.pageIndex(query, page);
+    const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
+    const { record, total } = toQueueRecordPage(queue, await this.estimates(queue), offset, page.pageSize);
+    return { ...record, page: await this.pages.page(query, pageIndex, total) };
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
