@@ -32,19 +32,22 @@ interface Slot<T> {
 export class RowIndex<T extends Row> {
   private constructor(
     private readonly slots: Map<string, Slot<T>>,
+    /** The stored array and the position of each of its items. */
     private items: readonly T[],
+    private ords: number[],
     private maxOrd: number,
   ) {}
 
   static empty<T extends Row>(): RowIndex<T> {
-    return new RowIndex(new Map(), [], -1);
+    return new RowIndex(new Map(), [], [], -1);
   }
 
   /** From stored rows, in position order. */
   static of<T extends Row>(rows: readonly { item: T; ord: number }[]): RowIndex<T> {
     const slots = new Map<string, Slot<T>>();
     for (const r of rows) slots.set(r.item.id, { item: r.item, ord: r.ord });
-    return new RowIndex(slots, rows.map((r) => r.item), rows.length === 0 ? -1 : rows[rows.length - 1]!.ord);
+    const maxOrd = rows.length === 0 ? -1 : rows[rows.length - 1]!.ord;
+    return new RowIndex(slots, rows.map((r) => r.item), rows.map((r) => r.ord), maxOrd);
   }
 
   get size(): number {
@@ -56,20 +59,51 @@ export class RowIndex<T extends Row> {
    * caller must drop the index when the write then fails (it no longer describes what is stored).
    */
   change(next: readonly T[]): RowChanges<T> {
-    const prev = this.items;
-    const changes: RowChanges<T> = { upserts: [], moves: [], deletes: [] };
-    // Fast path: the unchanged prefix (same objects at the same places) keeps its rows and order.
-    let i = 0;
-    while (i < next.length && i < prev.length && next[i] === prev[i]) i++;
-    if (i === prev.length && i === next.length) return changes;
+    return this.changeInPlace(next) ?? this.changeAnyhow(next);
+  }
 
-    let last = i === 0 ? -Infinity : this.slots.get(next[i - 1]!.id)!.ord;
-    let inOrder = true;
-    const placed: { item: T; ord: number; old: Slot<T> | undefined }[] = [];
+  /**
+   * The common cases at the cost of pointer comparisons: the same items in the same order, some
+   * replaced by copies with the same id, new ones at the end. Null (nothing changed) otherwise.
+   */
+  private changeInPlace(next: readonly T[]): RowChanges<T> | null {
+    const prev = this.items;
+    if (next.length < prev.length) return null;
+    const upserts: { item: T; ord: number }[] = [];
+    for (let i = 0; i < prev.length; i++) {
+      const item = next[i]!;
+      if (item === prev[i]) continue;
+      if (item.id !== prev[i]!.id) return null;
+      upserts.push({ item, ord: this.ords[i]! });
+    }
+    let maxOrd = this.maxOrd;
+    const ords = next.length > prev.length ? this.ords.slice() : this.ords;
+    for (let i = prev.length; i < next.length; i++) {
+      const item = next[i]!;
+      // An id already stored, moved to the end: not this case.
+      if (this.slots.has(item.id)) return null;
+      ords.push(++maxOrd);
+      upserts.push({ item, ord: maxOrd });
+    }
+    if (next.length - prev.length > 1 && new Set(next.slice(prev.length).map((x) => x.id)).size !== next.length - prev.length) {
+      throw new Error('duplicate id in a queue document');
+    }
+    for (const u of upserts) this.slots.set(u.item.id, u);
+    this.items = next;
+    this.ords = ords;
+    this.maxOrd = maxOrd;
+    return { upserts, moves: [], deletes: [] };
+  }
+
+  /** Any change: rows removed, inserted or reordered. Costs a lookup per item. */
+  private changeAnyhow(next: readonly T[]): RowChanges<T> {
+    const changes: RowChanges<T> = { upserts: [], moves: [], deletes: [] };
     const seen = new Set<string>();
     let maxOrd = this.maxOrd;
-    for (let j = i; j < next.length; j++) {
-      const item = next[j]!;
+    let last = -Infinity;
+    let inOrder = true;
+    const placed: { item: T; ord: number; old: Slot<T> | undefined }[] = [];
+    for (const item of next) {
       if (seen.has(item.id)) throw new Error(`duplicate id ${item.id} in a queue document`);
       seen.add(item.id);
       const old = this.slots.get(item.id);
@@ -78,33 +112,26 @@ export class RowIndex<T extends Row> {
       last = ord;
       placed.push({ item, ord, old });
     }
-    // The rows of the old array past the common prefix that the new one does not hold are gone.
-    for (let j = i; j < prev.length; j++) {
-      const id = prev[j]!.id;
-      if (!seen.has(id)) {
-        changes.deletes.push(id);
-        this.slots.delete(id);
+    for (const item of this.items) {
+      if (!seen.has(item.id)) {
+        changes.deletes.push(item.id);
+        this.slots.delete(item.id);
       }
     }
     if (!inOrder) {
       // Reordered (no caller does this today): number every row again.
       maxOrd = -1;
-      for (let j = 0; j < next.length; j++) {
-        const item = next[j]!;
-        const old = this.slots.get(item.id);
-        const ord = ++maxOrd;
-        if (!old || old.item !== item) changes.upserts.push({ item, ord });
-        else if (old.ord !== ord) changes.moves.push({ id: item.id, ord });
-        this.slots.set(item.id, { item, ord });
+      for (const p of placed) {
+        p.ord = ++maxOrd;
+        if (p.old?.item !== p.item) changes.upserts.push({ item: p.item, ord: p.ord });
+        else if (p.old.ord !== p.ord) changes.moves.push({ id: p.item.id, ord: p.ord });
       }
     } else {
-      for (const p of placed) {
-        if (p.old?.item === p.item) continue;
-        changes.upserts.push({ item: p.item, ord: p.ord });
-        this.slots.set(p.item.id, { item: p.item, ord: p.ord });
-      }
+      for (const p of placed) if (p.old?.item !== p.item) changes.upserts.push({ item: p.item, ord: p.ord });
     }
+    for (const p of placed) this.slots.set(p.item.id, { item: p.item, ord: p.ord });
     this.items = next;
+    this.ords = placed.map((p) => p.ord);
     this.maxOrd = maxOrd;
     return changes;
   }
@@ -146,7 +173,8 @@ export function headChanged(prev: QueueDoc, next: QueueDoc): boolean {
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
   return value;
 }
 
@@ -176,6 +204,11 @@ export function changeSnapshot(snapshot: QueueSnapshot, next: QueueDoc): QueueCh
     entries: snapshot.entries.change(next.entries),
     runs: snapshot.runs.change(next.runs),
   };
+  // Freezing costs what changed: the items not written are the snapshot's, frozen already.
+  for (const u of changes.entries.upserts) deepFreeze(u.item);
+  for (const u of changes.runs.upserts) deepFreeze(u.item);
+  Object.freeze(next.entries);
+  Object.freeze(next.runs);
   snapshot.doc = deepFreeze(next);
   return changes;
 }
