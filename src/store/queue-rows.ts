@@ -9,14 +9,18 @@ import type { QueueDoc } from '../domain/queue.js';
  * - an entry or run that is the very same object as in the kept document is unchanged;
  * - any other object with an id (a copy, even with equal content) is written;
  * - an id of the kept document missing from the new one is deleted;
+ * - entries, runs and units are rows; an inserted row takes a position between its neighbours';
  * - the other fields of the document (its head) are written when any of them is not the same value.
  *
  * The kept document is only ever used to commit over the version it was stored at: a commit over
  * another version loads the stored rows first (see QueueSnapshots).
  */
 
-/** Entries and runs are stored as rows; the rest of the document is its head. */
-export type QueueHead = Omit<QueueDoc, 'entries' | 'runs' | 'version'>;
+/** Entries, runs and units are stored as rows; the rest of the document is its head. */
+export type QueueHead = Omit<QueueDoc, 'entries' | 'runs' | 'units' | 'version'>;
+
+/** The document fields that are stored as rows. */
+const ROW_FIELDS = new Set(['entries', 'runs', 'units', 'version']);
 
 export interface Row {
   readonly id: string;
@@ -95,22 +99,26 @@ export class RowIndex<T extends Row> {
     return { upserts, moves: [], deletes: [] };
   }
 
-  /** Any change: rows removed, inserted or reordered. Costs a lookup per item. */
+  /**
+   * Any change: rows removed, inserted anywhere or reordered. Costs a lookup per item. Inserted rows
+   * take positions between their neighbours' (positions are numbers, not necessarily integers), so
+   * only they are written; a reorder numbers every row again.
+   */
   private changeAnyhow(next: readonly T[]): RowChanges<T> {
     const changes: RowChanges<T> = { upserts: [], moves: [], deletes: [] };
     const seen = new Set<string>();
-    let maxOrd = this.maxOrd;
+    const olds: (Slot<T> | undefined)[] = [];
     let last = -Infinity;
     let inOrder = true;
-    const placed: { item: T; ord: number; old: Slot<T> | undefined }[] = [];
     for (const item of next) {
       if (seen.has(item.id)) throw new Error(`duplicate id ${item.id} in a queue document`);
       seen.add(item.id);
       const old = this.slots.get(item.id);
-      const ord = old ? old.ord : ++maxOrd;
-      if (ord <= last) inOrder = false;
-      last = ord;
-      placed.push({ item, ord, old });
+      if (old) {
+        if (old.ord <= last) inOrder = false;
+        last = old.ord;
+      }
+      olds.push(old);
     }
     for (const item of this.items) {
       if (!seen.has(item.id)) {
@@ -118,23 +126,53 @@ export class RowIndex<T extends Row> {
         this.slots.delete(item.id);
       }
     }
-    if (!inOrder) {
-      // Reordered (no caller does this today): number every row again.
-      maxOrd = -1;
-      for (const p of placed) {
-        p.ord = ++maxOrd;
-        if (p.old?.item !== p.item) changes.upserts.push({ item: p.item, ord: p.ord });
-        else if (p.old.ord !== p.ord) changes.moves.push({ id: p.item.id, ord: p.ord });
-      }
-    } else {
-      for (const p of placed) if (p.old?.item !== p.item) changes.upserts.push({ item: p.item, ord: p.ord });
+    const ords = (inOrder && placeBetween(olds, this.maxOrd)) || next.map((_, i) => i);
+    let maxOrd = this.maxOrd;
+    for (let i = 0; i < next.length; i++) {
+      const item = next[i]!;
+      const old = olds[i];
+      const ord = ords[i]!;
+      if (old?.item !== item) changes.upserts.push({ item, ord });
+      else if (old.ord !== ord) changes.moves.push({ id: item.id, ord });
+      this.slots.set(item.id, { item, ord });
+      if (ord > maxOrd) maxOrd = ord;
     }
-    for (const p of placed) this.slots.set(p.item.id, { item: p.item, ord: p.ord });
     this.items = next;
-    this.ords = placed.map((p) => p.ord);
-    this.maxOrd = maxOrd;
+    this.ords = ords;
+    this.maxOrd = inOrder ? maxOrd : next.length - 1;
     return changes;
   }
+}
+
+/**
+ * Positions for rows kept in order (their old positions) and new ones (evenly between their kept
+ * neighbours; after the last, past `maxOrd`). Null when two would be too close to tell apart.
+ */
+function placeBetween<T>(olds: readonly (Slot<T> | undefined)[], maxOrd: number): number[] | null {
+  const ords: number[] = new Array<number>(olds.length);
+  let i = 0;
+  let lo = -1;
+  let first = true;
+  while (i < olds.length) {
+    const old = olds[i];
+    if (old) {
+      ords[i] = old.ord;
+      lo = old.ord;
+      first = false;
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < olds.length && !olds[j]) j++;
+    const count = j - i;
+    const hi = j < olds.length ? olds[j]!.ord : Math.max(maxOrd, lo) + count + 1;
+    const from = first && j < olds.length ? hi - count - 1 : lo;
+    const step = (hi - from) / (count + 1);
+    if (!(step > 1e-6)) return null;
+    for (let k = 0; k < count; k++) ords[i + k] = from + step * (k + 1);
+    i = j;
+  }
+  return ords;
 }
 
 export interface RowChanges<T> {
@@ -147,7 +185,7 @@ export interface RowChanges<T> {
 
 export function headOf(queue: QueueDoc): QueueHead {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { entries, runs, version, ...head } = queue;
+  const { entries, runs, units, version, ...head } = queue;
   return head;
 }
 
@@ -157,13 +195,13 @@ export function headChanged(prev: QueueDoc, next: QueueDoc): boolean {
   const b = next as unknown as Record<string, unknown>;
   let count = 0;
   for (const key in b) {
-    if (key === 'entries' || key === 'runs' || key === 'version') continue;
+    if (ROW_FIELDS.has(key)) continue;
     if (b[key] === undefined) continue;
     count++;
     if (a[key] !== b[key]) return true;
   }
   for (const key in a) {
-    if (key === 'entries' || key === 'runs' || key === 'version') continue;
+    if (ROW_FIELDS.has(key)) continue;
     if (a[key] !== undefined) count--;
   }
   return count !== 0;
@@ -184,6 +222,7 @@ export interface QueueSnapshot {
   doc: QueueDoc;
   entries: RowIndex<QueueDoc['entries'][number]>;
   runs: RowIndex<QueueDoc['runs'][number]>;
+  units: RowIndex<QueueDoc['units'][number]>;
 }
 
 /** The changes of a commit of `next` over `snapshot`, which becomes the snapshot of `next`. */
@@ -192,6 +231,7 @@ export interface QueueChanges {
   head: QueueHead | null;
   entries: RowChanges<QueueDoc['entries'][number]>;
   runs: RowChanges<QueueDoc['runs'][number]>;
+  units: RowChanges<QueueDoc['units'][number]>;
 }
 
 /**
@@ -203,24 +243,36 @@ export function changeSnapshot(snapshot: QueueSnapshot, next: QueueDoc): QueueCh
     head: headChanged(snapshot.doc, next) ? headOf(next) : null,
     entries: snapshot.entries.change(next.entries),
     runs: snapshot.runs.change(next.runs),
+    units: snapshot.units.change(next.units),
   };
   // Freezing costs what changed: the items not written are the snapshot's, frozen already.
   for (const u of changes.entries.upserts) deepFreeze(u.item);
   for (const u of changes.runs.upserts) deepFreeze(u.item);
+  for (const u of changes.units.upserts) deepFreeze(u.item);
   Object.freeze(next.entries);
   Object.freeze(next.runs);
+  Object.freeze(next.units);
   snapshot.doc = deepFreeze(next);
   return changes;
 }
 
 /** A snapshot of a queue read from its head and rows; freezes the document. */
-export function snapshotOf(
-  head: QueueHead,
-  version: number,
-  entries: readonly { item: QueueDoc['entries'][number]; ord: number }[],
-  runs: readonly { item: QueueDoc['runs'][number]; ord: number }[],
-): QueueSnapshot {
-  const doc = deepFreeze({ ...head, version, entries: entries.map((r) => r.item), runs: runs.map((r) => r.item) } as QueueDoc);
-  const snapshot: QueueSnapshot = { doc, entries: RowIndex.of(entries), runs: RowIndex.of(runs) };
-  return snapshot;
+export function snapshotOf(head: QueueHead, version: number, rows: StoredRows): QueueSnapshot {
+  const doc = deepFreeze({
+    ...head,
+    version,
+    entries: rows.entries.map((r) => r.item),
+    units: rows.units.map((r) => r.item),
+    runs: rows.runs.map((r) => r.item),
+  } as QueueDoc);
+  return { doc, entries: RowIndex.of(rows.entries), runs: RowIndex.of(rows.runs), units: RowIndex.of(rows.units) };
+}
+
+type Positioned<T> = readonly { item: T; ord: number }[];
+
+/** A queue's rows as read, each kind in position order. */
+export interface StoredRows {
+  entries: Positioned<QueueDoc['entries'][number]>;
+  runs: Positioned<QueueDoc['runs'][number]>;
+  units: Positioned<QueueDoc['units'][number]>;
 }

@@ -49,6 +49,11 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
       await commit((q) => ({ ...q, nextSeq: 30, entries: [...q.entries, anEntry(q.id, { prNumber: 50, seq: 29 })] }));
       await commit((q) => ({ ...q, runs: [aRun(q.id, [1, 2], { status: 'pending' }), aRun(q.id, [5])] }));
       await commit((q) => ({ ...q, runs: [{ ...q.runs[0]!, status: 'passed' }] }));
+      const unit = (id: string) => ({ id, entryIds: [id], createdAt: at(1) });
+      await commit((q) => ({ ...q, units: [unit('u1'), unit('u2'), unit('u3')] }));
+      await commit((q) => ({ ...q, units: [unit('u0'), q.units[0]!, unit('u1.5'), q.units[1]!, q.units[2]!, unit('u4')] }));
+      await commit((q) => ({ ...q, units: [q.units[0]!, q.units[4]!, { ...q.units[1]!, entryIds: ['x'] }, q.units[3]!] }));
+      for (let i = 0; i < 60; i++) await commit((q) => ({ ...q, units: [q.units[0]!, unit(`squeezed-${i}`), ...q.units.slice(1)] }));
       await commit((q) => ({ ...q, state: 'paused', settings: { ...q.settings, concurrency: 3 } }));
       await commit((q) => q);
       await commit((q) => ({ ...q, testResultsSeenAt: at(3), targetLineage: [{ sha: 'abc' }] }));
@@ -137,10 +142,13 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
   });
 }
 
-type Change = { kind: 'add' | 'change' | 'remove' | 'runAdd' | 'runChange' | 'runRemove' | 'head' | 'reorder'; at: number };
+type Change = {
+  kind: 'add' | 'change' | 'remove' | 'runAdd' | 'runChange' | 'runRemove' | 'head' | 'reorder' | 'unitInsert' | 'unitChange' | 'unitRemove';
+  at: number;
+};
 
 const changeArb: fc.Arbitrary<Change> = fc.record({
-  kind: fc.constantFrom('add', 'change', 'remove', 'runAdd', 'runChange', 'runRemove', 'head', 'reorder'),
+  kind: fc.constantFrom('add', 'change', 'remove', 'runAdd', 'runChange', 'runRemove', 'head', 'reorder', 'unitInsert', 'unitInsert', 'unitChange', 'unitRemove'),
   at: fc.nat({ max: 20 }),
 });
 
@@ -149,7 +157,18 @@ function applyChange(q: QueueDoc, c: Change, tag: string): QueueDoc {
   const replace = <T>(list: readonly T[], i: number, item: T) => list.map((x, j) => (j === i ? item : x));
   const e = pick(q.entries);
   const r = pick(q.runs);
+  const u = pick(q.units);
   switch (c.kind) {
+    case 'unitInsert': {
+      // Anywhere, as a higher priority does: at the front, between two, at the end.
+      const i = q.units.length === 0 ? 0 : c.at % (q.units.length + 1);
+      const unit = { id: `unit-${tag}`, entryIds: [`e-${tag}`], createdAt: at(c.at) };
+      return { ...q, units: [...q.units.slice(0, i), unit, ...q.units.slice(i)] };
+    }
+    case 'unitChange':
+      return u < 0 ? q : { ...q, units: replace(q.units, u, { ...q.units[u]!, entryIds: [...q.units[u]!.entryIds, tag] }) };
+    case 'unitRemove':
+      return { ...q, units: q.units.filter((_, j) => j !== u) };
     case 'add':
       return { ...q, nextSeq: q.nextSeq + 1, entries: [...q.entries, anEntry(q.id, { prNumber: 100 + q.nextSeq, seq: q.nextSeq })] };
     case 'change':

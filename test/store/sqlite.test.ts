@@ -189,7 +189,7 @@ describe('sqlite store on a file', () => {
 
 /** Takes a database back to before migration 5 (entries and runs as rows). */
 function undoQueueRowsMigration(raw: Database.Database): void {
-  raw.exec('DROP TABLE queue_entries; DROP TABLE queue_runs;');
+  raw.exec('DROP TABLE queue_entries; DROP TABLE queue_runs; DROP TABLE queue_units;');
 }
 
 /** Takes a database back to before migration 3 (flaky-test tables). */

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Entry } from '../../domain/entry.js';
-import type { QueueDoc } from '../../domain/queue.js';
+import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
 import type { Archive, RunFilter } from '../store.js';
@@ -13,7 +13,7 @@ interface Slot<T> {
 }
 
 /**
- * One MongoDB document per queue, its entries and runs kept as maps by id, so a commit is one
+ * One MongoDB document per queue, its entries, runs and units kept as maps by id, so a commit is one
  * `updateOne` under the version filter that `$set`s and `$unset`s the changed keys (see
  * queue-rows.ts). Documents written before (`entries` an array) are read as they are and rewritten
  * whole by their next commit.
@@ -27,6 +27,8 @@ interface StoredQueue {
   head?: QueueHead;
   entries: Record<string, Slot<Entry>> | Entry[];
   runs: Record<string, Slot<TestRun>> | TestRun[];
+  /** Absent in documents written before. */
+  units?: Record<string, Slot<Unit>>;
 }
 
 export class MongoQueueCollections {
@@ -92,7 +94,7 @@ export class MongoQueueCollections {
     if (snapshot?.doc.version !== expectedVersion) {
       const raw = await this.queues.findOne({ id: queue.id }, { projection: { _id: 0 } });
       if (!raw || raw.version !== expectedVersion) return false;
-      if (Array.isArray(raw.entries) || Array.isArray(raw.runs) || !safeKeys(queue)) return this.replace(queue, expectedVersion);
+      if (Array.isArray(raw.entries) || Array.isArray(raw.runs) || !raw.head || !safeKeys(queue)) return this.replace(queue, expectedVersion);
       snapshot = this.keep(raw);
     }
     if (!safeKeys(queue)) return this.replace(queue, expectedVersion);
@@ -103,6 +105,7 @@ export class MongoQueueCollections {
     if (changes.head) set.head = changes.head;
     addChanges('entries', changes.entries, set, unset);
     addChanges('runs', changes.runs, set, unset);
+    addChanges('units', changes.units, set, unset);
     const update = Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set };
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
     if (result.matchedCount !== 1) return false;
@@ -157,7 +160,10 @@ export class MongoQueueCollections {
   }
 
   private keep(raw: StoredQueue): QueueSnapshot {
-    const snapshot = Array.isArray(raw.entries) || Array.isArray(raw.runs) ? legacySnapshot(raw) : snapshotOf(raw.head!, raw.version, slots(raw.entries), slots(raw.runs));
+    const snapshot =
+      Array.isArray(raw.entries) || Array.isArray(raw.runs) || !raw.head
+        ? legacySnapshot(raw)
+        : snapshotOf(raw.head, raw.version, { entries: slots(raw.entries), runs: slots(raw.runs), units: slots(raw.units ?? {}) });
     this.snapshots.set(raw.id, snapshot);
     return snapshot;
   }
@@ -172,7 +178,17 @@ export class MongoQueueCollections {
 
 function stored(queue: QueueDoc): StoredQueue {
   const map = <T extends { id: string }>(items: readonly T[]) => Object.fromEntries(items.map((d, o) => [d.id, { o, d }]));
-  return { id: queue.id, repoKey: queue.repoKey, branch: queue.branch, orgId: queue.orgId, version: queue.version, head: headOf(queue), entries: map(queue.entries), runs: map(queue.runs) };
+  return {
+    id: queue.id,
+    repoKey: queue.repoKey,
+    branch: queue.branch,
+    orgId: queue.orgId,
+    version: queue.version,
+    head: headOf(queue),
+    entries: map(queue.entries),
+    runs: map(queue.runs),
+    units: map(queue.units),
+  };
 }
 
 function slots<T>(map: Record<string, Slot<T>> | T[]): { item: T; ord: number }[] {
@@ -182,10 +198,11 @@ function slots<T>(map: Record<string, Slot<T>> | T[]): { item: T; ord: number }[
 }
 
 function legacySnapshot(raw: StoredQueue): QueueSnapshot {
+  const legacy = raw as unknown as QueueDoc;
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { head, entries, runs, ...rest } = raw;
-  const doc = rest as unknown as QueueHead;
-  return snapshotOf(doc, raw.version, (entries as Entry[]).map((item, ord) => ({ item, ord })), (runs as TestRun[]).map((item, ord) => ({ item, ord })));
+  const { entries, runs, units, version, ...head } = legacy;
+  const positioned = <T>(items: readonly T[]) => items.map((item, ord) => ({ item, ord }));
+  return snapshotOf(head, raw.version, { entries: positioned(entries), runs: positioned(runs), units: positioned(units) });
 }
 
 function addChanges<T extends { id: string }>(field: string, changes: RowChanges<T>, set: Record<string, unknown>, unset: Record<string, ''>): void {
@@ -197,5 +214,5 @@ function addChanges<T extends { id: string }>(field: string, changes: RowChanges
 /** Ids are used as field names: no dots, no leading `$` (the server makes UUIDs; this only guards). */
 function safeKeys(queue: QueueDoc): boolean {
   const ok = (id: string) => id.length > 0 && !id.includes('.') && !id.startsWith('$');
-  return queue.entries.every((e) => ok(e.id)) && queue.runs.every((r) => ok(r.id));
+  return queue.entries.every((e) => ok(e.id)) && queue.runs.every((r) => ok(r.id)) && queue.units.every((u) => ok(u.id));
 }

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Entry } from '../../domain/entry.js';
-import type { QueueDoc } from '../../domain/queue.js';
+import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { ConflictError } from '../errors.js';
-import { changeSnapshot, headOf, snapshotOf, type QueueChanges, type QueueHead, type QueueSnapshot } from '../queue-rows.js';
+import { changeSnapshot, headOf, snapshotOf, type QueueChanges, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
 import type { Archive, RunFilter } from '../store.js';
 import { SqliteArchiveTables } from './archive-tables.js';
 
@@ -39,6 +39,7 @@ export class SqliteQueueTables {
       head: db.prepare('SELECT version, doc FROM queues WHERE id = ?'),
       entries: db.prepare('SELECT ord, doc FROM queue_entries WHERE queue_id = ? ORDER BY ord'),
       runs: db.prepare('SELECT ord, doc FROM queue_runs WHERE queue_id = ? ORDER BY ord'),
+      units: db.prepare('SELECT ord, doc FROM queue_units WHERE queue_id = ? ORDER BY ord'),
       casVersion: db.prepare('UPDATE queues SET version = ? WHERE id = ? AND version = ?'),
       casHead: db.prepare('UPDATE queues SET version = ?, doc = ? WHERE id = ? AND version = ?'),
       upsertEntry: db.prepare(
@@ -53,9 +54,16 @@ export class SqliteQueueTables {
       ),
       moveRun: db.prepare('UPDATE queue_runs SET ord = ? WHERE queue_id = ? AND id = ?'),
       deleteRun: db.prepare('DELETE FROM queue_runs WHERE queue_id = ? AND id = ?'),
+      upsertUnit: db.prepare(
+        `INSERT INTO queue_units (queue_id, id, ord, doc) VALUES (?, ?, ?, ?)
+         ON CONFLICT (queue_id, id) DO UPDATE SET ord = excluded.ord, doc = excluded.doc`,
+      ),
+      moveUnit: db.prepare('UPDATE queue_units SET ord = ? WHERE queue_id = ? AND id = ?'),
+      deleteUnit: db.prepare('DELETE FROM queue_units WHERE queue_id = ? AND id = ?'),
       casDelete: db.prepare('DELETE FROM queues WHERE id = ? AND version = ?'),
       deleteEntries: db.prepare('DELETE FROM queue_entries WHERE queue_id = ?'),
       deleteRuns: db.prepare('DELETE FROM queue_runs WHERE queue_id = ?'),
+      deleteUnits: db.prepare('DELETE FROM queue_units WHERE queue_id = ?'),
     };
 
     this.loadTx = db.transaction((id: string): QueueSnapshot | null => this.loadNow(id));
@@ -71,6 +79,7 @@ export class SqliteQueueTables {
       });
       queue.entries.forEach((e, ord) => this.stmt.upsertEntry!.run(queue.id, e.id, ord, JSON.stringify(e)));
       queue.runs.forEach((r, ord) => this.stmt.upsertRun!.run(queue.id, r.id, ord, JSON.stringify(r)));
+      queue.units.forEach((u, ord) => this.stmt.upsertUnit!.run(queue.id, u.id, ord, JSON.stringify(u)));
     });
 
     // The one transaction of a commit: archive, compare-and-set of the version, changed rows.
@@ -94,6 +103,7 @@ export class SqliteQueueTables {
       if (this.stmt.casDelete!.run(id, expectedVersion).changes !== 1) return false;
       this.stmt.deleteEntries!.run(id);
       this.stmt.deleteRuns!.run(id);
+      this.stmt.deleteUnits!.run(id);
       return true;
     });
   }
@@ -185,12 +195,11 @@ export class SqliteQueueTables {
       return null;
     }
     const rows = <T>(all: unknown[]) => (all as { ord: number; doc: string }[]).map((r) => ({ ord: r.ord, item: JSON.parse(r.doc) as T }));
-    const snapshot = snapshotOf(
-      JSON.parse(head.doc) as QueueHead,
-      head.version,
-      rows<Entry>(this.stmt.entries!.all(id)),
-      rows<TestRun>(this.stmt.runs!.all(id)),
-    );
+    const snapshot = snapshotOf(JSON.parse(head.doc) as QueueHead, head.version, {
+      entries: rows<Entry>(this.stmt.entries!.all(id)),
+      runs: rows<TestRun>(this.stmt.runs!.all(id)),
+      units: rows<Unit>(this.stmt.units!.all(id)),
+    });
     this.snapshots.set(id, snapshot);
     return snapshot;
   }
@@ -201,13 +210,15 @@ export class SqliteQueueTables {
       ? this.stmt.casHead!.run(queue.version, JSON.stringify(changes.head), id, expectedVersion)
       : this.stmt.casVersion!.run(queue.version, id, expectedVersion);
     if (cas.changes !== 1) throw new VersionConflict();
-    const { entries, runs } = changes;
-    for (const { item, ord } of entries.upserts) this.stmt.upsertEntry!.run(id, item.id, ord, JSON.stringify(item));
-    for (const { id: entryId, ord } of entries.moves) this.stmt.moveEntry!.run(ord, id, entryId);
-    for (const entryId of entries.deletes) this.stmt.deleteEntry!.run(id, entryId);
-    for (const { item, ord } of runs.upserts) this.stmt.upsertRun!.run(id, item.id, ord, JSON.stringify(item));
-    for (const { id: runId, ord } of runs.moves) this.stmt.moveRun!.run(ord, id, runId);
-    for (const runId of runs.deletes) this.stmt.deleteRun!.run(id, runId);
+    this.writeRows(id, changes.entries, this.stmt.upsertEntry!, this.stmt.moveEntry!, this.stmt.deleteEntry!);
+    this.writeRows(id, changes.runs, this.stmt.upsertRun!, this.stmt.moveRun!, this.stmt.deleteRun!);
+    this.writeRows(id, changes.units, this.stmt.upsertUnit!, this.stmt.moveUnit!, this.stmt.deleteUnit!);
+  }
+
+  private writeRows<T extends { id: string }>(queueId: string, changes: RowChanges<T>, upsert: Statement, move: Statement, remove: Statement): void {
+    for (const { item, ord } of changes.upserts) upsert.run(queueId, item.id, ord, JSON.stringify(item));
+    for (const { id, ord } of changes.moves) move.run(ord, queueId, id);
+    for (const id of changes.deletes) remove.run(queueId, id);
   }
 }
 

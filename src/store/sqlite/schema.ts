@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * migrations at the end, never edit one that has shipped.
  *
  * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need. A
- * queue's document is split into its head (in `queues`) and rows (`queue_entries`, `queue_runs`).
+ * queue's document is split into its head (in `queues`) and rows (`queue_entries`, `queue_runs`, `queue_units`).
  */
 const MIGRATIONS: readonly string[] = [
   `
@@ -154,12 +154,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
   `,
   `
-  -- A row per active entry and per live run of a queue, so a commit writes what changed; the queue
-  -- row keeps the rest of the document (its head). ord: the position in the document's array.
+  -- A row per active entry, live run and unit of a queue, so a commit writes what changed; the queue
+  -- row keeps the rest of the document (its head). ord: the position in the document's array (a
+  -- row inserted between two takes a position between theirs).
   CREATE TABLE queue_entries (
     queue_id TEXT NOT NULL,
     id       TEXT NOT NULL,
-    ord      INTEGER NOT NULL,
+    ord      REAL NOT NULL,
     doc      TEXT NOT NULL,
     PRIMARY KEY (queue_id, id)
   );
@@ -167,16 +168,26 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE queue_runs (
     queue_id TEXT NOT NULL,
     id       TEXT NOT NULL,
-    ord      INTEGER NOT NULL,
+    ord      REAL NOT NULL,
     doc      TEXT NOT NULL,
     PRIMARY KEY (queue_id, id)
   );
   CREATE INDEX queue_runs_by_ord ON queue_runs(queue_id, ord);
+  CREATE TABLE queue_units (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      REAL NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  CREATE INDEX queue_units_by_ord ON queue_units(queue_id, ord);
   INSERT INTO queue_entries (queue_id, id, ord, doc)
     SELECT q.id, json_extract(e.value, '$.id'), e.key, e.value FROM queues q, json_each(q.doc, '$.entries') e;
   INSERT INTO queue_runs (queue_id, id, ord, doc)
     SELECT q.id, json_extract(r.value, '$.id'), r.key, r.value FROM queues q, json_each(q.doc, '$.runs') r;
-  UPDATE queues SET doc = json_remove(doc, '$.entries', '$.runs', '$.version');
+  INSERT INTO queue_units (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(u.value, '$.id'), u.key, u.value FROM queues q, json_each(q.doc, '$.units') u;
+  UPDATE queues SET doc = json_remove(doc, '$.entries', '$.runs', '$.units', '$.version');
   `,
 ];
 
