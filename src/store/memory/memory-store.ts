@@ -53,7 +53,7 @@ export class MemoryStore implements Store {
     for (const r of archive?.runs ?? []) this.runs.set(r.id, deepFreeze(r));
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
-    this.queues.set(queue.id, deepFreeze(queue));
+    this.queues.set(queue.id, freezeOver(current, queue));
     return true;
   }
 
@@ -163,4 +163,17 @@ function newestFirst(a: TestRun, b: TestRun): number {
   if (a.finishedAt !== b.finishedAt) return a.finishedAt === null ? 1 : b.finishedAt === null ? -1 : a.finishedAt < b.finishedAt ? 1 : -1;
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Freezes `next`, skipping the items it shares with `prev` at the same place (frozen already). */
+function freezeOver(prev: QueueDoc, next: QueueDoc): QueueDoc {
+  const freezeItems = <T>(items: readonly T[], old: readonly T[]) => {
+    if (Object.isFrozen(items)) return;
+    Object.freeze(items);
+    for (let i = 0; i < items.length; i++) if (items[i] !== old[i]) deepFreeze(items[i]);
+  };
+  freezeItems(next.entries, prev.entries);
+  freezeItems(next.runs, prev.runs);
+  freezeItems(next.units, prev.units);
+  return deepFreeze(next);
 }
