@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { activeEntryFor, cancelEntry, changeSettings, restartEntry, submitEntry } from '../domain/commands.js';
 import type { Entry } from '../domain/entry.js';
+import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
 import { resolvePriority } from '../domain/priority.js';
@@ -100,25 +101,29 @@ export class QueueService {
     const before = await this.store.getQueue(key.repoKey, key.branch);
     if (!before) throw notFound.queue(input.targetBranch);
     assertAccepting(before);
-    let fetched: PullRequestFacts | null = activeEntryFor(before, prNumber) ? null : await readFacts(before);
+    const activeBefore = activeEntryFor(before, prNumber);
+    let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
 
-    const { queue, result: id, changed } = await this.writer.update(key, async (current) => {
-      assertAccepting(current);
-      const active = activeEntryFor(current, prNumber);
-      const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
-      const submitted = submitEntry(
-        current,
-        { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
-        this.clock.now(),
-      );
-      if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
-      return { queue: submitted.queue, result: submitted.entry.id };
-    }, before);
-    const entry = entryIn(queue, id);
+    const { queue, result: entry, changed } = await this.writer.update(
+      key,
+      async (current) => {
+        assertAccepting(current);
+        const active = current === before ? activeBefore : activeEntryFor(current, prNumber);
+        const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
+        const submitted = submitEntry(
+          current,
+          { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
+          this.clock.now(),
+        );
+        if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active };
+        return { queue: submitted.queue, result: submitted.entry };
+      },
+      before,
+    );
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
     else if (changed) this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entry, queue, await this.estimates(queue));
+    return toSubmittedPullRequestRecord(entry, queue, await this.estimatesFor(queue, entry));
   }
 
   async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
@@ -287,6 +292,17 @@ export class QueueService {
   /** The ETA of each active entry (src/domain/eta.ts). */
   private estimates(queue: QueueDoc) {
     return loadMergeEstimates(this.store, queue, this.clock.now());
+  }
+
+  /**
+   * The ETA of one entry. One that is not ready, or any in a paused queue, has none whatever the rest
+   * of the queue holds: then the queue is not walked (submit at depth).
+   */
+  private estimatesFor(queue: QueueDoc, entry: Entry) {
+    if (entry.state === 'NOT_READY' || queue.state === 'paused' || queue.state === 'switching_modes') {
+      return Promise.resolve(estimateMergeTimes({ ...queue, entries: [entry] }, ciHistoryOf([]), this.clock.now()));
+    }
+    return this.estimates(queue);
   }
 
   private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {
