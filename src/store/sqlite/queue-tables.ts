@@ -83,7 +83,7 @@ export class SqliteQueueTables {
     });
 
     // The one transaction of a commit: archive, compare-and-set of the version, changed rows.
-    this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): boolean => {
+    this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): QueueSnapshot => {
       for (const entry of archive?.entries ?? []) this.archive.putEntry(entry);
       for (const run of archive?.runs ?? []) this.archive.putRun(run);
       const row = this.stmt.versionById!.get(queue.id) as { version: number } | undefined;
@@ -92,11 +92,11 @@ export class SqliteQueueTables {
       let snapshot = this.snapshots.get(queue.id);
       // Another process committed this version, or nothing was read here yet: compare with the rows.
       if (snapshot?.doc.version !== expectedVersion) snapshot = this.loadNow(queue.id)!;
-      // From here the snapshot changes with the write; it is dropped if the write fails.
+      // From here the snapshot changes with the write: it is kept again only once the transaction
+      // has committed (a failed COMMIT must not leave it describing what was not stored).
       this.snapshots.delete(queue.id);
       this.write(queue, expectedVersion, changeSnapshot(snapshot, queue));
-      this.snapshots.set(queue.id, snapshot);
-      return true;
+      return snapshot;
     });
 
     this.deleteTx = db.transaction((id: string, expectedVersion: number): boolean => {
@@ -151,7 +151,8 @@ export class SqliteQueueTables {
       throw new Error(`commitQueue: queue.version must be ${expectedVersion + 1}, got ${queue.version}`);
     }
     try {
-      return this.commitTx.immediate(queue, expectedVersion, archive);
+      this.snapshots.set(queue.id, this.commitTx.immediate(queue, expectedVersion, archive));
+      return true;
     } catch (err) {
       if (err instanceof VersionConflict) return false;
       throw err;
