@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { ENDED_STATES, type PrState } from '../domain/states.js';
 import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, type HistogramSnapshot } from './depth-client.js';
 import { DepthServer, type ProcessUsage } from './depth-server.js';
@@ -20,6 +21,8 @@ export interface BandMeasures {
   reconcile: { beforeFill: HistogramSnapshot; afterFill: HistogramSnapshot; afterDrain: HistogramSnapshot };
   usage: { start: ProcessUsage; afterFill: ProcessUsage; afterDrain: ProcessUsage };
   fillSeconds: number;
+  /** The machine's 1-minute load average at the start of the fill and at the end of the drain. */
+  loadAverage: { start: number; end: number };
   drain: {
     merged: number;
     /** Resume to the last merge when all merged; resume to the limit otherwise. */
@@ -46,6 +49,7 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
       prNumbers.push(await client.openPullRequest(`Depth change #${i}: tighten the widget pipeline retries`, settings.ciSeconds / 60));
     }
 
+    const loadAtStart = loadavg()[0] ?? 0;
     const beforeFill = await client.reconcileHistogram();
     const start = server.usage();
     const fillStarted = performance.now();
@@ -87,6 +91,7 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
       reconcile: { beforeFill, afterFill: afterFillHistogram, afterDrain: afterDrainHistogram },
       usage: { start, afterFill, afterDrain },
       fillSeconds,
+      loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
       drain: { merged: mergedAt.length, seconds: ((allMerged ? lastMerge : stoppedAt) - resumedAt) / 1000, complete: allMerged },
     };
   } finally {

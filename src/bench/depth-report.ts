@@ -21,6 +21,8 @@ export interface BandReport {
   /** /proc/<pid>/io of the server process: wchar (bytes passed to write calls) and write_bytes (to storage). */
   bytesWritten: { fillWchar: number; drainWchar: number; fillWriteBytes: number; drainWriteBytes: number };
   fillSeconds: number;
+  /** The machine's 1-minute load average at the start of the fill and the end of the drain (2 cores here). */
+  loadAverage: { start: number; end: number };
   drain: {
     merged: number;
     complete: boolean;
@@ -59,6 +61,7 @@ export function bandReport(m: BandMeasures): BandReport {
       drainWriteBytes: m.usage.afterDrain.writeBytes - m.usage.afterFill.writeBytes,
     },
     fillSeconds: m.fillSeconds,
+    loadAverage: m.loadAverage,
     drain: {
       merged: m.drain.merged,
       complete: m.drain.complete,
