@@ -11,12 +11,16 @@ export interface BandSettings {
   ciSeconds: number;
   /** Stop waiting for the drain after this long and report the partial rate. */
   drainLimitSeconds: number;
+  /** Stop submitting after this long: the queue is drained at the depth it reached. */
+  fillLimitSeconds: number;
 }
 
 export interface BandMeasures {
   settings: BandSettings;
   /** Every submit's latency in ms, in submission order (the i-th was made at depth i - 1). */
   submitMs: number[];
+  /** PRs submitted: `depth`, unless the fill limit stopped it earlier. */
+  filled: number;
   /** The queue's reconcile histogram after the fill and after the drain. */
   reconcile: { beforeFill: HistogramSnapshot; afterFill: HistogramSnapshot; afterDrain: HistogramSnapshot };
   usage: { start: ProcessUsage; afterFill: ProcessUsage; afterDrain: ProcessUsage };
@@ -54,7 +58,12 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
     const start = server.usage();
     const fillStarted = performance.now();
     const submitMs: number[] = [];
+    const fillDeadline = fillStarted + settings.fillLimitSeconds * 1000;
     for (const [i, number] of prNumbers.entries()) {
+      if (performance.now() > fillDeadline) {
+        log(`  depth ${settings.depth}: fill limit reached at ${i} submitted`);
+        break;
+      }
       const t0 = performance.now();
       await client.v1('submitPullRequest', { ...queue, pr: { number } });
       submitMs.push(performance.now() - t0);
@@ -66,7 +75,8 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
 
     const resumedAt = Date.now();
     await client.v1('updateQueue', { ...queue, state: 'running' });
-    const last = prNumbers[prNumbers.length - 1];
+    const filled = submitMs.length;
+    const last = prNumbers[filled - 1];
     const deadline = resumedAt + settings.drainLimitSeconds * 1000;
     let complete = false;
     while (Date.now() < deadline) {
@@ -83,11 +93,12 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
     const afterDrainHistogram = await client.reconcileHistogram();
     const pulls = await client.pulls();
     const mergedAt = pulls.filter((p) => p.state === 'merged' && p.mergedAt !== null).map((p) => Date.parse(p.mergedAt as string));
-    const allMerged = complete && mergedAt.length === settings.depth;
+    const allMerged = complete && mergedAt.length === filled;
     const lastMerge = mergedAt.length > 0 ? Math.max(...mergedAt) : stoppedAt;
     return {
       settings,
       submitMs,
+      filled,
       reconcile: { beforeFill, afterFill: afterFillHistogram, afterDrain: afterDrainHistogram },
       usage: { start, afterFill, afterDrain },
       fillSeconds,

@@ -4,6 +4,8 @@ import { percentile } from './load.js';
 
 export interface BandReport {
   depth: number;
+  /** PRs submitted (less than `depth` when the fill limit stopped it). */
+  filled: number;
   settings: BandSettings;
   submit: {
     /** Over every submit of the fill (depth 0 to depth - 1). */
@@ -44,6 +46,7 @@ export function bandReport(m: BandMeasures): BandReport {
   const mergesPerMinute = m.drain.seconds > 0 ? (m.drain.merged * 60) / m.drain.seconds : 0;
   return {
     depth: m.settings.depth,
+    filled: m.filled,
     settings: m.settings,
     submit: {
       p50Ms: percentile(all, 0.5),
@@ -131,14 +134,14 @@ export function checkTargets(bands: readonly BandReport[]): TargetCheck[] {
 export function formatReport(bands: readonly BandReport[], checks: readonly TargetCheck[]): string {
   const header = ['depth', 'submit p50/p99 ms', 'at depth p50/p99 ms', 'reconcile p50 ms fill/drain', 'CPU s fill/drain', 'wchar MB fill/drain', 'write_bytes MB fill/drain', 'merged', 'drain s', 'merges/min', 'CI allows/min', 'share'];
   const rows = bands.map((b) => [
-    String(b.depth),
+    b.filled === b.depth ? String(b.depth) : `${b.filled} of ${b.depth}`,
     `${ms(b.submit.p50Ms)} / ${ms(b.submit.p99Ms)}`,
     `${ms(b.submit.atDepthP50Ms)} / ${ms(b.submit.atDepthP99Ms)}`,
     `${ms(b.reconcile.fillP50Ms)} / ${ms(b.reconcile.drainP50Ms)}`,
     `${b.cpuSeconds.fill.toFixed(1)} / ${b.cpuSeconds.drain.toFixed(1)}`,
     `${mb(b.bytesWritten.fillWchar)} / ${mb(b.bytesWritten.drainWchar)}`,
     `${mb(b.bytesWritten.fillWriteBytes)} / ${mb(b.bytesWritten.drainWriteBytes)}`,
-    `${b.drain.merged}/${b.depth}${b.drain.complete ? '' : ' (limit)'}`,
+    `${b.drain.merged}/${b.filled}${b.drain.complete ? '' : ' (limit)'}`,
     b.drain.seconds.toFixed(1),
     b.drain.mergesPerMinute.toFixed(0),
     b.drain.ciAllowancePerMinute.toFixed(0),
