@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
 import { ENDED_STATES, type PrState } from '../domain/states.js';
-import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, type HistogramSnapshot } from './depth-client.js';
+import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, HttpStatusError, type HistogramSnapshot } from './depth-client.js';
 import { DepthServer, type ProcessUsage } from './depth-server.js';
 
 export interface BandSettings {
@@ -32,6 +32,8 @@ export interface BandMeasures {
     /** Resume to the last merge when all merged; resume to the limit otherwise. */
     seconds: number;
     complete: boolean;
+    /** Status reads the server answered 408 (its event loop too busy to read the request in time). */
+    pollTimeouts: number;
   };
 }
 
@@ -79,10 +81,15 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
     const last = prNumbers[filled - 1];
     const deadline = resumedAt + settings.drainLimitSeconds * 1000;
     let complete = false;
+    let pollTimeouts = 0;
     while (Date.now() < deadline) {
       // PRs merge in queue order: the last one ends last.
-      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } });
-      if (ENDED_STATES.has(record.state)) {
+      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } }).catch((err: unknown) => {
+        if (!(err instanceof HttpStatusError && err.status === 408)) throw err;
+        pollTimeouts += 1;
+        return null;
+      });
+      if (record && ENDED_STATES.has(record.state)) {
         complete = true;
         break;
       }
@@ -103,7 +110,7 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
       usage: { start, afterFill, afterDrain },
       fillSeconds,
       loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
-      drain: { merged: mergedAt.length, seconds: ((allMerged ? lastMerge : stoppedAt) - resumedAt) / 1000, complete: allMerged },
+      drain: { merged: mergedAt.length, seconds: ((allMerged ? lastMerge : stoppedAt) - resumedAt) / 1000, complete: allMerged, pollTimeouts },
     };
   } finally {
     client.close();

@@ -33,6 +33,8 @@ export interface BandReport {
     /** concurrency × 60 / CI seconds: what CI allows when every run passes. */
     ciAllowancePerMinute: number;
     shareOfAllowance: number;
+    /** Status reads answered 408 during the drain (the server too busy to read them in time). */
+    pollTimeouts: number;
   };
 }
 
@@ -72,6 +74,7 @@ export function bandReport(m: BandMeasures): BandReport {
       mergesPerMinute,
       ciAllowancePerMinute: allowance,
       shareOfAllowance: mergesPerMinute / allowance,
+      pollTimeouts: m.drain.pollTimeouts,
     },
   };
 }
