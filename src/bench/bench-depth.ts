@@ -19,10 +19,11 @@ const program = new Command()
   .option('--concurrency <n>', 'queue concurrency (runs in flight)', positiveInt, 25)
   .option('--ci-seconds <s>', "the sandbox CI's duration of every run", positive, 3)
   .option('--drain-limit <s>', 'stop a drain after this many seconds and report the partial rate', positive, 1800)
+  .option('--fill-limit <s>', 'stop filling a queue after this many seconds and drain it at the depth reached', positive, 3600)
   .option('--json <file>', 'where to write the results', DEFAULT_JSON)
   .parse();
 
-const opts = program.opts<{ depths: number[]; concurrency: number; ciSeconds: number; drainLimit: number; json: string }>();
+const opts = program.opts<{ depths: number[]; concurrency: number; ciSeconds: number; drainLimit: number; fillLimit: number; json: string }>();
 const started = performance.now();
 console.log(
   `bench:depth: depths ${opts.depths.join(', ')}; concurrency ${opts.concurrency}, CI ${opts.ciSeconds} s per run ` +
@@ -34,25 +35,28 @@ const bands: BandReport[] = [];
 for (const depth of opts.depths) {
   const bandStarted = performance.now();
   const measures = await runBand(
-    { depth, concurrency: opts.concurrency, ciSeconds: opts.ciSeconds, drainLimitSeconds: opts.drainLimit },
+    { depth, concurrency: opts.concurrency, ciSeconds: opts.ciSeconds, drainLimitSeconds: opts.drainLimit, fillLimitSeconds: opts.fillLimit },
     (line) => console.log(line),
   );
   const report = bandReport(measures);
   bands.push(report);
+  writeResults(); // after every band: an interrupted run keeps the bands it finished
   console.log(
     `  depth ${depth}: submit p50 at depth ${report.submit.atDepthP50Ms.toFixed(2)} ms; ${report.drain.merged} merged in ` +
-      `${report.drain.seconds.toFixed(1)} s (${((performance.now() - bandStarted) / 1000).toFixed(0)} s for the band)`,
+      `${report.drain.seconds.toFixed(1)} s (${((performance.now() - bandStarted) / 1000).toFixed(0)} s for the band; ` +
+      `load average ${report.loadAverage.start.toFixed(1)} → ${report.loadAverage.end.toFixed(1)}; ` +
+      `${report.drain.pollTimeouts} status reads answered 408 during the drain)`,
   );
 }
 
-const checks = checkTargets(bands);
-console.log(`\n${formatReport(bands, checks)}\n`);
-mkdirSync(dirname(opts.json), { recursive: true });
-writeFileSync(
-  opts.json,
-  `${JSON.stringify({ settings: { concurrency: opts.concurrency, ciSeconds: opts.ciSeconds, drainLimitSeconds: opts.drainLimit }, bands, targets: checks }, null, 2)}\n`,
-);
+console.log(`\n${formatReport(bands, checkTargets(bands))}\n`);
 console.log(`wrote ${opts.json} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+function writeResults(): void {
+  const settings = { concurrency: opts.concurrency, ciSeconds: opts.ciSeconds, drainLimitSeconds: opts.drainLimit, fillLimitSeconds: opts.fillLimit };
+  mkdirSync(dirname(opts.json), { recursive: true });
+  writeFileSync(opts.json, `${JSON.stringify({ settings, bands, targets: checkTargets(bands) }, null, 2)}\n`);
+}
 
 function depthList(v: string): number[] {
   const depths = v.split(',').map((s) => Number(s.trim()));

@@ -1,5 +1,6 @@
+import { loadavg } from 'node:os';
 import { ENDED_STATES, type PrState } from '../domain/states.js';
-import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, type HistogramSnapshot } from './depth-client.js';
+import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, HttpStatusError, type HistogramSnapshot } from './depth-client.js';
 import { DepthServer, type ProcessUsage } from './depth-server.js';
 
 export interface BandSettings {
@@ -10,21 +11,29 @@ export interface BandSettings {
   ciSeconds: number;
   /** Stop waiting for the drain after this long and report the partial rate. */
   drainLimitSeconds: number;
+  /** Stop submitting after this long: the queue is drained at the depth it reached. */
+  fillLimitSeconds: number;
 }
 
 export interface BandMeasures {
   settings: BandSettings;
   /** Every submit's latency in ms, in submission order (the i-th was made at depth i - 1). */
   submitMs: number[];
+  /** PRs submitted: `depth`, unless the fill limit stopped it earlier. */
+  filled: number;
   /** The queue's reconcile histogram after the fill and after the drain. */
   reconcile: { beforeFill: HistogramSnapshot; afterFill: HistogramSnapshot; afterDrain: HistogramSnapshot };
   usage: { start: ProcessUsage; afterFill: ProcessUsage; afterDrain: ProcessUsage };
   fillSeconds: number;
+  /** The machine's 1-minute load average at the start of the fill and at the end of the drain. */
+  loadAverage: { start: number; end: number };
   drain: {
     merged: number;
     /** Resume to the last merge when all merged; resume to the limit otherwise. */
     seconds: number;
     complete: boolean;
+    /** Status reads the server answered 408 (its event loop too busy to read the request in time). */
+    pollTimeouts: number;
   };
 }
 
@@ -46,11 +55,17 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
       prNumbers.push(await client.openPullRequest(`Depth change #${i}: tighten the widget pipeline retries`, settings.ciSeconds / 60));
     }
 
+    const loadAtStart = loadavg()[0] ?? 0;
     const beforeFill = await client.reconcileHistogram();
     const start = server.usage();
     const fillStarted = performance.now();
     const submitMs: number[] = [];
+    const fillDeadline = fillStarted + settings.fillLimitSeconds * 1000;
     for (const [i, number] of prNumbers.entries()) {
+      if (performance.now() > fillDeadline) {
+        log(`  depth ${settings.depth}: fill limit reached at ${i} submitted`);
+        break;
+      }
       const t0 = performance.now();
       await client.v1('submitPullRequest', { ...queue, pr: { number } });
       submitMs.push(performance.now() - t0);
@@ -62,13 +77,19 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
 
     const resumedAt = Date.now();
     await client.v1('updateQueue', { ...queue, state: 'running' });
-    const last = prNumbers[prNumbers.length - 1];
+    const filled = submitMs.length;
+    const last = prNumbers[filled - 1];
     const deadline = resumedAt + settings.drainLimitSeconds * 1000;
     let complete = false;
+    let pollTimeouts = 0;
     while (Date.now() < deadline) {
       // PRs merge in queue order: the last one ends last.
-      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } });
-      if (ENDED_STATES.has(record.state)) {
+      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } }).catch((err: unknown) => {
+        if (!(err instanceof HttpStatusError && err.status === 408)) throw err;
+        pollTimeouts += 1;
+        return null;
+      });
+      if (record && ENDED_STATES.has(record.state)) {
         complete = true;
         break;
       }
@@ -79,15 +100,17 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
     const afterDrainHistogram = await client.reconcileHistogram();
     const pulls = await client.pulls();
     const mergedAt = pulls.filter((p) => p.state === 'merged' && p.mergedAt !== null).map((p) => Date.parse(p.mergedAt as string));
-    const allMerged = complete && mergedAt.length === settings.depth;
+    const allMerged = complete && mergedAt.length === filled;
     const lastMerge = mergedAt.length > 0 ? Math.max(...mergedAt) : stoppedAt;
     return {
       settings,
       submitMs,
+      filled,
       reconcile: { beforeFill, afterFill: afterFillHistogram, afterDrain: afterDrainHistogram },
       usage: { start, afterFill, afterDrain },
       fillSeconds,
-      drain: { merged: mergedAt.length, seconds: ((allMerged ? lastMerge : stoppedAt) - resumedAt) / 1000, complete: allMerged },
+      loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+      drain: { merged: mergedAt.length, seconds: ((allMerged ? lastMerge : stoppedAt) - resumedAt) / 1000, complete: allMerged, pollTimeouts },
     };
   } finally {
     client.close();

@@ -11,6 +11,16 @@ export interface HistogramSnapshot {
   count: number;
 }
 
+/** An answer outside 2xx. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The service's REST API and sandbox routes as the benchmark calls them: one keep-alive connection,
  * so a latency is the server's work plus one loopback round trip.
@@ -79,7 +89,8 @@ export class DepthClient {
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 500)}`));
+            const status = res.statusCode ?? 0;
+            if (status >= 300) return reject(new HttpStatusError(status, `${method} ${path} answered ${status}: ${text.slice(0, 500)}`));
             try {
               resolve((as === 'json' ? JSON.parse(text) : text) as T);
             } catch (err) {

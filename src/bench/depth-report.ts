@@ -4,6 +4,8 @@ import { percentile } from './load.js';
 
 export interface BandReport {
   depth: number;
+  /** PRs submitted (less than `depth` when the fill limit stopped it). */
+  filled: number;
   settings: BandSettings;
   submit: {
     /** Over every submit of the fill (depth 0 to depth - 1). */
@@ -21,6 +23,8 @@ export interface BandReport {
   /** /proc/<pid>/io of the server process: wchar (bytes passed to write calls) and write_bytes (to storage). */
   bytesWritten: { fillWchar: number; drainWchar: number; fillWriteBytes: number; drainWriteBytes: number };
   fillSeconds: number;
+  /** The machine's 1-minute load average at the start of the fill and the end of the drain (2 cores here). */
+  loadAverage: { start: number; end: number };
   drain: {
     merged: number;
     complete: boolean;
@@ -29,6 +33,8 @@ export interface BandReport {
     /** concurrency × 60 / CI seconds: what CI allows when every run passes. */
     ciAllowancePerMinute: number;
     shareOfAllowance: number;
+    /** Status reads answered 408 during the drain (the server too busy to read them in time). */
+    pollTimeouts: number;
   };
 }
 
@@ -42,6 +48,7 @@ export function bandReport(m: BandMeasures): BandReport {
   const mergesPerMinute = m.drain.seconds > 0 ? (m.drain.merged * 60) / m.drain.seconds : 0;
   return {
     depth: m.settings.depth,
+    filled: m.filled,
     settings: m.settings,
     submit: {
       p50Ms: percentile(all, 0.5),
@@ -59,6 +66,7 @@ export function bandReport(m: BandMeasures): BandReport {
       drainWriteBytes: m.usage.afterDrain.writeBytes - m.usage.afterFill.writeBytes,
     },
     fillSeconds: m.fillSeconds,
+    loadAverage: m.loadAverage,
     drain: {
       merged: m.drain.merged,
       complete: m.drain.complete,
@@ -66,6 +74,7 @@ export function bandReport(m: BandMeasures): BandReport {
       mergesPerMinute,
       ciAllowancePerMinute: allowance,
       shareOfAllowance: mergesPerMinute / allowance,
+      pollTimeouts: m.drain.pollTimeouts,
     },
   };
 }
@@ -128,14 +137,14 @@ export function checkTargets(bands: readonly BandReport[]): TargetCheck[] {
 export function formatReport(bands: readonly BandReport[], checks: readonly TargetCheck[]): string {
   const header = ['depth', 'submit p50/p99 ms', 'at depth p50/p99 ms', 'reconcile p50 ms fill/drain', 'CPU s fill/drain', 'wchar MB fill/drain', 'write_bytes MB fill/drain', 'merged', 'drain s', 'merges/min', 'CI allows/min', 'share'];
   const rows = bands.map((b) => [
-    String(b.depth),
+    b.filled === b.depth ? String(b.depth) : `${b.filled} of ${b.depth}`,
     `${ms(b.submit.p50Ms)} / ${ms(b.submit.p99Ms)}`,
     `${ms(b.submit.atDepthP50Ms)} / ${ms(b.submit.atDepthP99Ms)}`,
     `${ms(b.reconcile.fillP50Ms)} / ${ms(b.reconcile.drainP50Ms)}`,
     `${b.cpuSeconds.fill.toFixed(1)} / ${b.cpuSeconds.drain.toFixed(1)}`,
     `${mb(b.bytesWritten.fillWchar)} / ${mb(b.bytesWritten.drainWchar)}`,
     `${mb(b.bytesWritten.fillWriteBytes)} / ${mb(b.bytesWritten.drainWriteBytes)}`,
-    `${b.drain.merged}/${b.depth}${b.drain.complete ? '' : ' (limit)'}`,
+    `${b.drain.merged}/${b.filled}${b.drain.complete ? '' : ' (limit)'}`,
     b.drain.seconds.toFixed(1),
     b.drain.mergesPerMinute.toFixed(0),
     b.drain.ciAllowancePerMinute.toFixed(0),

@@ -11,6 +11,18 @@ const TICKS_PER_SECOND = 100;
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
 
+/** Servers still running: killed, and their data removed, when the benchmark itself is interrupted. */
+const running = new Set<{ child: ChildProcess; dataDir: string }>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const { child, dataDir } of running) {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    process.exit(130);
+  });
+}
+
 /** What the server process has used so far, from /proc/<pid>/stat and /proc/<pid>/io. */
 export interface ProcessUsage {
   cpuSeconds: number;
@@ -26,12 +38,17 @@ export interface ProcessUsage {
  * `mergeq` admin commands before the server starts.
  */
 export class DepthServer {
+  private readonly handle: { child: ChildProcess; dataDir: string };
+  private stopping = false;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly dataDir: string,
     readonly url: string,
     readonly token: string,
-  ) {}
+  ) {
+    this.handle = { child, dataDir };
+  }
 
   static async start(): Promise<DepthServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'mergeq-bench-depth-'));
@@ -54,6 +71,7 @@ export class DepthServer {
       if (!server.stopping) console.error(`mergeq serve exited unexpectedly (code ${code}, signal ${signal})`);
     });
     const server = new DepthServer(child, dataDir, `http://127.0.0.1:${port}`, token);
+    running.add(server.handle);
     await server.waitReady();
     return server;
   }
@@ -74,8 +92,6 @@ export class DepthServer {
     return { cpuSeconds: ticks / TICKS_PER_SECOND, wcharBytes: Number(io.wchar), writeBytes: Number(io.write_bytes) };
   }
 
-  private stopping = false;
-
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.child.exitCode === null && this.child.signalCode === null) {
@@ -86,6 +102,7 @@ export class DepthServer {
       clearTimeout(timer);
     }
     rmSync(this.dataDir, { recursive: true, force: true });
+    running.delete(this.handle);
   }
 
   private async waitReady(): Promise<void> {

@@ -11,7 +11,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export type { Caller };
 
-/** Who is calling: set by `requireToken` for the handlers after it. */
+/** Who is calling: what `requireToken` found for the handlers after it. */
 export function callerOf(res: Response): Caller {
   const caller = res.locals.caller as Caller | undefined;
   if (!caller) throw new Error('callerOf used on a route without requireToken');
