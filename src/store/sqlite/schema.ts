@@ -156,7 +156,8 @@ const MIGRATIONS: readonly string[] = [
   `
   -- A row per active entry, live run and unit of a queue, so a commit writes what changed; the queue
   -- row keeps the rest of the document (its head). ord: the position in the document's array (a
-  -- row inserted between two takes a position between theirs).
+  -- row inserted between two takes a position between theirs). No index on ord: a commit writes
+  -- fewer pages, and only a first read of a queue in a process sorts its rows.
   CREATE TABLE queue_entries (
     queue_id TEXT NOT NULL,
     id       TEXT NOT NULL,
@@ -164,7 +165,6 @@ const MIGRATIONS: readonly string[] = [
     doc      TEXT NOT NULL,
     PRIMARY KEY (queue_id, id)
   );
-  CREATE INDEX queue_entries_by_ord ON queue_entries(queue_id, ord);
   CREATE TABLE queue_runs (
     queue_id TEXT NOT NULL,
     id       TEXT NOT NULL,
@@ -172,7 +172,6 @@ const MIGRATIONS: readonly string[] = [
     doc      TEXT NOT NULL,
     PRIMARY KEY (queue_id, id)
   );
-  CREATE INDEX queue_runs_by_ord ON queue_runs(queue_id, ord);
   CREATE TABLE queue_units (
     queue_id TEXT NOT NULL,
     id       TEXT NOT NULL,
@@ -180,7 +179,6 @@ const MIGRATIONS: readonly string[] = [
     doc      TEXT NOT NULL,
     PRIMARY KEY (queue_id, id)
   );
-  CREATE INDEX queue_units_by_ord ON queue_units(queue_id, ord);
   INSERT INTO queue_entries (queue_id, id, ord, doc)
     SELECT q.id, json_extract(e.value, '$.id'), e.key, e.value FROM queues q, json_each(q.doc, '$.entries') e;
   INSERT INTO queue_runs (queue_id, id, ord, doc)
