@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { derivedId } from '../domain/ids.js';
 import type { Clock } from '../engine/clock.js';
-import type { StoredEvent } from '../store/outbox-store.js';
+import type { StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
 import type { Store } from '../store/store.js';
 import { subscriptionWants } from './fan-out.js';
 import { postDelivery, type PostResult } from './post-delivery.js';
@@ -112,13 +112,24 @@ export class WebhookDispatcher {
     const due = await store.outbox.dueDeliveries(clock.now().toISOString(), this.concurrency * 4);
     let next = 0;
     let sent = 0;
+    // One read of each subscription and event per pass: an event goes to many subscriptions.
+    const subscriptions = new Map<string, Promise<WebhookSubscription | null>>();
+    const events = new Map<string, Promise<StoredEvent | null>>();
+    const cached = <T>(cache: Map<string, Promise<T>>, id: string, read: (id: string) => Promise<T>) => {
+      let value = cache.get(id);
+      if (!value) cache.set(id, (value = read(id)));
+      return value;
+    };
     const worker = async () => {
       while (next < due.length) {
         const delivery = due[next++]!;
         // The claim outlasts the request: if this process dies now, the delivery is due again later.
         const until = new Date(clock.now().getTime() + this.timeoutMs * 2).toISOString();
         if (!(await store.outbox.claimDelivery(delivery.id, delivery.nextAttemptAt, until))) continue;
-        const [subscription, event] = await Promise.all([store.outbox.getSubscription(delivery.subscriptionId), store.outbox.getEvent(delivery.eventId)]);
+        const [subscription, event] = await Promise.all([
+          cached(subscriptions, delivery.subscriptionId, (id) => store.outbox.getSubscription(id)),
+          cached(events, delivery.eventId, (id) => store.outbox.getEvent(id)),
+        ]);
         if (!subscription || !event) continue;
         const result: PostResult = await postDelivery(subscription, event, clock, this.timeoutMs);
         sent++;
