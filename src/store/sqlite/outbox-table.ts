@@ -37,7 +37,8 @@ const SCHEMA = `
     UNIQUE (subscription_id, event_id)
   );
   CREATE INDEX IF NOT EXISTS outbound_deliveries_line ON outbound_deliveries(subscription_id, order_key, status, seq);
-  CREATE INDEX IF NOT EXISTS outbound_deliveries_due ON outbound_deliveries(status, next_attempt_at);
+  -- Pending deliveries in outbox order: the due query walks it and stops at its limit.
+  CREATE INDEX IF NOT EXISTS outbound_deliveries_pending ON outbound_deliveries(status, seq);
   CREATE INDEX IF NOT EXISTS outbound_deliveries_by_org ON outbound_deliveries(org_id, seq);
 `;
 
