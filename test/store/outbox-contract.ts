@@ -139,6 +139,26 @@ export function outboxContract(store: () => Store): void {
       const events = await store().outbox.undispatchedEvents(10);
       expect(events.map((e) => e.type)).toEqual(['test_case.status_changed', 'test_case.quarantine_changed']);
       expect(events[0]!.data).toMatchObject({ kind: 'test_case', testCase: { testCaseId: 'tc-1', status: 'flaky' } });
+
+      // An upload's events too, with the upload; a repeated upload id writes none.
+      const upload = {
+        repoKey: testCase.repoKey,
+        uploadId: 'u1',
+        commitSha: 'c1',
+        branch: 'main',
+        prNumber: null,
+        jobName: null,
+        variant: null,
+        at: at(2),
+        answer: { uploadId: 'u1', commitSha: 'c1', tests: 1, failed: 0, skipped: 0, quarantinedFailures: 0, newlyFlaky: [], ignoredForDetection: false, quarantinedFailedTests: [], truncatedNames: 0 },
+      };
+      const healed = { kind: 'status' as const, repoKey: testCase.repoKey, testCaseId: 'tc-1', at: at(2), from: 'flaky' as const, to: 'healthy' as const, evidence: { commits: [], uploads: ['u1'] } };
+      const write = { upload, results: [], testCases: [{ ...testCase, status: 'healthy' as const }], events: [healed], keepResultsSince: at(0) };
+      expect(await store().commitTestUpload(write)).toBe(true);
+      expect(await store().commitTestUpload({ ...write, events: [{ ...healed, at: at(3) }] })).toBe(false);
+      const after = await store().outbox.undispatchedEvents(10);
+      expect(after.map((e) => e.type)).toEqual(['test_case.status_changed', 'test_case.quarantine_changed', 'test_case.status_changed']);
+      expect(after[2]!.data).toMatchObject({ testCase: { status: 'healthy' }, change: { from: 'flaky', to: 'healthy' } });
     });
   });
 }
