@@ -44,6 +44,8 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
+  /** Aborts the requests in flight at stop: their claims lapse and the next start sends them again. */
+  private stopping = new AbortController();
   private lastPrune = 0;
 
   constructor(private readonly options: DispatcherOptions) {
@@ -56,12 +58,14 @@ export class WebhookDispatcher {
 
   start(): void {
     this.stopped = false;
+    this.stopping = new AbortController();
     this.schedulePass(0);
   }
 
-  /** Lets the pass in flight finish (its requests time out at worst) and stops. */
+  /** Stops at once: requests in flight are aborted and not recorded, so they are sent again later. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -131,7 +135,8 @@ export class WebhookDispatcher {
           cached(events, delivery.eventId, (id) => store.outbox.getEvent(id)),
         ]);
         if (!subscription || !event) continue;
-        const result: PostResult = await postDelivery(subscription, event, clock, this.timeoutMs);
+        const result: PostResult = await postDelivery(subscription, event, clock, this.timeoutMs, this.stopping.signal);
+        if (this.stopping.signal.aborted) return;
         sent++;
         await recordAttempt(store.outbox, { ...delivery, nextAttemptAt: until }, subscription, result, {
           at: clock.now(),

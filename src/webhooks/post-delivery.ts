@@ -9,7 +9,13 @@ export type PostResult = { ok: true; status: number } | { ok: false; status: num
 const MAX_ERROR_LENGTH = 300;
 
 /** One signed POST of an event to a subscription; any answer but 2xx (redirects included) is a failure. */
-export async function postDelivery(subscription: WebhookSubscription, event: OutboxEvent, clock: Clock, timeoutMs: number): Promise<PostResult> {
+export async function postDelivery(
+  subscription: WebhookSubscription,
+  event: OutboxEvent,
+  clock: Clock,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<PostResult> {
   const body = JSON.stringify(subscription.format === 'slack' ? slackMessage(event) : eventPayload(event));
   const timestamp = Math.floor(clock.now().getTime() / 1000);
   try {
@@ -18,7 +24,7 @@ export async function postDelivery(subscription: WebhookSubscription, event: Out
       headers: signedHeaders(subscription.secret, event.id, timestamp, body),
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs),
     });
     await res.body?.cancel().catch(() => undefined);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };

@@ -108,3 +108,23 @@ test('a subscription failing for 3 days is disabled and says why; retries follow
   expect(receiver.accepted()).toHaveLength(1);
   expect((await service.list(acme)).webhooks[0]).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
 });
+
+test('stop does not wait for a receiver that hangs; the delivery is sent again after a restart', async () => {
+  receiver.mode = 'hang';
+  await service.create(acme, { url: receiver.url, events: ['queue.*'] });
+  const queue = aQueue({ orgId: acme.id, version: 0 });
+  await store.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
+  // A minute to answer: were stop to wait for the request, this test would time out.
+  const d = new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), timeoutMs: 60_000, pollMs: 10 });
+  d.start();
+  while (receiver.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+  await d.stop();
+  const [pending] = (await service.deliveries(acme, { pageSize: 10, pageToken: '' })).deliveries;
+  expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+
+  // The claim lapses (twice the timeout); then a new dispatcher sends it.
+  receiver.mode = 'ok';
+  clock.advance(120_001);
+  await new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }) }).runOnce();
+  expect(receiver.accepted()).toHaveLength(1);
+});
