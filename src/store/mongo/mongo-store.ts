@@ -259,14 +259,13 @@ export class MongoStore implements Store {
 
   /**
    * The events the document still carries are moved out first; the deletion's own events are stored
-   * after the compare-and-set, so a crash between the two can lose a `queue.deleted` (never invent one).
+   * before the compare-and-set, marked to be sent only once the queue is gone (outbox-collection.ts).
    */
   async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     await this.outbox.movePending(id);
+    await this.outbox.insertEvents(events, { requiresQueueGone: id });
     const result = await this.queues.deleteOne({ id, version: expectedVersion, [`${PENDING_EVENTS}.0`]: { $exists: false } });
-    if (result.deletedCount !== 1) return false;
-    await this.outbox.insertEvents(events);
-    return true;
+    return result.deletedCount === 1;
   }
 
   // Archive

@@ -13,7 +13,13 @@ export const PENDING_EVENTS = 'pendingEvents';
 /** Queue reads leave the carried events out. */
 export const QUEUE_PROJECTION = { _id: 0, [PENDING_EVENTS]: 0 } as const;
 
-type EventDoc = OutboxEvent & { seq: number; dispatched: boolean };
+/**
+ * `requiresQueueGone`: written before the queue's compare-and-set delete (a deleted document cannot
+ * carry it); sent only once that queue is gone, and dropped when the queue is still there a while
+ * later (that delete lost its compare-and-set).
+ */
+type EventDoc = OutboxEvent & { seq: number; dispatched: boolean; requiresQueueGone?: string; writtenAt?: string };
+const DELETE_SETTLES_MS = 60_000;
 interface Counter {
   name: string;
   value: number;
@@ -65,11 +71,12 @@ export class MongoOutbox implements OutboxStore {
   }
 
   /** Stores events directly (test-case changes, a deleted queue's). Repeating an id is harmless. */
-  async insertEvents(events: readonly OutboxEvent[] | undefined): Promise<void> {
+  async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
     for (const e of events ?? []) {
       if (await this.events.findOne({ id: e.id }, { projection: { _id: 1 } })) continue;
       const seq = await this.nextSeq();
-      await this.events.updateOne({ id: e.id }, { $setOnInsert: { ...e, seq, dispatched: false } }, { upsert: true }).catch((err: unknown) => {
+      const doc: EventDoc = { ...e, seq, dispatched: false, ...(options.requiresQueueGone ? { requiresQueueGone: options.requiresQueueGone, writtenAt: new Date().toISOString() } : {}) };
+      await this.events.updateOne({ id: e.id }, { $setOnInsert: doc }, { upsert: true }).catch((err: unknown) => {
         if (!(err instanceof Error && 'code' in err && err.code === 11000)) throw err;
       });
     }
@@ -115,7 +122,15 @@ export class MongoOutbox implements OutboxStore {
   async undispatchedEvents(limit: number): Promise<StoredEvent[]> {
     await this.movePending();
     const docs = (await this.events.find({ dispatched: false }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray()) as EventDoc[];
-    return docs.map(({ dispatched: _, ...e }) => e);
+    const ready: StoredEvent[] = [];
+    for (const { dispatched: _, requiresQueueGone, writtenAt, ...e } of docs) {
+      if (requiresQueueGone && (await this.queues.findOne({ id: requiresQueueGone }, { projection: { _id: 1 } }))) {
+        if (Date.now() - Date.parse(writtenAt ?? e.at) > DELETE_SETTLES_MS) await this.events.deleteOne({ id: e.id, dispatched: false });
+        continue;
+      }
+      ready.push(e);
+    }
+    return ready;
   }
 
   async dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void> {
@@ -128,7 +143,7 @@ export class MongoOutbox implements OutboxStore {
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {
-    const doc = (await this.events.findOne({ id }, { projection: { _id: 0, dispatched: 0 } })) as StoredEvent | null;
+    const doc = (await this.events.findOne({ id }, { projection: { _id: 0, dispatched: 0, requiresQueueGone: 0, writtenAt: 0 } })) as StoredEvent | null;
     return doc;
   }
 
