@@ -11,6 +11,7 @@ import { registerTest } from './commands/test.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
+import { registerWebhook } from './commands/webhook.js';
 import { EXIT } from './exit-codes.js';
 import { reportError } from './report-error.js';
 import { packageVersion } from './package-version.js';
@@ -40,6 +41,8 @@ Examples:
   $ TOKEN=$(mergeq token create --org acme --name ci)
   $ mergeq token list --org acme
   $ mergeq token revoke <token-id>
+  $ SECRET=$(mergeq webhook create --org acme --url https://hooks.example.com/mergeq --events 'pull_request.*')
+  $ mergeq webhook deliveries --org acme --status failed
   $ MERGEQ_URL=https://mergeq.example.com MERGEQ_TOKEN=mq_... mergeq test --junit 'reports/**/*.xml' -- npm test
 `;
 
@@ -92,6 +95,7 @@ function buildProgram(ctx: CliContext): Command {
   registerTokenList(token, ctx);
   registerTokenRevoke(token, ctx);
 
+  registerWebhook(program, ctx);
   registerTest(program, ctx);
 
   return program;

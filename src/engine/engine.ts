@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { queueEvents } from '../events/queue-events.js';
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
@@ -656,7 +657,8 @@ export class Engine {
       entries: entryIds.size > 0 ? next.entries.filter((e) => !entryIds.has(e.id)) : next.entries,
       runs: runIds.size > 0 ? next.runs.filter((r) => !runIds.has(r.id)) : next.runs,
     };
-    const archive = entryIds.size > 0 || runIds.size > 0 ? { entries: old.entries, runs: old.runs } : undefined;
+    const events = queueEvents(prev, { ...next, version: stored.version }, this.clock.now().toISOString());
+    const archive = entryIds.size > 0 || runIds.size > 0 || events.length > 0 ? { entries: old.entries, runs: old.runs, events } : undefined;
     if (!(await this.store.commitQueue(stored, prev.version, archive))) return null;
     this.logTransitions(prev, next);
     this.reporter.offer(next);

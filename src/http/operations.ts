@@ -3,6 +3,8 @@ import type { ApiToken, Org } from '../domain/org.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
 import type { QueueService } from '../service/queue-service.js';
+import type { WebhookService } from '../service/webhook-service.js';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
 import { pullRequestRefSchema, setImpactedTargetsSchema, submitPullRequestSchema, testingDetailsSchema } from './schemas/pull-request.js';
 import {
   quarantineConfigResponseSchema,
@@ -30,6 +32,7 @@ export interface OperationServices {
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
+  webhookService: WebhookService;
 }
 
 /**
@@ -48,7 +51,7 @@ export interface Operation {
   run(services: OperationServices, org: Org, body: unknown, token: ApiToken): Promise<unknown>;
 }
 
-function operation<S extends z.ZodType>(def: {
+export function operation<S extends z.ZodType>(def: {
   path: string;
   summary: string;
   request: S;
@@ -200,4 +203,5 @@ export const OPERATIONS: readonly Operation[] = [
         ...(input.tests ? { tests: input.tests } : {}),
       }),
   }),
+  ...WEBHOOK_OPERATIONS,
 ];

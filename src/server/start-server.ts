@@ -17,6 +17,7 @@ import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
 import { startRetention } from './retention-timer.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -105,6 +106,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     throw err;
   }
   engine.start();
+  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }) });
+  dispatcher.start();
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
@@ -125,6 +128,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         unsubscribeCi?.();
         stopUploads?.();
         await engine.stop();
+        await dispatcher.stop();
         await store.close();
         logger.info('mergeq stopped');
       })();

@@ -1,4 +1,5 @@
 import type { QueueDoc } from '../domain/queue.js';
+import { queueEvents } from '../events/queue-events.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -23,7 +24,11 @@ export type QueueChange<T> = { queue: QueueDoc; result: T } | { unchanged: true;
 export class QueueDocWriter {
   private readonly lock = new KeyedLock();
 
-  constructor(private readonly store: Store) {}
+  /** `now`: the time of the outbound events of each commit. */
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   update<T>(
     key: QueueKey,
@@ -36,7 +41,8 @@ export class QueueDocWriter {
         const decided = await change(current);
         if ('unchanged' in decided) return { queue: current, result: decided.result, changed: false };
         const next: QueueDoc = { ...decided.queue, version: current.version + 1 };
-        if (await this.store.commitQueue(next, current.version)) return { queue: next, result: decided.result, changed: true };
+        const events = queueEvents(current, next, this.now().toISOString());
+        if (await this.store.commitQueue(next, current.version, { events })) return { queue: next, result: decided.result, changed: true };
       }
       throw queueErrors.busy(key.branch);
     });
@@ -49,7 +55,7 @@ export class QueueDocWriter {
         const current = await this.store.getQueue(key.repoKey, key.branch);
         if (!current) return { deleted: false, queueId: null };
         mayDelete(current);
-        if (await this.store.deleteQueue(current.id, current.version)) return { deleted: true, queueId: current.id };
+        if (await this.store.deleteQueue(current.id, current.version, queueEvents(current, null, this.now().toISOString()))) return { deleted: true, queueId: current.id };
       }
       throw queueErrors.busy(key.branch);
     });

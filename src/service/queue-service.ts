@@ -32,6 +32,7 @@ import type {
 import { toQueueRecord, type QueueRecord } from './queue-record.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
+import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
@@ -76,7 +77,7 @@ export class QueueService {
   private readonly writer: QueueDocWriter;
 
   constructor(deps: QueueServiceDeps) {
-    this.writer = new QueueDocWriter(deps.store);
+    this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
     this.clock = deps.clock;
@@ -233,7 +234,7 @@ export class QueueService {
       runs: [],
     };
     try {
-      await this.store.insertQueue(queue);
+      await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
       if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
       throw err;

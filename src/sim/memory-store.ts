@@ -6,6 +6,8 @@ import type { ImpactedTargets } from '../domain/targets.js';
 import { ConflictError } from '../store/errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store/store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
+import { MemoryOutbox } from './memory-outbox.js';
+import type { OutboxEvent } from '../events/event-types.js';
 
 /**
  * A store for the simulator only: queue documents kept in memory as they are, without the copy that
@@ -21,18 +23,20 @@ export class SimulationStore implements Store {
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
   /** Webhook delivery id -> when it was first seen. */
   private readonly deliveries = new Map<string, string>();
-  private readonly flaky = new MemoryFlakyTables();
+  readonly outbox = new MemoryOutbox();
+  private readonly flaky = new MemoryFlakyTables(this.outbox);
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     if ([...this.queues.values()].some((q) => q.repoKey === queue.repoKey && q.branch === queue.branch)) {
       throw new ConflictError(`a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
     this.queues.set(queue.id, this.keep(queue));
+    this.outbox.insertEvents(events);
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
@@ -56,11 +60,13 @@ export class SimulationStore implements Store {
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
     this.queues.set(queue.id, this.keep(queue));
+    this.outbox.insertEvents(archive?.events);
     return true;
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     if (this.queues.get(id)?.version !== expectedVersion) return false;
+    this.outbox.insertEvents(events);
     return this.queues.delete(id);
   }
 

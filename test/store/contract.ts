@@ -1,5 +1,6 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
+import { outboxContract } from './outbox-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
@@ -529,5 +530,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect(await store.latestArchivedEntry(queue.id, 3)).toEqual(ended);
       });
     });
+
+    outboxContract(() => store);
   });
 }

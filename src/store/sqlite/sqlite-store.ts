@@ -10,6 +10,8 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
+import { SqliteOutboxTable } from './outbox-table.js';
+import type { OutboxEvent } from '../../events/event-types.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -28,6 +30,7 @@ export class SqliteStore implements Store {
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
+  readonly outbox: SqliteOutboxTable;
   private readonly putTargetsTx;
   private readonly pruneHistoryTx;
 
@@ -42,7 +45,8 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
-    this.flaky = new SqliteFlakyTables(db);
+    this.outbox = new SqliteOutboxTable(db);
+    this.flaky = new SqliteFlakyTables(db, this.outbox);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -147,6 +151,7 @@ export class SqliteStore implements Store {
     this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): boolean => {
       for (const entry of archive?.entries ?? []) this.archiveEntry(entry);
       for (const run of archive?.runs ?? []) this.archiveRun(run);
+      this.outbox.insertEvents(archive?.events);
       const { changes } = this.stmt.casQueue.run({
         id: queue.id,
         version: queue.version,
@@ -270,16 +275,19 @@ export class SqliteStore implements Store {
 
   // Queues
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     try {
-      this.stmt.insertQueue.run({
-        id: queue.id,
-        repoKey: queue.repoKey,
-        branch: queue.branch,
-        orgId: queue.orgId,
-        version: queue.version,
-        doc: JSON.stringify(queue),
-      });
+      this.db.transaction(() => {
+        this.stmt.insertQueue.run({
+          id: queue.id,
+          repoKey: queue.repoKey,
+          branch: queue.branch,
+          orgId: queue.orgId,
+          version: queue.version,
+          doc: JSON.stringify(queue),
+        });
+        this.outbox.insertEvents(events);
+      }).immediate();
     } catch (err) {
       throw asConflict(err, `a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
@@ -311,8 +319,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    return this.stmt.casDeleteQueue.run(id, expectedVersion).changes === 1;
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    return this.db.transaction(() => {
+      const deleted = this.stmt.casDeleteQueue.run(id, expectedVersion).changes === 1;
+      if (deleted) this.outbox.insertEvents(events);
+      return deleted;
+    }).immediate();
   }
 
   // Archive
