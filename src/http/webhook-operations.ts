@@ -1,4 +1,4 @@
-import { operation, type Operation } from './operations.js';
+import { operation, type Operation } from './operation.js';
 import {
   createWebhookSchema,
   deliveriesResponseSchema,
