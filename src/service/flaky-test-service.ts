@@ -14,7 +14,7 @@ import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-
 import { testCaseId } from '../flaky/test-case-id.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import type { QueueDoc } from '../domain/queue.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../engine/keyed-lock.js';
 import { queueErrors } from './queue-errors.js';
 
 /** Compare-and-set conflicts in a row (with the engine or another replica) before giving up. */

@@ -1,0 +1,82 @@
+import type { QueueDoc } from '../domain/queue.js';
+import { archivable } from '../planner/index.js';
+import type { Archive, Store } from '../store/store.js';
+
+/** What a change decided: a new document to commit, or nothing to write. */
+export type QueueChange<T> = { queue: QueueDoc; result: T } | { unchanged: true; result: T };
+
+export interface Committed<T> {
+  /** The document as stored (what was archived moved out), or the current one when nothing changed. */
+  queue: QueueDoc;
+  /** The document the change made, before anything was archived (ended entries still in it). */
+  changedTo: QueueDoc;
+  result: T;
+  changed: boolean;
+}
+
+export interface CommitOptions {
+  /** Move ended entries and finished runs out of the document into the archive (the engine's commits). */
+  archive: boolean;
+  /** Compare-and-set conflicts in a row before giving up with `tooBusy()`. */
+  maxConflicts: number;
+  tooBusy: () => Error;
+  /** Called after each successful commit with the document before and after the change. */
+  onCommitted?: (prev: QueueDoc, next: QueueDoc) => void;
+}
+
+/**
+ * The one compare-and-set loop for queue documents, shared by the engine and the service: a change is
+ * applied to the current document and committed over its version; on a conflict (another writer, in
+ * this process or another replica, committed first) the document is reloaded and the change applied
+ * again, so it is always decided on the document it is written over. A change that throws writes
+ * nothing.
+ */
+export class QueueCommitter {
+  constructor(private readonly store: Pick<Store, 'commitQueue'>) {}
+
+  /**
+   * Applies `change` to `current` (or to what `reload` finds when null) and commits it, reloading on
+   * conflicts. Null when the queue is gone.
+   */
+  async update<T>(
+    current: QueueDoc | null,
+    reload: () => Promise<QueueDoc | null>,
+    change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
+    options: CommitOptions,
+  ): Promise<Committed<T> | null> {
+    let base = current ?? (await reload());
+    for (let conflicts = 0; base; conflicts++) {
+      if (conflicts > options.maxConflicts) throw options.tooBusy();
+      const decided = await change(base);
+      if ('unchanged' in decided) return { queue: base, changedTo: base, result: decided.result, changed: false };
+      const stored = await this.commit(base, decided.queue, options);
+      if (stored) return { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
+      base = await reload();
+    }
+    return null;
+  }
+
+  /**
+   * One compare-and-set of `next` over `prev`; null on a version conflict. This is the one place
+   * where every write of a queue document passes with both its documents in hand.
+   */
+  private async commit(prev: QueueDoc, next: QueueDoc, options: CommitOptions): Promise<QueueDoc | null> {
+    const { stored, archive } = options.archive ? withoutArchivable(next) : { stored: next, archive: undefined };
+    const versioned: QueueDoc = { ...stored, version: prev.version + 1 };
+    if (!(await this.store.commitQueue(versioned, prev.version, archive))) return null;
+    options.onCommitted?.(prev, next);
+    return versioned;
+  }
+}
+
+/** `next` without the ended entries and finished runs it no longer needs, and those as an archive. */
+function withoutArchivable(next: QueueDoc): { stored: QueueDoc; archive: Archive | undefined } {
+  const old = archivable(next);
+  if (old.entries.length === 0 && old.runs.length === 0) return { stored: next, archive: undefined };
+  const entryIds = new Set(old.entries.map((e) => e.id));
+  const runIds = new Set(old.runs.map((r) => r.id));
+  return {
+    stored: { ...next, entries: next.entries.filter((e) => !entryIds.has(e.id)), runs: next.runs.filter((r) => !runIds.has(r.id)) },
+    archive: { entries: old.entries, runs: old.runs },
+  };
+}
