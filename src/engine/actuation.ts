@@ -4,6 +4,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import { testBranchName, type TestRun } from '../domain/run.js';
 import type { GitHost, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
 import {
+  failForGitHostError,
   lineageIndex,
   recordBranchDeleted,
   recordMergeRefused,
@@ -18,7 +19,7 @@ import type { Clock } from './clock.js';
 import type { EarlyChecks } from './early-checks.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import type { Fact } from './fact.js';
-import { failForGitHostError } from './git-host-failure.js';
+
 import type { Retrying } from './observation.js';
 import type { QueueRuntime } from './queue-runtime.js';
 import { describeError } from './retry.js';

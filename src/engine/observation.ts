@@ -3,9 +3,9 @@ import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
 import { NO_GIT_HOST_NOTE } from '../githost/none.js';
-import { recordImpactedTargets, recordPullRequest, recordStatusChecks, recordTargetHead } from '../planner/index.js';
+import { recordDirectMergeFacts, recordImpactedTargets, recordPullRequest, recordStatusChecks, recordTargetHead, requiredChecksPassed } from '../planner/index.js';
 import type { Clock } from './clock.js';
-import { recordDirectMergeFacts, requiredChecksPassed } from './direct-merge.js';
+
 import type { Fact } from './fact.js';
 import { needsTargets } from './queue-targets.js';
 import type { QueueRuntime } from './queue-runtime.js';

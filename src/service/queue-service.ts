@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { activeEntryFor, cancelEntry, changeSettings, restartEntry, submitEntry } from '../domain/commands.js';
+import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
 import type { Entry } from '../domain/entry.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
@@ -64,7 +64,7 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
 
 /**
  * The queue operations, used by every door (REST API, GitHub App, CLI). Each checks tenancy first,
- * records what was asked in the queue document through the pure commands of src/domain/commands.ts,
+ * records what was asked in the queue document through the pure changes of src/planner/changes/,
  * and leaves the consequences (runs, merges) to the engine, which it notifies.
  */
 export class QueueService {
@@ -179,10 +179,8 @@ export class QueueService {
     };
     if (atThisHead(queue)) {
       const { queue: updated } = await this.writer.update({ repoKey: queue.repoKey, branch: queue.branch }, (current) => {
-        const entry = atThisHead(current);
-        if (!entry || entry.readiness.hasImpactedTargets) return { unchanged: true, result: null };
-        const marked: Entry = { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } };
-        return { queue: { ...current, entries: current.entries.map((e) => (e.id === entry.id ? marked : e)) }, result: null };
+        const marked = recordImpactedTargets(current, prNumber, sha);
+        return marked === current ? { unchanged: true, result: null } : { queue: marked, result: null };
       });
       this.notifier.notify(updated.id);
     }
