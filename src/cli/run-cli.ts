@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/config.js';
 import type { CliContext } from './cli-context.js';

@@ -15,7 +15,7 @@ import {
   recordStatusChecks,
   recordTargetHead,
 } from '../planner/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { EarlyChecks } from './early-checks.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import type { Fact } from './fact.js';

@@ -8,7 +8,7 @@ import type { GitHost, PullRequestInfo } from '../githost/githost.js';
 import { markReported, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import { Actuator } from './actuation.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import { EarlyChecks } from './early-checks.js';
 import type { Fact } from './fact.js';
 import { loadMergeEstimates } from './merge-estimates.js';
@@ -18,7 +18,7 @@ import { Reconciler } from './reconciler.js';
 import { commentChannel, statusChannel } from './report-channels.js';
 import { Reporter } from './reporter.js';
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from './retry.js';
-import { realScheduler, type Scheduler } from './scheduler.js';
+import { realScheduler, type Scheduler } from '../domain/scheduler.js';
 import { logTransitions } from './transition-log.js';
 import { QueueWorker } from './worker.js';
 

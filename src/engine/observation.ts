@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { GitHost, PullRequestInfo } from '../githost/githost.js';
-import { NO_GIT_HOST_NOTE } from '../githost/none.js';
+import type { PullRequestInfo } from '../domain/pull-request.js';
+import { NO_GIT_HOST_NOTE, type GitHost } from '../githost/githost.js';
+
 import { recordDirectMergeFacts, recordImpactedTargets, recordPullRequest, recordStatusChecks, recordTargetHead, requiredChecksPassed } from '../planner/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 
 import type { Fact } from './fact.js';
 import { needsTargets } from './queue-targets.js';

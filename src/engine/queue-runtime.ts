@@ -1,7 +1,7 @@
 import type { QueueDoc } from '../domain/queue.js';
 import type { Store } from '../store/store.js';
 import { QueueTargets } from './queue-targets.js';
-import type { TimerHandle } from './scheduler.js';
+import type { TimerHandle } from '../domain/scheduler.js';
 
 /** What the engine keeps in memory per queue; all of it can be lost (a restart rebuilds it). */
 export interface QueueRuntime {

@@ -4,7 +4,7 @@ import type { TargetSet } from '../domain/targets.js';
 import { applyActions, nextWakeUp, plan, type PlanInput } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import type { Actuator } from './actuation.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import { applyFacts, type Fact } from './fact.js';
 import type { GitHostObserver } from './observation.js';
 import type { Committed, QueueCommitter } from './queue-committer.js';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Entry, ReportChannelName } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { isActive } from '../domain/states.js';
-import type { Clock } from './clock.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
+import type { Clock } from '../domain/clock.js';
+import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
 
 /** One thing said on a PR about its entry (the commit status, the comment). */
 export interface ReportChannel {

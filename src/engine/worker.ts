@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { QueueDoc } from '../domain/queue.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Fact } from './fact.js';
 import { KeyedLock } from './keyed-lock.js';
 import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import type { ReconcileOutcome } from './reconciler.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
+import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
 
 export interface WorkerOptions {
   store: Store;

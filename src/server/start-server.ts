@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Config } from '../config/config.js';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';

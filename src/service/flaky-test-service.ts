@@ -4,7 +4,7 @@ import type { Org } from '../domain/org.js';
 import type { FailedTest } from '../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
 import { evaluate } from '../flaky/detection-rules.js';

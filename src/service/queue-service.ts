@@ -11,7 +11,7 @@ import { repoKey } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { isActive } from '../domain/states.js';
 import { describeTargets } from '../domain/targets.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';

@@ -3,7 +3,7 @@ import type { QueueDoc } from '../../domain/queue.js';
 import { reason, type Reason } from '../../domain/reasons.js';
 import type { FailedTest, StatusCheck, TestRun } from '../../domain/run.js';
 import { isActive } from '../../domain/states.js';
-import type { PullRequestInfo } from '../../githost/githost.js';
+import type { PullRequestInfo } from '../../domain/pull-request.js';
 import { Draft, applyingSink } from '../draft.js';
 import { isLive } from '../run-status.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
