@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
@@ -6,6 +7,7 @@ import type { FailedTest, StatusCheck } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
 import { markReported, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
+import type { LeaseStore } from '../store/lease-store.js';
 import type { Store } from '../store/store.js';
 import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
@@ -14,6 +16,7 @@ import type { Fact } from './fact.js';
 import { loadMergeEstimates } from './merge-estimates.js';
 import { GitHostObserver } from './observation.js';
 import { QueueCommitter } from './queue-committer.js';
+import { QueueLease } from './queue-lease.js';
 import { Reconciler } from './reconciler.js';
 import { commentChannel, statusChannel } from './report-channels.js';
 import { Reporter } from './reporter.js';
@@ -40,8 +43,16 @@ export interface EngineOptions {
   effectRetryMs?: number;
   /** How long a PR's state must hold before its status and comment say it (0: at once). */
   reportDebounceMs?: number;
+  /** Where the per-queue leases are kept (the store by default: replicas sharing it share them). */
+  leases?: LeaseStore;
+  /** This process as a lease holder (a random id by default). */
+  holderId?: string;
+  /** How long a queue's lease lasts unless renewed (30 s by default). */
+  leaseMs?: number;
 }
 
+/** How long a queue's lease lasts unless renewed, by default. */
+export const DEFAULT_LEASE_MS = 30_000;
 /** How long a status or comment waits for the queue's own work at most. */
 const REPORT_MAX_WAIT_MS = 3_000;
 /** Compare-and-set conflicts in a row before recording a fact gives up. */
@@ -80,6 +91,7 @@ export class Engine {
       logger,
       effectRetryMs,
       committer: this.committer,
+      lease: new QueueLease({ leases: options.leases ?? store, clock, holder: options.holderId ?? randomUUID(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS }),
       observer: new GitHostObserver({ gitHost, clock, logger, withRetry: retrying, pollIntervalMs }),
       actuator: new Actuator({
         gitHost,
@@ -152,22 +164,30 @@ export class Engine {
   }
 
   /**
-   * Records facts that arrived from outside (a webhook, the sandbox CI), commits them, then asks for a
-   * reconcile. Returns false when the queue does not exist.
+   * Records facts that arrived from outside (a webhook, the sandbox CI) in the next commit of a
+   * reconcile of the queue, which it asks for (with `reconcile: false`, in a commit of their own).
+   * Resolves once they are stored; false when the queue does not exist.
    */
   recordFacts(queueId: string, fact: Fact, options: { reconcile?: boolean } = {}): Promise<boolean> {
-    const recorded = (async () => {
-      const committed = await this.committer.update(null, () => this.store.getQueueById(queueId), (q) => ({ queue: fact(q), result: null }), {
-        archive: true,
-        maxConflicts: MAX_CONFLICTS,
-        tooBusy: () => new Error(`queue ${queueId}: ${MAX_CONFLICTS} commit conflicts in a row`),
-        onCommitted: this.committed,
-      });
-      if (committed && options.reconcile !== false) this.notify(queueId);
-      return committed !== null;
-    })();
+    const recorded =
+      options.reconcile === false || this.worker.isStopped
+        ? this.commitFact(queueId, fact)
+        : new Promise<boolean>((recorded, failed) => {
+            this.worker.runtime(queueId).pendingFacts.push({ fact, recorded, failed });
+            this.worker.notify(queueId);
+          });
     this.worker.track(recorded.catch(() => undefined));
     return recorded;
+  }
+
+  private async commitFact(queueId: string, fact: Fact): Promise<boolean> {
+    const committed = await this.committer.update(null, () => this.store.getQueueById(queueId), (q) => ({ queue: fact(q), result: null }), {
+      archive: true,
+      maxConflicts: MAX_CONFLICTS,
+      tooBusy: () => new Error(`queue ${queueId}: ${MAX_CONFLICTS} commit conflicts in a row`),
+      onCommitted: this.committed,
+    });
+    return committed !== null;
   }
 
   /** Records statuses reported on a commit, for the queue whose run tests that commit. */

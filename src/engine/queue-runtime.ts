@@ -1,11 +1,25 @@
 import type { QueueDoc } from '../domain/queue.js';
 import type { Store } from '../store/store.js';
+import type { Fact } from './fact.js';
 import { QueueTargets } from './queue-targets.js';
 import type { TimerHandle } from '../domain/scheduler.js';
 
-/** What the engine keeps in memory per queue; all of it can be lost (a restart rebuilds it). */
+/** A fact from outside waiting for the next commit of a reconcile; told whether it was recorded. */
+export interface PendingFact {
+  fact: Fact;
+  /** Committed (true), or the queue is gone (false). */
+  recorded: (stored: boolean) => void;
+  failed: (err: unknown) => void;
+}
+
+/**
+ * What the engine keeps in memory per queue; all of it can be lost (a restart rebuilds it, and the
+ * callers of pending facts were not answered yet).
+ */
 export interface QueueRuntime {
   notifyPending: boolean;
+  /** Facts from outside (CI results, webhooks) that the reconcile's next commit records. */
+  pendingFacts: PendingFact[];
   wakeTimer: TimerHandle | null;
   wakeAt: number | null;
   prCheckedAt: Map<string, number>;
@@ -20,6 +34,7 @@ export interface QueueRuntime {
 export function newQueueRuntime(store: Store): QueueRuntime {
   return {
     notifyPending: false,
+    pendingFacts: [],
     wakeTimer: null,
     wakeAt: null,
     prCheckedAt: new Map(),

@@ -142,9 +142,15 @@ export class QueueWorker {
     });
   }
 
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   /** The queue is gone (deleted): nothing of it is kept. */
   private forget(queueId: string): void {
-    this.queues.get(queueId)?.wakeTimer?.cancel();
+    const rt = this.queues.get(queueId);
+    rt?.wakeTimer?.cancel();
+    for (const pending of rt?.pendingFacts.splice(0) ?? []) pending.recorded(false);
     this.queues.delete(queueId);
     this.o.onForget(queueId);
   }

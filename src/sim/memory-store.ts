@@ -6,6 +6,7 @@ import type { ImpactedTargets } from '../domain/targets.js';
 import { ConflictError } from '../store/errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store/store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
+import { MemoryLeases } from '../store/memory/memory-leases.js';
 
 /**
  * A store for the simulator only: queue documents kept in memory as they are, without the copy that
@@ -22,6 +23,7 @@ export class SimulationStore implements Store {
   /** Webhook delivery id -> when it was first seen. */
   private readonly deliveries = new Map<string, string>();
   private readonly flaky = new MemoryFlakyTables();
+  private readonly leases = new MemoryLeases();
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
@@ -153,6 +155,9 @@ export class SimulationStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+
+  takeLease = this.leases.takeLease.bind(this.leases);
+  releaseLease = this.leases.releaseLease.bind(this.leases);
 
   // Not used by the simulator.
   createOrg = unsupported;

@@ -5,6 +5,7 @@ import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../do
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
+import type { LeaseStore } from './lease-store.js';
 
 /** Ended entries and finished runs moved out of a queue document when it is committed. */
 export interface Archive {
@@ -81,7 +82,7 @@ export interface PutTargetsOptions {
  * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
  * plain JSON-compatible objects; adapters return fresh copies, never shared references.
  */
-export interface Store extends FlakyTestStore {
+export interface Store extends FlakyTestStore, LeaseStore {
   readonly kind: 'sqlite' | 'mongo';
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;

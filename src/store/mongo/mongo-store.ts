@@ -21,6 +21,8 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
+import { MongoLeases } from './mongo-leases.js';
+import type { Lease } from '../lease-store.js';
 import { chunkNames } from './target-chunks.js';
 
 /** The key of an impacted-target list: one PR head. */
@@ -78,6 +80,7 @@ export class MongoStore implements Store {
   private readonly testCases: Collection<TestCase>;
   private readonly deliveries: Collection<WebhookDelivery>;
   private readonly flaky: MongoFlakyCollections;
+  private readonly leases: MongoLeases;
 
   private constructor(
     private readonly client: MongoClient,
@@ -94,6 +97,7 @@ export class MongoStore implements Store {
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
     this.flaky = new MongoFlakyCollections(db, this.testCases);
+    this.leases = new MongoLeases(db);
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -397,6 +401,15 @@ export class MongoStore implements Store {
       if (isDuplicateKey(err)) return false;
       throw err;
     }
+  }
+
+  // Leases (mongo-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
   }
 
   async releaseWebhookDelivery(deliveryId: string): Promise<void> {

@@ -10,6 +10,8 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
+import { SqliteLeases } from './sqlite-leases.js';
+import type { Lease } from '../lease-store.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -28,6 +30,7 @@ export class SqliteStore implements Store {
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
+  private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly pruneHistoryTx;
 
@@ -43,6 +46,7 @@ export class SqliteStore implements Store {
     migrate(this.db);
     const db = this.db;
     this.flaky = new SqliteFlakyTables(db);
+    this.leases = new SqliteLeases(db);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -444,6 +448,15 @@ export class SqliteStore implements Store {
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
   }
+  // Leases (sqlite-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   // Flaky-test data (flaky-tables.ts)
 
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
