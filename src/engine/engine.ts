@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
@@ -45,7 +46,7 @@ export interface EngineOptions {
   reportDebounceMs?: number;
   /** Where the per-queue leases are kept (the store by default: replicas sharing it share them). */
   leases?: LeaseStore;
-  /** This process as a lease holder (a random id by default). */
+  /** This process as a lease holder: `host:pid:random` by default. */
   holderId?: string;
   /** How long a queue's lease lasts unless renewed (30 s by default). */
   leaseMs?: number;
@@ -91,7 +92,14 @@ export class Engine {
       logger,
       effectRetryMs,
       committer: this.committer,
-      lease: new QueueLease({ leases: options.leases ?? store, clock, holder: options.holderId ?? randomUUID(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS }),
+      lease: new QueueLease({
+        leases: options.leases ?? store,
+        clock,
+        scheduler,
+        logger,
+        holder: options.holderId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+        leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      }),
       observer: new GitHostObserver({ gitHost, clock, logger, withRetry: retrying, pollIntervalMs }),
       actuator: new Actuator({
         gitHost,
