@@ -1,0 +1,71 @@
+import type { QueueDoc } from '../../src/domain/queue.js';
+import type { Store } from '../../src/store/store.js';
+import { harness, repo } from './harness.js';
+
+/** The lease the engine takes for a queue (another replica taking it is simulated by writing it). */
+const leaseOf = (queueId: string) => `queue:${queueId}`;
+
+describe('engine: the per-queue lease', () => {
+  it('while another replica holds the lease, records what it hears but acts on nothing; it takes the queue over once the lease runs out', async () => {
+    const h = await harness({ ci: { hold: true }, engine: { leaseMs: 30_000 } });
+    h.engine.start();
+    const pr = await h.submit();
+    await h.settle();
+    expect(await h.states(pr)).toEqual(['TESTING']);
+
+    // Another replica takes the lease (and dies holding it): its lease runs 30 s from now.
+    const now = h.time.now().getTime();
+    expect((await h.store.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
+    for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
+    await h.settle();
+    // CI's verdict is stored (no lost fact), but nothing is merged by a replica without the lease.
+    const run = (await h.doc()).runs[0]!;
+    expect(run.statusChecks.map((c) => c.state)).toContain('success');
+    expect(await h.states(pr)).toEqual(['TESTING']);
+    expect(h.sandbox.mergeCount(repo, pr)).toBe(0);
+
+    await h.time.advanceBy(29_000, () => h.engine.whenIdle());
+    expect(h.sandbox.mergeCount(repo, pr)).toBe(0);
+    await h.time.advanceBy(2_000, () => h.engine.whenIdle());
+    await h.settle();
+    expect(await h.states(pr)).toEqual(['MERGED']);
+    expect(h.sandbox.mergeCount(repo, pr)).toBe(1);
+    await h.engine.stop();
+  });
+
+  it('gives the lease up after each reconcile, so another replica can take the queue at once', async () => {
+    const h = await harness();
+    await h.submit();
+    await h.settle();
+    const now = h.time.now().getTime();
+    expect((await h.store.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
+  });
+});
+
+describe('engine: facts from outside', () => {
+  it('records a CI result in the same commit as what the planner makes of it, not in a commit of its own', async () => {
+    const committed: QueueDoc[] = [];
+    const wrapStore = (s: Store) =>
+      new Proxy(s, {
+        get(target, prop, receiver) {
+          if (prop !== 'commitQueue') return Reflect.get(target, prop, receiver) as unknown;
+          return (queue: QueueDoc, expected: number, archive?: unknown) => {
+            committed.push(queue);
+            return target.commitQueue(queue, expected, archive as Parameters<Store['commitQueue']>[2]);
+          };
+        },
+      });
+    const h = await harness({ ci: { hold: true }, wrapStore });
+    const pr = await h.submit();
+    await h.settle();
+    committed.length = 0;
+
+    for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
+    await h.settle();
+    // The first commit after the result already holds the verdict it leads to.
+    const first = committed[0]!;
+    expect(first.runs[0]?.statusChecks.map((c) => c.state)).toContain('success');
+    expect(first.entries.find((e) => e.prNumber === pr)?.state).toBe('TESTS_PASSED');
+    expect(await h.states(pr)).toEqual(['MERGED']);
+  });
+});
