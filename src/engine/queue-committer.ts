@@ -25,32 +25,60 @@ export interface CommitOptions {
 }
 
 /**
- * The one compare-and-set loop for queue documents, shared by the engine and the service: a change is
- * applied to the current document and committed over its version; on a conflict (another writer, in
- * this process or another replica, committed first) the document is reloaded and the change applied
- * again, so it is always decided on the document it is written over. A change that throws writes
- * nothing.
+ * The one compare-and-set loop for queue documents, shared by the engine and the service: a change
+ * (or a deletion) is applied to the current document and committed over its version; on a conflict
+ * (another writer, in this process or another replica, committed first) the document is reloaded and
+ * the change applied again, so it is always decided on the document it is written over. A change
+ * that throws writes nothing.
  */
 export class QueueCommitter {
-  constructor(private readonly store: Pick<Store, 'commitQueue'>) {}
+  constructor(private readonly store: Pick<Store, 'commitQueue' | 'deleteQueue'>) {}
 
   /**
    * Applies `change` to `current` (or to what `reload` finds when null) and commits it, reloading on
    * conflicts. Null when the queue is gone.
    */
-  async update<T>(
+  update<T>(
     current: QueueDoc | null,
     reload: () => Promise<QueueDoc | null>,
     change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
     options: CommitOptions,
   ): Promise<Committed<T> | null> {
-    let base = current ?? (await reload());
-    for (let conflicts = 0; base; conflicts++) {
-      if (conflicts > options.maxConflicts) throw options.tooBusy();
+    return this.untilStored(current, reload, options, async (base) => {
       const decided = await change(base);
       if ('unchanged' in decided) return { queue: base, changedTo: base, result: decided.result, changed: false };
       const stored = await this.commit(base, decided.queue, options);
-      if (stored) return { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
+      return stored && { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
+    });
+  }
+
+  /**
+   * Deletes the queue when `mayDelete` allows it (it throws otherwise), at the version it was
+   * decided on. Null when the queue is gone.
+   */
+  delete(
+    reload: () => Promise<QueueDoc | null>,
+    mayDelete: (queue: QueueDoc) => void,
+    options: Pick<CommitOptions, 'maxConflicts' | 'tooBusy'>,
+  ): Promise<QueueDoc | null> {
+    return this.untilStored(null, reload, options, async (base) => {
+      mayDelete(base);
+      return (await this.store.deleteQueue(base.id, base.version)) ? base : null;
+    });
+  }
+
+  /** The loop: `attempt` on the latest document until it lands (non-null), reloading after each conflict. */
+  private async untilStored<R>(
+    current: QueueDoc | null,
+    reload: () => Promise<QueueDoc | null>,
+    options: Pick<CommitOptions, 'maxConflicts' | 'tooBusy'>,
+    attempt: (base: QueueDoc) => Promise<R | null>,
+  ): Promise<R | null> {
+    let base = current ?? (await reload());
+    for (let conflicts = 0; base; conflicts++) {
+      if (conflicts > options.maxConflicts) throw options.tooBusy();
+      const landed = await attempt(base);
+      if (landed !== null) return landed;
       base = await reload();
     }
     return null;

@@ -44,16 +44,14 @@ export class QueueDocWriter {
   }
 
   /** Deletes the queue when `mayDelete` allows it (it throws otherwise); false when there is none. */
-  delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
-    return this.lock.run(lockKey(key), async () => {
-      for (let conflicts = 0; conflicts <= MAX_CONFLICTS; conflicts++) {
-        const current = await this.store.getQueue(key.repoKey, key.branch);
-        if (!current) return { deleted: false, queueId: null };
-        mayDelete(current);
-        if (await this.store.deleteQueue(current.id, current.version)) return { deleted: true, queueId: current.id };
-      }
-      throw queueErrors.busy(key.branch);
-    });
+  async delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
+    const deleted = await this.lock.run(lockKey(key), () =>
+      this.committer.delete(() => this.store.getQueue(key.repoKey, key.branch), mayDelete, {
+        maxConflicts: MAX_CONFLICTS,
+        tooBusy: () => queueErrors.busy(key.branch),
+      }),
+    );
+    return { deleted: deleted !== null, queueId: deleted?.id ?? null };
   }
 }
 
