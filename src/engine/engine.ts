@@ -44,6 +44,8 @@ export interface EngineOptions {
   effectRetryMs?: number;
   /** How long a PR's state must hold before its status and comment say it (0: at once). */
   reportDebounceMs?: number;
+  /** Told the wall time of every reconcile, finished or failed (the service's metrics). */
+  onReconciled?: (queueId: string, seconds: number) => void;
   /** Where the per-queue leases are kept (the store by default: replicas sharing it share them). */
   leases?: LeaseStore;
   /** This process as a lease holder: `host:pid:random` by default. */
@@ -121,6 +123,7 @@ export class Engine {
       logger,
       pollIntervalMs,
       reconcile: (queueId, rt, facts) => reconciler.reconcile(queueId, rt, facts),
+      ...(options.onReconciled ? { onReconciled: options.onReconciled } : {}),
       onForget: (queueId) => {
         for (const [sha, id] of this.testBranchHeads) if (id === queueId) this.testBranchHeads.delete(sha);
       },

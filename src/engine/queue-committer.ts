@@ -20,6 +20,11 @@ export interface CommitOptions {
   /** Compare-and-set conflicts in a row before giving up with `tooBusy()`. */
   maxConflicts: number;
   tooBusy: () => Error;
+  /**
+   * "Nothing to write" decided on the document the caller passed (not one loaded here) holds only if
+   * that is still the stored one: check it (the service's writes on a document read before the lock).
+   */
+  confirmUnchanged?: boolean;
   /** Called after each successful commit with the document before and after the change. */
   onCommitted?: (prev: QueueDoc, next: QueueDoc) => void;
 }
@@ -46,7 +51,10 @@ export class QueueCommitter {
   ): Promise<Committed<T> | null> {
     return this.untilStored(current, reload, options, async (base) => {
       const decided = await change(base);
-      if ('unchanged' in decided) return { queue: base, changedTo: base, result: decided.result, changed: false };
+      if ('unchanged' in decided) {
+        if (options.confirmUnchanged && base === current && (await reload())?.version !== base.version) return null;
+        return { queue: base, changedTo: base, result: decided.result, changed: false };
+      }
       const stored = await this.commit(base, decided.queue, options);
       return stored && { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
     });

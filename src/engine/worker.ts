@@ -15,6 +15,8 @@ export interface WorkerOptions {
   logger: Logger;
   pollIntervalMs: number;
   reconcile: (queueId: string, rt: QueueRuntime, facts: readonly Fact[]) => Promise<ReconcileOutcome>;
+  /** Told the wall time of every reconcile, finished or failed. */
+  onReconciled?: (queueId: string, seconds: number) => void;
   /** The queue is gone: whatever else is kept about it can go too. */
   onForget: (queueId: string) => void;
 }
@@ -114,7 +116,13 @@ export class QueueWorker {
   }
 
   private async reconcileNow(queueId: string, rt: QueueRuntime, facts: readonly Fact[]): Promise<void> {
-    const outcome = await this.o.reconcile(queueId, rt, facts);
+    const started = performance.now();
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await this.o.reconcile(queueId, rt, facts);
+    } finally {
+      this.o.onReconciled?.(queueId, (performance.now() - started) / 1000);
+    }
     if (outcome.gone) this.forget(queueId);
     else this.scheduleWakeUp(queueId, rt, outcome.wakeAt);
   }

@@ -31,10 +31,13 @@ export class QueueDocWriter {
   async update<T>(
     key: QueueKey,
     change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
+    /** The document the caller read already: the first attempt is made on it (a stale one fails its compare-and-set). */
+    known?: QueueDoc,
   ): Promise<{ queue: QueueDoc; result: T; changed: boolean }> {
     const committed = await this.lock.run(lockKey(key), () =>
-      this.committer.update(null, () => this.store.getQueue(key.repoKey, key.branch), change, {
+      this.committer.update(known ?? null, () => this.store.getQueue(key.repoKey, key.branch), change, {
         archive: false,
+        confirmUnchanged: true,
         maxConflicts: MAX_CONFLICTS,
         tooBusy: () => queueErrors.busy(key.branch),
       }),
