@@ -18,6 +18,7 @@ import { loadMergeEstimates } from './merge-estimates.js';
 import { GitHostObserver } from './observation.js';
 import { QueueCommitter } from './queue-committer.js';
 import { QueueLease } from './queue-lease.js';
+import type { PendingFact } from './queue-runtime.js';
 import { Reconciler } from './reconciler.js';
 import { commentChannel, statusChannel } from './report-channels.js';
 import { Reporter } from './reporter.js';
@@ -58,6 +59,8 @@ export interface EngineOptions {
 export const DEFAULT_LEASE_MS = 30_000;
 /** How long a status or comment waits for the queue's own work at most. */
 const REPORT_MAX_WAIT_MS = 3_000;
+/** How long a fact from outside waits for a reconcile to take it up before it is committed alone. */
+const FOLD_WAIT_MS = 2_000;
 /** Compare-and-set conflicts in a row before recording a fact gives up. */
 const MAX_CONFLICTS = 20;
 
@@ -76,6 +79,7 @@ export class Engine {
   private readonly testBranchHeads = new Map<string, string>();
   private readonly earlyChecks = new EarlyChecks();
   private readonly reporter: Reporter;
+  private readonly scheduler: Scheduler;
 
   constructor(options: EngineOptions) {
     const { store, gitHost, clock, logger } = options;
@@ -83,6 +87,7 @@ export class Engine {
     this.clock = clock;
     this.logger = logger;
     const scheduler = options.scheduler ?? realScheduler;
+    this.scheduler = scheduler;
     const pollIntervalMs = options.pollIntervalMs ?? 60_000;
     const retryPolicy = options.retry ?? DEFAULT_RETRY;
     const effectRetryMs = options.effectRetryMs ?? 30_000;
@@ -177,14 +182,28 @@ export class Engine {
   /**
    * Records facts that arrived from outside (a webhook, the sandbox CI) in the next commit of a
    * reconcile of the queue, which it asks for (with `reconcile: false`, in a commit of their own).
-   * Resolves once they are stored; false when the queue does not exist.
+   * Resolves once they are stored; false when the queue does not exist. A fact that no reconcile
+   * took up within FOLD_WAIT_MS (one busy with slow effects) is committed on its own, so the door
+   * that brought it (a webhook with a deadline) is not held up.
    */
   recordFacts(queueId: string, fact: Fact, options: { reconcile?: boolean } = {}): Promise<boolean> {
     const recorded =
       options.reconcile === false || this.worker.isStopped
         ? this.commitFact(queueId, fact)
-        : new Promise<boolean>((recorded, failed) => {
-            this.worker.runtime(queueId).pendingFacts.push({ fact, recorded, failed });
+        : new Promise<boolean>((resolve, reject) => {
+            const pendingFacts = this.worker.runtime(queueId).pendingFacts;
+            const alone = this.scheduler.schedule(FOLD_WAIT_MS, () => {
+              const waiting = pendingFacts.indexOf(pending);
+              if (waiting < 0) return;
+              pendingFacts.splice(waiting, 1);
+              this.commitFact(queueId, fact).then(resolve, reject);
+            });
+            const pending: PendingFact = {
+              fact,
+              recorded: (stored) => (alone.cancel(), resolve(stored)),
+              failed: (err) => (alone.cancel(), reject(err)),
+            };
+            pendingFacts.push(pending);
             this.worker.notify(queueId);
           });
     this.worker.track(recorded.catch(() => undefined));

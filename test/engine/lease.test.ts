@@ -1,4 +1,5 @@
 import type { QueueDoc } from '../../src/domain/queue.js';
+import type { GitHost } from '../../src/githost/githost.js';
 import type { Store } from '../../src/store/store.js';
 import { harness, repo } from './harness.js';
 
@@ -67,5 +68,43 @@ describe('engine: facts from outside', () => {
     expect(first.runs[0]?.statusChecks.map((c) => c.state)).toContain('success');
     expect(first.entries.find((e) => e.prNumber === pr)?.state).toBe('TESTS_PASSED');
     expect(await h.states(pr)).toEqual(['MERGED']);
+  });
+
+  it('commits a fact on its own when no reconcile takes it up within 2 s (one is stuck in a slow merge)', async () => {
+    let unblock!: () => void;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const wrapGitHost = (g: GitHost) =>
+      new Proxy(g, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (prop !== 'mergePullRequest' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            await blocked;
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          };
+        },
+      });
+    const h = await harness({ ci: { hold: true }, wrapGitHost, settings: { concurrency: 2 } });
+    const [a, b] = [await h.submit(), await h.submit()];
+    await h.settle();
+    const [runA, runB] = h.sandbox.ci.held();
+    h.sandbox.ci.release(runA!, 'success');
+    const flush = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await flush(); // a's merge is under way, and stuck
+    h.sandbox.ci.release(runB!, 'failure');
+    await flush();
+    const checksOfB = async () => (await h.doc()).runs.find((r) => r.prs.some((p) => p.prNumber === b))?.statusChecks.map((c) => c.state);
+    expect(await checksOfB()).not.toContain('failure');
+    await h.time.advanceBy(2_000);
+    await flush();
+    expect(await checksOfB()).toContain('failure');
+
+    unblock();
+    await h.settle();
+    expect(await h.states(a)).toEqual(['MERGED']);
+    // b's failure was planned on once the stuck reconcile went on (its run held a too: b is a suspect).
+    expect(await h.states(b)).toEqual(['PENDING_FAILURE']);
   });
 });
