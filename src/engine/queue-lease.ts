@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
-import type { LeaseStore } from '../store/lease-store.js';
+import type { LeaseStore } from '../store/store.js';
 
 /** How soon a replica that found a queue's lease held looks again (the holder usually releases it sooner). */
 const BUSY_RETRY_MS = 1_000;

@@ -7,6 +7,8 @@ import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
 import type { LeaseStore } from './lease-store.js';
 
+export type { Lease, LeaseStore } from './lease-store.js';
+
 /** Ended entries and finished runs moved out of a queue document when it is committed. */
 export interface Archive {
   entries?: Entry[];
