@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { QueueDoc } from '../domain/queue.js';
+import type { TargetSet } from '../domain/targets.js';
+import { nextWakeUp } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Fact } from './fact.js';
@@ -7,6 +9,8 @@ import { KeyedLock } from './keyed-lock.js';
 import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import type { ReconcileOutcome } from './reconciler.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+
+const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
 export interface WorkerOptions {
   store: Store;
@@ -32,6 +36,7 @@ export class QueueWorker {
   private started = false;
   private stopped = false;
   private pollTimer: TimerHandle | null = null;
+  private lastTick: Date | null = null;
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -129,10 +134,13 @@ export class QueueWorker {
 
   private pollTick(all: boolean): void {
     if (this.stopped) return;
+    const now = this.o.clock.now();
+    const since = this.lastTick ?? now;
+    this.lastTick = now;
     const tick = this.o.store
       .listQueues({})
       .then((queues) => {
-        for (const q of queues) if (all || needsPolling(q)) this.notify(q.id);
+        for (const q of queues) if (all || needsPolling(q) || wakeUpCameDue(q, since, now)) this.notify(q.id);
       })
       .catch((err: unknown) => this.o.logger.error({ err }, 'polling the queues failed'));
     this.track(tick);
@@ -162,6 +170,15 @@ export class QueueWorker {
     this.queues.delete(queueId);
     this.o.onForget(queueId);
   }
+}
+
+/**
+ * Whether the planner wanted to act on the queue at a time in (since, now]. The wake-up timer is
+ * kept by the replica that last reconciled the queue; if that one died, the others' polling sees it.
+ */
+function wakeUpCameDue(queue: QueueDoc, since: Date, now: Date): boolean {
+  const at = nextWakeUp({ queue, targets: NO_TARGETS }, since);
+  return at !== null && at.getTime() <= now.getTime();
 }
 
 function needsPolling(queue: QueueDoc): boolean {

@@ -1,7 +1,7 @@
 import type { QueueDoc } from '../../src/domain/queue.js';
 import type { GitHost } from '../../src/githost/githost.js';
 import type { Store } from '../../src/store/store.js';
-import { harness, repo } from './harness.js';
+import { harness, MIN, repo } from './harness.js';
 
 /** The lease the engine takes for a queue (another replica taking it is simulated by writing it). */
 const leaseOf = (queueId: string) => `queue:${queueId}`;
@@ -32,6 +32,24 @@ describe('engine: the per-queue lease', () => {
     expect(await h.states(pr)).toEqual(['MERGED']);
     expect(h.sandbox.mergeCount(repo, pr)).toBe(1);
     await h.engine.stop();
+  });
+
+  it("honours a wake-up that the replica which planned it did not live to see (another replica's polling)", async () => {
+    const h = await harness({ settings: { batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 10 } });
+    const a = h.engine;
+    const b = h.restartEngine({ pollIntervalMs: MIN });
+    b.start();
+    await h.settle();
+    const pr = await h.submit({}, false);
+    a.notify(h.queueId);
+    await a.whenIdle();
+    expect(await h.states(pr)).toEqual(['PENDING']);
+    expect(a.wakeUpAt(h.queueId)).toBe(h.time.now().getTime() + 10 * MIN);
+    await a.stop(); // the replica that planned the batch's wait dies with its timer
+
+    await h.advance(11);
+    expect(await h.states(pr)).toEqual(['TESTING']);
+    await b.stop();
   });
 
   it('gives the lease up after each reconcile, so another replica can take the queue at once', async () => {
