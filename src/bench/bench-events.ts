@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import type { Org } from '../domain/org.js';
-import { systemClock } from '../engine/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { NoGitHost } from '../githost/none.js';
 import { QueueService } from '../service/queue-service.js';
 import { WebhookService } from '../service/webhook-service.js';

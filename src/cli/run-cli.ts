@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/config.js';
 import type { CliContext } from './cli-context.js';
@@ -31,6 +31,7 @@ Environment (docs/configuration.md has the details):
   MERGEQ_HEADERS_TIMEOUT_SECONDS, MERGEQ_BODY_TIMEOUT_SECONDS   slow clients get 408 (10, 60)
   MERGEQ_LARGE_BODIES_PER_TOKEN   bodies over 1 MiB in flight per token (2)
   MERGEQ_HISTORY_DAYS ended entries and runs are kept this many days (90)
+  MERGEQ_QUEUE_LEASE_SECONDS   a replica's lease on a queue; a dead replica's queues wait this long (30)
 
 Admin commands use the same store as the server, also while it runs.
 

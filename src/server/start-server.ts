@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Config } from '../config/config.js';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { renderMetrics } from '../metrics/queue-metrics.js';
@@ -60,7 +60,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
   // Before the store opens: an unusable git host setting should fail without touching the data.
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
-  const engine = new Engine({ store, gitHost, clock, logger: logger.child({ component: 'engine' }), reportDebounceMs: REPORT_DEBOUNCE_MS });
+  const engine = new Engine({
+    store,
+    gitHost,
+    clock,
+    logger: logger.child({ component: 'engine' }),
+    reportDebounceMs: REPORT_DEBOUNCE_MS,
+    ...(config.queueLeaseMs === undefined ? {} : { leaseMs: config.queueLeaseMs }),
+  });
   const unsubscribeCi = sandbox?.onStatus((event) => {
     engine.recordStatuses(event.repo, event.sha, event.checks).catch((err: unknown) => {
       logger.error({ err, sha: event.sha }, 'recording sandbox CI statuses failed');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Org } from '../domain/org.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { patternIsKnown } from '../events/event-filter.js';
 import type { DeliveryStatus, OutboundDelivery, SubscriptionFormat, WebhookSubscription } from '../store/outbox-store.js';
 import type { Store } from '../store/store.js';

@@ -8,6 +8,7 @@ import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
 import { MemoryOutbox } from './memory-outbox.js';
 import type { OutboxEvent } from '../events/event-types.js';
+import { MemoryLeases } from '../store/memory/memory-leases.js';
 
 /**
  * A store for the simulator only: queue documents kept in memory as they are, without the copy that
@@ -25,6 +26,7 @@ export class SimulationStore implements Store {
   private readonly deliveries = new Map<string, string>();
   readonly outbox = new MemoryOutbox();
   private readonly flaky = new MemoryFlakyTables(this.outbox);
+  private readonly leases = new MemoryLeases();
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
@@ -159,6 +161,9 @@ export class SimulationStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+
+  takeLease = this.leases.takeLease.bind(this.leases);
+  releaseLease = this.leases.releaseLease.bind(this.leases);
 
   // Not used by the simulator.
   createOrg = unsupported;

@@ -7,6 +7,9 @@ import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
 import type { OutboxEvent } from '../events/event-types.js';
 import type { OutboxStore } from './outbox-store.js';
+import type { LeaseStore } from './lease-store.js';
+
+export type { Lease, LeaseStore } from './lease-store.js';
 
 /** Ended entries and finished runs moved out of a queue document when it is committed. */
 export interface Archive {
@@ -85,7 +88,7 @@ export interface PutTargetsOptions {
  * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
  * plain JSON-compatible objects; adapters return fresh copies, never shared references.
  */
-export interface Store extends FlakyTestStore {
+export interface Store extends FlakyTestStore, LeaseStore {
   readonly kind: 'sqlite' | 'mongo';
   /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
   readonly outbox: OutboxStore;

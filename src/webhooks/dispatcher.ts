@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { derivedId } from '../domain/ids.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
 import type { Store } from '../store/store.js';
 import { subscriptionWants } from './fan-out.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { OutboxEvent } from '../events/event-types.js';
 import type { WebhookSubscription } from '../store/outbox-store.js';
 import { eventPayload, slackMessage } from './payload.js';

@@ -1,6 +1,7 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { outboxContract } from './outbox-contract.js';
+import { leaseContract } from './lease-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
@@ -421,6 +422,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect(values[0]).toMatch(/^candidate-\d$/);
       });
     });
+
+    leaseContract(() => store);
 
     describe('webhook deliveries', () => {
       it('claims a delivery id once', async () => {

@@ -23,6 +23,8 @@ import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../..
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { commitPipeline, MongoOutbox, PENDING_EVENTS, QUEUE_PROJECTION } from './outbox-collection.js';
 import type { OutboxEvent } from '../../events/event-types.js';
+import { MongoLeases } from './mongo-leases.js';
+import type { Lease } from '../lease-store.js';
 import { chunkNames } from './target-chunks.js';
 
 /** The key of an impacted-target list: one PR head. */
@@ -81,6 +83,7 @@ export class MongoStore implements Store {
   private readonly deliveries: Collection<WebhookDelivery>;
   private readonly flaky: MongoFlakyCollections;
   readonly outbox: MongoOutbox;
+  private readonly leases: MongoLeases;
 
   private constructor(
     private readonly client: MongoClient,
@@ -98,6 +101,7 @@ export class MongoStore implements Store {
     this.deliveries = db.collection('webhook_deliveries');
     this.outbox = new MongoOutbox(db, this.queues);
     this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox);
+    this.leases = new MongoLeases(db);
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -409,6 +413,15 @@ export class MongoStore implements Store {
       if (isDuplicateKey(err)) return false;
       throw err;
     }
+  }
+
+  // Leases (mongo-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
   }
 
   async releaseWebhookDelivery(deliveryId: string): Promise<void> {

@@ -12,6 +12,8 @@ import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../..
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
+import { SqliteLeases } from './sqlite-leases.js';
+import type { Lease } from '../lease-store.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -31,6 +33,7 @@ export class SqliteStore implements Store {
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
   readonly outbox: SqliteOutboxTable;
+  private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly pruneHistoryTx;
 
@@ -47,6 +50,7 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
     this.flaky = new SqliteFlakyTables(db, this.outbox);
+    this.leases = new SqliteLeases(db);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -456,6 +460,15 @@ export class SqliteStore implements Store {
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
   }
+  // Leases (sqlite-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   // Flaky-test data (flaky-tables.ts)
 
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
