@@ -153,6 +153,7 @@ export class SimulationStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+  listFlakyTests = this.flaky.listFlakyTests.bind(this.flaky);
 
   // Not used by the simulator.
   createOrg = unsupported;
