@@ -114,10 +114,12 @@ function runTitle(run, ownCount) {
 }
 
 function runCard(run, repoParam, branch, ownNumbers) {
-  const own = new Set(ownNumbers ?? run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber));
+  const runOwn = run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber);
+  // Highlighted: the run's own PRs, or on a PR's page that PR.
+  const own = new Set(ownNumbers ?? runOwn);
   const failing = run.statusChecks.filter((c) => c.state === 'failure' || c.state === 'error');
   return el('li', { class: 'run' },
-    el('div', {}, el('strong', { class: 'run-kind' }, runTitle(run, own.size)), ' ', stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
+    el('div', {}, el('strong', { class: 'run-kind' }, runTitle(run, runOwn.length)), ' ', stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
     el('ol', { class: 'stack', 'aria-label': 'What the run holds, bottom first' },
       el('li', { class: 'base' }, `${branch} ${run.baseSha ? run.baseSha.slice(0, 7) : ''}`),
       run.testedPullRequests.map((p) => el('li', { class: own.has(p.prNumber) ? 'own' : null }, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber}`), ` ${p.prTitle}`))),
