@@ -28,7 +28,11 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   const events: FlakyEvent[] = [];
 
   const byCommit = new Map<string, ResultEvidence[]>();
-  for (const r of usable) byCommit.set(r.commitSha, [...(byCommit.get(r.commitSha) ?? []), r]);
+  for (const r of usable) {
+    const list = byCommit.get(r.commitSha);
+    if (list) list.push(r);
+    else byCommit.set(r.commitSha, [r]);
+  }
   for (const [sha, rs] of byCommit) {
     if (rs.some((r) => r.failedAttempts > 0) && rs.some((r) => r.passedAttempts > 0)) {
       events.push({ at: rs[rs.length - 1]!.at, commits: [sha], uploads: rs.map((r) => r.uploadId) });
@@ -38,9 +42,13 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   // On the target branch: the outcome of each commit, in the order the commits were first seen.
   const target = usable.filter((r) => r.branch !== null && targetBranches.includes(r.branch));
   const commits: { sha: string; failed: boolean; passed: boolean; last: ResultEvidence; uploads: string[] }[] = [];
+  const commitBySha = new Map<string, (typeof commits)[number]>();
   for (const r of target) {
-    let c = commits.find((x) => x.sha === r.commitSha);
-    if (!c) commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+    let c = commitBySha.get(r.commitSha);
+    if (!c) {
+      commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+      commitBySha.set(r.commitSha, c);
+    }
     c.failed ||= r.outcome === 'failed';
     c.passed ||= r.outcome === 'passed';
     c.last = r;
@@ -54,6 +62,21 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
     }
   }
   return events.sort((a, b) => cmp(a.at, b.at));
+}
+
+/**
+ * Whether detection can learn from a result, given where the test case failed: a result on a target
+ * branch, or on a commit where the test case had a failed attempt. The others — passes on commits
+ * that never failed it, most of any history — make no flaky event and no broken run, so `evaluate`
+ * gives the same status without them (and the same evidence, but for a healthy verdict's).
+ */
+export function isDetectionEvidence(r: Pick<ResultEvidence, 'commitSha' | 'branch'>, failedCommits: ReadonlySet<string>, targetBranches: readonly string[]): boolean {
+  return failedCommits.has(r.commitSha) || (r.branch !== null && targetBranches.includes(r.branch));
+}
+
+/** The commits on which these results show a failed attempt. */
+export function failedCommitsOf(results: readonly Pick<ResultEvidence, 'commitSha' | 'failedAttempts'>[]): Set<string> {
+  return new Set(results.filter((r) => r.failedAttempts > 0).map((r) => r.commitSha));
 }
 
 /**

@@ -155,13 +155,19 @@ export class FlakyTestService {
       // quarantined — time alone can heal those.
       const toEvaluate = [...current.values()].filter((tc) => tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= windowStart));
       const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
-      const history = groupBy(await this.store.testResults(key, toEvaluate.map((tc) => tc.testCaseId), since), (r) => r.testCaseId);
-      const evaluated = new Set(toEvaluate.map((tc) => tc.testCaseId));
-      for (const r of results) if (evaluated.has(r.testCaseId)) history.set(r.testCaseId, [...(history.get(r.testCaseId) ?? []), r]);
+      // Only the results detection learns from (passes on commits that never failed change nothing,
+      // and are most of a long history): the same status as from the whole history, at a cost that
+      // does not grow with the passes. All of this upload's results are on its commit, so they count.
+      const ids = toEvaluate.map((tc) => tc.testCaseId);
+      const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha };
+      const history = withUploaded(groupBy(await this.store.detectionResults(key, ids, since, scope), (r) => r.testCaseId), results, ids);
       for (const tc of toEvaluate) {
-        const verdict = evaluate(history.get(tc.testCaseId) ?? [], settings, now);
+        const seen = evaluate(history.get(tc.testCaseId) ?? [], settings, now);
+        if (!applyVerdict(tc, { status: { to: seen.status, evidence: seen.evidence } }, settings.autoQuarantine, nowIso).changed) continue;
+        // A change is rare: its evidence comes from the whole history, as the rules define it.
+        const whole = withUploaded(groupBy(await this.store.testResults(key, [tc.testCaseId], since), (r) => r.testCaseId), results, [tc.testCaseId]);
+        const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
         const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
-        if (!change.changed) continue;
         if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
         current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
         events.push(...change.events);
@@ -353,6 +359,18 @@ function newTestCase(key: string, id: string, c: UploadedTestCase, now: string):
 
 function testCaseNotFound(id: string): ServiceError {
   return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
+}
+
+/** Stored results by test case with this upload's (not stored yet) appended, for the ids named. */
+function withUploaded(history: Map<string, TestResult[]>, uploaded: TestResult[], ids: string[]): Map<string, TestResult[]> {
+  const wanted = new Set(ids);
+  for (const r of uploaded) {
+    if (!wanted.has(r.testCaseId)) continue;
+    const list = history.get(r.testCaseId);
+    if (list) list.push(r);
+    else history.set(r.testCaseId, [r]);
+  }
+  return history;
 }
 
 function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {

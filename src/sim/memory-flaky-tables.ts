@@ -1,6 +1,6 @@
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
-import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
+import type { DetectionScope, FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
 
 type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
 
@@ -9,11 +9,10 @@ export class MemoryFlakyTables implements TestCaseTables {
   private readonly uploads = new Map<string, TestUpload>();
   /**
    * Results by repository and test case, oldest first, with their insertion order. A result never
-   * changes once stored, so they are frozen and handed out shared rather than copied: the detector
-   * reads a watched test's whole history at every upload, and copying it made long simulations
-   * quadratic in time.
+   * changes once stored, so they are frozen and handed out shared rather than copied. Indexed by
+   * commit and branch, so that `detectionResults` costs what it returns, not the whole history.
    */
-  private readonly results = new Map<string, { seq: number; r: Readonly<TestResult> }[]>();
+  private readonly results = new Map<string, CaseResults>();
   private resultSeq = 0;
   private lastAt = '';
   /** Every result was stored no earlier than the one before it. */
@@ -36,14 +35,12 @@ export class MemoryFlakyTables implements TestCaseTables {
     if (floor === undefined || w.keepResultsSince > floor) this.keptSince.set(w.upload.repoKey, w.keepResultsSince);
     for (const r of copy(w.results)) {
       const k2 = key(r.repoKey, r.testCaseId);
-      const list = this.results.get(k2) ?? [];
-      let drop = 0;
-      while (drop < list.length && list[drop]!.r.at < w.keepResultsSince) drop++;
-      if (drop > 0) list.splice(0, drop);
+      let cr = this.results.get(k2);
+      if (!cr) this.results.set(k2, (cr = new CaseResults()));
+      cr.dropBefore(w.keepResultsSince);
       if (r.at < this.lastAt) this.inTimeOrder = false;
       else this.lastAt = r.at;
-      list.push({ seq: this.resultSeq++, r: Object.freeze(r) });
-      this.results.set(k2, list);
+      cr.add({ seq: this.resultSeq++, r: Object.freeze(r) });
     }
     await this.writeTestCases(w.testCases, w.events);
     return true;
@@ -91,9 +88,21 @@ export class MemoryFlakyTables implements TestCaseTables {
   }
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    const from = this.floor(repoKey, since);
+    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id))?.all ?? []).filter((x) => x.r.at >= from)));
+  }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    const from = this.floor(repoKey, since);
+    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => this.results.get(key(repoKey, id))?.forDetection(from, scope) ?? []));
+  }
+
+  private floor(repoKey: string, since: string): string {
     const floor = this.keptSince.get(repoKey) ?? '';
-    const from = floor > since ? floor : since;
-    const matching = [...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id)) ?? []).filter((x) => x.r.at >= from));
+    return floor > since ? floor : since;
+  }
+
+  private inOrder(matching: Entry[]): TestResult[] {
     if (this.inTimeOrder) {
       // Stored oldest first (the simulation's clock only moves on): insertion order is time order,
       // and a numeric sort of the sequence numbers is far cheaper than comparing times.
@@ -133,6 +142,63 @@ export class MemoryFlakyTables implements TestCaseTables {
       .filter((c) => c.any)
       .map(({ any: _any, ...counts }) => counts);
   }
+}
+
+type Entry = { seq: number; r: Readonly<TestResult> };
+
+/** One test case's results, oldest first, with the indexes detection reads them by. */
+class CaseResults {
+  readonly all: Entry[] = [];
+  private readonly byCommit = new Map<string, Entry[]>();
+  private readonly byBranch = new Map<string, Entry[]>();
+  /** Commits with a failed attempt among their results (or that had one before a drop). */
+  private readonly failedCommits = new Set<string>();
+
+  add(e: Entry): void {
+    this.all.push(e);
+    push(this.byCommit, e.r.commitSha, e);
+    if (e.r.branch !== null) push(this.byBranch, e.r.branch, e);
+    if (e.r.failedAttempts > 0) this.failedCommits.add(e.r.commitSha);
+  }
+
+  dropBefore(at: string): void {
+    let drop = 0;
+    while (drop < this.all.length && this.all[drop]!.r.at < at) drop++;
+    for (const e of this.all.splice(0, drop)) {
+      unlink(this.byCommit, e.r.commitSha, e);
+      if (!this.byCommit.has(e.r.commitSha)) this.failedCommits.delete(e.r.commitSha);
+      if (e.r.branch !== null) unlink(this.byBranch, e.r.branch, e);
+    }
+  }
+
+  /** The entries `detectionResults` names, at or after `from`, in no particular order. */
+  forDetection(from: string, scope: DetectionScope): Entry[] {
+    const picked = new Map<number, Entry>();
+    const take = (entries: readonly Entry[] | undefined) => {
+      for (const e of entries ?? []) if (e.r.at >= from) picked.set(e.seq, e);
+    };
+    for (const branch of new Set(scope.targetBranches)) take(this.byBranch.get(branch));
+    take(this.byCommit.get(scope.commitSha));
+    for (const sha of this.failedCommits) {
+      const entries = this.byCommit.get(sha)!;
+      if (entries.some((e) => e.r.failedAttempts > 0 && e.r.at >= from)) take(entries);
+    }
+    return [...picked.values()];
+  }
+}
+
+function push(index: Map<string, Entry[]>, k: string, e: Entry): void {
+  const list = index.get(k);
+  if (list) list.push(e);
+  else index.set(k, [e]);
+}
+
+function unlink(index: Map<string, Entry[]>, k: string, e: Entry): void {
+  const list = index.get(k);
+  if (!list) return;
+  const rest = list[0] === e ? list.slice(1) : list.filter((x) => x !== e);
+  if (rest.length === 0) index.delete(k);
+  else index.set(k, rest);
 }
 
 function key(repoKey: string, id: string): string {

@@ -53,12 +53,24 @@ export interface FlakyTestStore {
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
   /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
+  /**
+   * Of those results, the ones detection learns from (`isDetectionEvidence`): on a target branch, on
+   * `commitSha`, or on a commit where that test case had a failed attempt at or after `since`. The
+   * detector reads these at every upload, so they must not cost the passes of a long history.
+   */
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]>;
   /** A test case's history, oldest first. */
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
   putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
   /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
   testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
+}
+
+export interface DetectionScope {
+  targetBranches: string[];
+  /** The commit of the upload being evaluated: its earlier results count even if none failed yet. */
+  commitSha: string;
 }
 
 /** A PR head whose impacted-target list a queued entry may still need. */

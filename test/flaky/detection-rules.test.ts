@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_FLAKY_SETTINGS, type TestOutcome } from '../../src/domain/flaky.js';
-import { evaluate, type ResultEvidence } from '../../src/flaky/detection-rules.js';
+import { evaluate, failedCommitsOf, isDetectionEvidence, type ResultEvidence } from '../../src/flaky/detection-rules.js';
 
 const NOW = new Date(Date.UTC(2026, 10, 22, 12));
 const DAY = 24 * 60 * 60 * 1000;
@@ -126,4 +126,22 @@ describe('detection properties over random histories', () => {
       }),
     );
   });
+
+  test('the results the detector reads (target branch, or a commit where the test failed) give the verdict of the whole history', () => {
+    const commits = fc.array(fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'), { minLength: 30, maxLength: 30 });
+    const rules = fc.record({ flakyMinEvents: fc.integer({ min: 1, max: 3 }), brokenRuns: fc.integer({ min: 0, max: 4 }), flakyRecoveryDays: fc.integer({ min: 1, max: 14 }) });
+    fc.assert(
+      fc.property(history, commits, rules, (h, shas, over) => {
+        const all = toResults(h).map((r, i) => ({ ...r, commitSha: shas[i]! }));
+        const rulesNow = { ...settings, ...over };
+        const read = all.filter((r) => isDetectionEvidence(r, failedCommitsOf(all), rulesNow.targetBranches));
+        const whole = evaluate(all, rulesNow, NOW);
+        const seen = evaluate(read, rulesNow, NOW);
+        expect(seen.status).toBe(whole.status);
+        if (whole.status !== 'healthy') expect(seen.evidence).toEqual(whole.evidence);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
+

@@ -81,6 +81,36 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       expect((await store.testResults(REPO, ['a', 'b'], at(0))).map((r) => r.uploadId)).toEqual(['u2']);
     });
 
+    it('detection results: target-branch results, those on the given commit, and those on a commit where that test failed since', async () => {
+      const r = (uploadId: string, testCaseId: string, minutes: number, commitSha: string, branch: string, outcome: TestResult['outcome'] = 'passed') => ({
+        ...aResult(uploadId, testCaseId, minutes, outcome),
+        commitSha,
+        branch,
+      });
+      const results = [
+        r('u1', 'a', 1, 'old', 'feature', 'failed'),
+        r('u2', 'a', 2, 'old', 'feature'),
+        r('u3', 'a', 3, 'x', 'feature'),
+        r('u3', 'b', 3, 'x', 'feature', 'failed'),
+        r('u4', 'a', 4, 'x', 'feature'),
+        r('u5', 'a', 5, 'y', 'main'),
+        r('u6', 'a', 6, 'z', 'feature'),
+        r('u7', 'a', 7, 'now', 'feature'),
+      ];
+      for (const [i, u] of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7'].entries()) {
+        const mine = results.filter((x) => x.uploadId === u);
+        await store.commitTestUpload({ upload: anUpload(u, i), results: mine, testCases: [], events: [], keepResultsSince: at(-100) });
+      }
+      const read = async (ids: string[], since: number, commitSha: string) =>
+        (await store.detectionResults(REPO, ids, at(since), { targetBranches: ['main'], commitSha })).map((x) => `${x.uploadId}:${x.testCaseId}`);
+      // 'old' failed for a (both its results), 'x' failed only for b, 'y' is on main, 'now' is asked for.
+      expect(await read(['a'], 0, 'now')).toEqual(['u1:a', 'u2:a', 'u5:a', 'u7:a']);
+      expect(await read(['a', 'b'], 0, 'z')).toEqual(['u1:a', 'u2:a', 'u3:b', 'u5:a', 'u6:a']);
+      // Since minute 2, 'old' shows no failure any more.
+      expect(await read(['a'], 2, 'none')).toEqual(['u5:a']);
+      expect(await read([], 0, 'now')).toEqual([]);
+    });
+
     it('test cases to watch: not healthy, quarantined, or failed recently', async () => {
       const flaky = aTestCase(REPO, { status: 'flaky', quarantinedAt: null });
       const always = aTestCase(REPO, { status: 'healthy', quarantinedAt: at(1) });

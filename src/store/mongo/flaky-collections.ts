@@ -2,7 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { DetectionScope, FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
 type StoredResult = TestResult & { seq: number };
 type StoredEvent = TestCaseEvent & { seq: number };
@@ -106,6 +106,21 @@ export class MongoFlakyCollections implements FlakyTestStore {
       .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
       .toArray();
     return rows as TestResult[];
+  }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const base = { repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } };
+    const failed = await this.results.find({ ...base, failedAttempts: { $gt: 0 } }, { projection: { _id: 0, testCaseId: 1, commitSha: 1 } }).toArray();
+    const failedKeys = new Set(failed.map((f) => `${f.testCaseId}\n${f.commitSha}`));
+    const shas = [...new Set([scope.commitSha, ...failed.map((f) => f.commitSha)])];
+    const rows = await this.results
+      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .toArray();
+    // A commit that failed one test case brings only that test case's results on it.
+    return (rows as TestResult[]).filter(
+      (r) => r.commitSha === scope.commitSha || (r.branch !== null && scope.targetBranches.includes(r.branch)) || failedKeys.has(`${r.testCaseId}\n${r.commitSha}`),
+    );
   }
 
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {

@@ -18,7 +18,7 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { Archive, DetectionScope, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { chunkNames } from './target-chunks.js';
@@ -427,6 +427,10 @@ export class MongoStore implements Store {
   }
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     return this.flaky.testResults(repoKey, testCaseIds, since);
+  }
+
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    return this.flaky.detectionResults(repoKey, testCaseIds, since, scope);
   }
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return this.flaky.testCaseEvents(repoKey, testCaseId);

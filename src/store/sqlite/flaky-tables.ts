@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { DetectionScope, FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
 interface ResultRow {
   repo_key: string;
@@ -45,6 +45,15 @@ export class SqliteFlakyTables implements FlakyTestStore {
       events: db.prepare('SELECT doc FROM test_case_events WHERE repo_key = ? AND test_case_id = ? ORDER BY seq').pluck(),
       results: db.prepare(
         `SELECT * FROM test_results WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?)) AND at >= ?
+         ORDER BY at, seq`,
+      ),
+      detectionResults: db.prepare(
+        `WITH failed AS (
+           SELECT DISTINCT test_case_id, commit_sha FROM test_results
+           WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since AND failed_attempts > 0)
+         SELECT * FROM test_results WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since
+           AND (commit_sha = @commitSha OR branch IN (SELECT value FROM json_each(@targets))
+                OR (test_case_id, commit_sha) IN (SELECT test_case_id, commit_sha FROM failed))
          ORDER BY at, seq`,
       ),
       settings: db.prepare('SELECT doc FROM flaky_settings WHERE repo_key = ?').pluck(),
@@ -114,20 +123,15 @@ export class SqliteFlakyTables implements FlakyTestStore {
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
-    const rows = this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[];
-    return rows.map((r) => ({
-      repoKey: r.repo_key,
-      testCaseId: r.test_case_id,
-      uploadId: r.upload_id,
-      commitSha: r.commit_sha,
-      branch: r.branch,
-      outcome: r.outcome,
-      failedAttempts: r.failed_attempts,
-      passedAttempts: r.passed_attempts,
-      at: r.at,
-      ignoredForDetection: r.ignored === 1,
-    }));
+    return (this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[]).map(resultOf);
   }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const params = { repoKey, ids: JSON.stringify(testCaseIds), since, commitSha: scope.commitSha, targets: JSON.stringify(scope.targetBranches) };
+    return (this.stmt.detectionResults.all(params) as ResultRow[]).map(resultOf);
+  }
+
 
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return (this.stmt.events.all(repoKey, testCaseId) as string[]).map((d) => JSON.parse(d) as TestCaseEvent);
@@ -146,4 +150,19 @@ export class SqliteFlakyTables implements FlakyTestStore {
     if (ownerKeys.length === 0) return [];
     return this.stmt.counts.all(JSON.stringify(ownerKeys)) as TestCaseCounts[];
   }
+}
+
+function resultOf(r: ResultRow): TestResult {
+  return {
+    repoKey: r.repo_key,
+    testCaseId: r.test_case_id,
+    uploadId: r.upload_id,
+    commitSha: r.commit_sha,
+    branch: r.branch,
+    outcome: r.outcome,
+    failedAttempts: r.failed_attempts,
+    passedAttempts: r.passed_attempts,
+    at: r.at,
+    ignoredForDetection: r.ignored === 1,
+  };
 }
