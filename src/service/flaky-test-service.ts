@@ -7,7 +7,7 @@ import { repoKey, type RepoRef } from '../domain/repo.js';
 import type { Clock } from '../engine/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
-import { evaluate } from '../flaky/detection-rules.js';
+import { evaluate, statusOf } from '../flaky/detection-rules.js';
 import { groupAttempts, type UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
 import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-parser.js';
@@ -155,15 +155,15 @@ export class FlakyTestService {
       // quarantined — time alone can heal those.
       const toEvaluate = [...current.values()].filter((tc) => tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= windowStart));
       const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
-      // Only the results detection learns from (passes on commits that never failed change nothing,
-      // and are most of a long history): the same status as from the whole history, at a cost that
-      // does not grow with the passes. All of this upload's results are on its commit, so they count.
+      // Only what the status depends on (isDetectionEvidence: target branch, this commit, the latest
+      // flaky commits): the same status as the whole history, at a cost that does not grow with it.
+      // This upload's results are all on its commit, read whole, so a failure now finds the passes before it.
       const ids = toEvaluate.map((tc) => tc.testCaseId);
-      const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha };
+      const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha, flakyCommits: Math.max(1, settings.flakyMinEvents), until: nowIso };
       const history = withUploaded(groupBy(await this.store.detectionResults(key, ids, since, scope), (r) => r.testCaseId), results, ids);
       for (const tc of toEvaluate) {
-        const seen = evaluate(history.get(tc.testCaseId) ?? [], settings, now);
-        if (!applyVerdict(tc, { status: { to: seen.status, evidence: seen.evidence } }, settings.autoQuarantine, nowIso).changed) continue;
+        const seen = statusOf(history.get(tc.testCaseId) ?? [], settings, now);
+        if (!applyVerdict(tc, { status: { to: seen, evidence: { commits: [], uploads: [] } } }, settings.autoQuarantine, nowIso).changed) continue;
         // A change is rare: its evidence comes from the whole history, as the rules define it.
         const whole = withUploaded(groupBy(await this.store.testResults(key, [tc.testCaseId], since), (r) => r.testCaseId), results, [tc.testCaseId]);
         const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);

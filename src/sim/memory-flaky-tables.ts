@@ -1,6 +1,7 @@
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
-import type { DetectionScope, FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
+import { latestFlakyCommits } from '../flaky/detection-rules.js';
+import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
 
 type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
 
@@ -94,7 +95,7 @@ export class MemoryFlakyTables implements TestCaseTables {
 
   async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
     const from = this.floor(repoKey, since);
-    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => this.results.get(key(repoKey, id))?.forDetection(from, scope) ?? []));
+    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => this.results.get(key(repoKey, id))?.forDetection(from, scope, this.inTimeOrder) ?? []));
   }
 
   private floor(repoKey: string, since: string): string {
@@ -151,14 +152,21 @@ class CaseResults {
   readonly all: Entry[] = [];
   private readonly byCommit = new Map<string, Entry[]>();
   private readonly byBranch = new Map<string, Entry[]>();
-  /** Commits with a failed attempt among their results (or that had one before a drop). */
-  private readonly failedCommits = new Set<string>();
+  /** Commits with both a failed and a passed attempt among their results (or before a drop). */
+  private readonly flakyCommits = new Set<string>();
+  /** Flaky commits as their usable results came, so the latest flaky events are found from its end. */
+  private recent: string[] = [];
 
   add(e: Entry): void {
     this.all.push(e);
     push(this.byCommit, e.r.commitSha, e);
     if (e.r.branch !== null) push(this.byBranch, e.r.branch, e);
-    if (e.r.failedAttempts > 0) this.failedCommits.add(e.r.commitSha);
+    const sha = e.r.commitSha;
+    if (!this.flakyCommits.has(sha) && flakyAmong(this.byCommit.get(sha)!)) this.flakyCommits.add(sha);
+    if (this.flakyCommits.has(sha) && usable(e)) {
+      this.recent.push(sha);
+      if (this.recent.length > 64 + 4 * this.flakyCommits.size) this.recent = lastOfEach(this.recent);
+    }
   }
 
   dropBefore(at: string): void {
@@ -166,25 +174,65 @@ class CaseResults {
     while (drop < this.all.length && this.all[drop]!.r.at < at) drop++;
     for (const e of this.all.splice(0, drop)) {
       unlink(this.byCommit, e.r.commitSha, e);
-      if (!this.byCommit.has(e.r.commitSha)) this.failedCommits.delete(e.r.commitSha);
+      if (!this.byCommit.has(e.r.commitSha)) this.flakyCommits.delete(e.r.commitSha);
       if (e.r.branch !== null) unlink(this.byBranch, e.r.branch, e);
     }
   }
 
   /** The entries `detectionResults` names, at or after `from`, in no particular order. */
-  forDetection(from: string, scope: DetectionScope): Entry[] {
+  forDetection(from: string, scope: DetectionScope, inTimeOrder: boolean): Entry[] {
     const picked = new Map<number, Entry>();
     const take = (entries: readonly Entry[] | undefined) => {
       for (const e of entries ?? []) if (e.r.at >= from) picked.set(e.seq, e);
     };
     for (const branch of new Set(scope.targetBranches)) take(this.byBranch.get(branch));
     take(this.byCommit.get(scope.commitSha));
-    for (const sha of this.failedCommits) {
-      const entries = this.byCommit.get(sha)!;
-      if (entries.some((e) => e.r.failedAttempts > 0 && e.r.at >= from)) take(entries);
-    }
+    for (const sha of this.latestFlaky(from, scope, inTimeOrder)) take(this.byCommit.get(sha));
     return [...picked.values()];
   }
+
+  private latestFlaky(from: string, scope: DetectionScope, inTimeOrder: boolean): string[] {
+    const last = this.all[this.all.length - 1];
+    if (!inTimeOrder || (last && last.r.at > scope.until)) {
+      return latestFlakyCommits(
+        [...this.flakyCommits].flatMap((sha) => this.byCommit.get(sha)!.filter((e) => e.r.at >= from).map((e) => e.r)),
+        scope.until,
+        scope.flakyCommits,
+      );
+    }
+    // In time order, a commit's flaky event is as late as its last usable result: the latest
+    // events are the last distinct commits of `recent` that are still flaky since `from`.
+    const found: string[] = [];
+    const seen = new Set<string>();
+    for (let i = this.recent.length - 1; i >= 0 && found.length < scope.flakyCommits; i--) {
+      const sha = this.recent[i]!;
+      if (seen.has(sha)) continue;
+      seen.add(sha);
+      const entries = this.byCommit.get(sha)?.filter((e) => e.r.at >= from && usable(e)) ?? [];
+      if (flakyAmong(entries)) found.push(sha);
+    }
+    return found;
+  }
+}
+
+function usable(e: Entry): boolean {
+  return !e.r.ignoredForDetection && e.r.outcome !== 'skipped';
+}
+
+/** Whether these entries show both a failed and a passed attempt. */
+function flakyAmong(entries: readonly Entry[]): boolean {
+  return entries.some((e) => e.r.failedAttempts > 0) && entries.some((e) => e.r.passedAttempts > 0);
+}
+
+function lastOfEach(shas: string[]): string[] {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (let i = shas.length - 1; i >= 0; i--) {
+    if (seen.has(shas[i]!)) continue;
+    seen.add(shas[i]!);
+    kept.push(shas[i]!);
+  }
+  return kept.reverse();
 }
 
 function push(index: Map<string, Entry[]>, k: string, e: Entry): void {

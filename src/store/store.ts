@@ -1,7 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
@@ -54,9 +54,8 @@ export interface FlakyTestStore {
   /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
   /**
-   * Of those results, the ones detection learns from (`isDetectionEvidence`): on a target branch, on
-   * `commitSha`, or on a commit where that test case had a failed attempt at or after `since`. The
-   * detector reads these at every upload, so they must not cost the passes of a long history.
+   * Of those results, the ones the detector reads at each upload (`isDetectionEvidence`, with the
+   * commits of `latestFlakyCommits` of each test case): they must not cost a long history.
    */
   detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]>;
   /** A test case's history, oldest first. */
@@ -65,12 +64,6 @@ export interface FlakyTestStore {
   putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
   /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
   testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
-}
-
-export interface DetectionScope {
-  targetBranches: string[];
-  /** The commit of the upload being evaluated: its earlier results count even if none failed yet. */
-  commitSha: string;
 }
 
 /** A PR head whose impacted-target list a queued entry may still need. */

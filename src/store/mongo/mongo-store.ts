@@ -18,8 +18,8 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, DetectionScope, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { chunkNames } from './target-chunks.js';
 

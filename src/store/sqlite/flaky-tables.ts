@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { DetectionScope, FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
 interface ResultRow {
   repo_key: string;
@@ -47,13 +47,22 @@ export class SqliteFlakyTables implements FlakyTestStore {
         `SELECT * FROM test_results WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?)) AND at >= ?
          ORDER BY at, seq`,
       ),
+      // The flaky events of single commits (usable results with a failed and a passed attempt), the
+      // latest `flakyCommits` of each test case: what latestFlakyCommits picks.
       detectionResults: db.prepare(
-        `WITH failed AS (
-           SELECT DISTINCT test_case_id, commit_sha FROM test_results
-           WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since AND failed_attempts > 0)
+        `WITH flaky AS (
+           SELECT test_case_id, commit_sha, max(at) AS last FROM test_results
+           WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since
+             AND ignored = 0 AND outcome <> 'skipped'
+           GROUP BY test_case_id, commit_sha
+           HAVING max(failed_attempts) > 0 AND max(passed_attempts) > 0 AND max(at) <= @until),
+         latest AS (
+           SELECT test_case_id, commit_sha FROM (
+             SELECT test_case_id, commit_sha, row_number() OVER (PARTITION BY test_case_id ORDER BY last DESC) AS n FROM flaky)
+           WHERE n <= @flakyCommits)
          SELECT * FROM test_results WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since
            AND (commit_sha = @commitSha OR branch IN (SELECT value FROM json_each(@targets))
-                OR (test_case_id, commit_sha) IN (SELECT test_case_id, commit_sha FROM failed))
+                OR (test_case_id, commit_sha) IN (SELECT test_case_id, commit_sha FROM latest))
          ORDER BY at, seq`,
       ),
       settings: db.prepare('SELECT doc FROM flaky_settings WHERE repo_key = ?').pluck(),
@@ -128,7 +137,15 @@ export class SqliteFlakyTables implements FlakyTestStore {
 
   async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
-    const params = { repoKey, ids: JSON.stringify(testCaseIds), since, commitSha: scope.commitSha, targets: JSON.stringify(scope.targetBranches) };
+    const params = {
+      repoKey,
+      ids: JSON.stringify(testCaseIds),
+      since,
+      commitSha: scope.commitSha,
+      targets: JSON.stringify(scope.targetBranches),
+      flakyCommits: scope.flakyCommits,
+      until: scope.until,
+    };
     return (this.stmt.detectionResults.all(params) as ResultRow[]).map(resultOf);
   }
 

@@ -7,8 +7,8 @@ import type { TestCase } from '../../domain/quarantine.js';
 import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
-import type { Archive, DetectionScope, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { migrate } from './schema.js';
 
