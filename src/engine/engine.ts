@@ -38,7 +38,7 @@ import { Reporter, markReported } from './reporter.js';
 import { DEFAULT_RETRY, describeError, withRetry, type RetryPolicy } from './retry.js';
 import { realScheduler, type Scheduler, type TimerHandle } from './scheduler.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
-import { EarlyChecks } from './early-checks.js';
+import { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import { testBranchStart } from './test-branch-start.js';
 
 /** A fact about the world, recorded as a pure change of the queue document. */
@@ -113,6 +113,7 @@ export class Engine {
   /** Test branch head -> queue, to route status reports without a search. */
   private readonly shaToQueue = new Map<string, string>();
   private readonly earlyChecks = new EarlyChecks();
+  private readonly earlyTestResults = new EarlyTestResults();
   private readonly reporter: Reporter;
   private started = false;
   private stopped = false;
@@ -209,10 +210,10 @@ export class Engine {
 
   /**
    * Test results uploaded for a commit: recorded for the queue whose run tests that commit (results
-   * for any other commit are not the queue's). Results that come before the run is recorded as
-   * created are not kept: CI uploads them when its tests have run.
+   * for any other commit are not the queue's), or kept a while for a run about to be recorded.
    */
   recordTestResults(repo: RepoRef, sha: string, failedTests: FailedTest[]): Promise<boolean> {
+    this.earlyTestResults.keep(sha, failedTests); // before looking for its run: see createTestBranch
     const recorded = (async () => {
       const queueId = this.shaToQueue.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
@@ -589,7 +590,9 @@ export class Engine {
         const recorded = recordRunCreated(observed ? recordTargetHead(q, observed, now) : q, run.id, created, now);
         // Results that came before this record was written (webhooks are quick when CI is).
         const early = this.earlyChecks.get(result.sha);
-        return early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;
+        const withChecks = early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;
+        const tests = this.earlyTestResults.get(result.sha);
+        return tests ? recordTestResults(withChecks, result.sha, [...tests], now) : withChecks;
       };
     } catch (err) {
       const failures = (rt.createFailures.get(run.id) ?? 0) + 1;
