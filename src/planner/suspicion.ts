@@ -3,8 +3,6 @@ import type { ReasonCode } from '../domain/reasons.js';
 import type { Unit } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
-import { isLive } from './run-status.js';
-import { classifyFailure, flakyRerunsUsed, testResultSettings } from './test-results.js';
 import { decidingRun, isLanded } from './units.js';
 
 /**
@@ -101,9 +99,8 @@ function testingSince(history: readonly { state: string; at: string }[]): string
 }
 
 /**
- * Whether the run of the unit at `index` leaves the suspect at `suspectIndex` out (rule 4). None
- * does while its failure is forgiven as a flake (`forgivenAsFlake`). Units beyond the first
- * `pendingFailureDepth` behind it do at once. The ones within keep it (their results
+ * Whether the run of the unit at `index` leaves the suspect at `suspectIndex` out (rule 4). Units
+ * beyond the first `pendingFailureDepth` behind it do at once. The ones within keep it (their results
  * are its flake evidence) until its failure is corroborated — with `canOptimisticallyMerge` only,
  * where one of those results passing merges it; without, they are rebuilt at once too.
  */
@@ -115,30 +112,12 @@ export class SuspectExclusion {
     // with PRs ahead still unproven (rule 4) or a confirmed one sends the lane on without it at once.
     if (this.d.settings.mode === 'parallel') return failureIsConfirmed(this.d, suspect) || suspectedBeforeAheadWasProven(this.d, suspect);
     if (!this.d.settings.canOptimisticallyMerge) return true;
-    // A failure only on known flaky tests says nothing against it (a lane keeps it the same way).
-    if (forgivenAsFlake(this.d, suspect) && !failureIsConfirmed(this.d, suspect)) return false;
     if (index - suspectIndex > this.d.settings.pendingFailureDepth) return true;
     // A failed batch is kept until bisection has split it: rebuilding without all of it would
     // leave out its good PRs too, and rebuild once more when they come back.
     if (isUnsplitBatch(suspect)) return false;
     return failureIsConfirmed(this.d, suspect);
   }
-}
-
-/**
- * Its run failed only on known flaky or quarantined tests (flaky-tests.md), and its `flaky_tests`
- * rerun is to come or under way: the units behind keep building on it, and one of them passing
- * merges it (`canOptimisticallyMerge`) — rather than all of them being rebuilt without it for a
- * failure the detector explains.
- */
-export function forgivenAsFlake(d: Draft, suspect: Unit): boolean {
-  const first = suspect.entryIds[0];
-  const e = first === undefined ? undefined : d.entry(first);
-  const run = decidingRun(d, suspect);
-  if (!e || !run) return false;
-  if (isLive(run)) return e.history.at(-1)?.reason.code === 'flaky_tests';
-  const failure = classifyFailure({ settings: d.settings, testResultsSeenAt: d.testResultsSeenAt }, run, d.now);
-  return failure === 'flaky' && flakyRerunsUsed(e) < testResultSettings(d.settings).flakyTestRetries;
 }
 
 /** A suspect batch of several PRs, which bisection has yet to split (single mode keeps it, see above). */

@@ -175,25 +175,4 @@ describe('batches and lanes', () => {
     h.pass(2);
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
   });
-
-  test('single mode: the units behind keep building on a PR whose run failed only on known flaky tests, and their pass merges it', () => {
-    const h = new Harness({ concurrency: 3, flakeRetries: 1, canOptimisticallyMerge: true, pendingFailureDepth: 0 });
-    for (const pr of [1, 2, 3]) h.submit(pr);
-    const behind = [h.runOf(2).id, h.runOf(3).id];
-    failWith(h, 1, [flaky('a')]);
-    expect(h.entry(1).reason?.code).toBe('flaky_tests');
-    expect([h.runOf(2).id, h.runOf(3).id]).toEqual(behind);
-    expect(h.prsOf(h.runOf(3))).toEqual([1, 2, 3]);
-    h.pass(2);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
-  });
-
-  test('single mode: a real failure still sends the units behind on without it', () => {
-    const h = new Harness({ concurrency: 3, flakeRetries: 1, canOptimisticallyMerge: true, pendingFailureDepth: 0, skipRetryOnRealFailure: false });
-    for (const pr of [1, 2, 3]) h.submit(pr);
-    failWith(h, 1, [real('breaks')]);
-    expect(h.state(1)).toBe('PENDING_FAILURE');
-    expect(h.prsOf(h.runOf(3))).toEqual([2, 3]);
-  });
 });
-
