@@ -168,6 +168,8 @@ export class FlakyTestService {
         const whole = withUploaded(groupBy(await this.store.testResults(key, [tc.testCaseId], since), (r) => r.testCaseId), results, [tc.testCaseId]);
         const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
         const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
+        // The same change, but for results stamped later than now (a clock set back): then none.
+        if (!change.changed) continue;
         if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
         current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
         events.push(...change.events);
