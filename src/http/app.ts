@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
 import type { QueueService } from '../service/queue-service.js';
@@ -20,6 +20,7 @@ import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
 import { QueueOverviewService } from '../service/queue-overview.js';
+import { WebhookService } from '../service/webhook-service.js';
 
 export interface HttpDeps {
   store: Store;
@@ -27,6 +28,8 @@ export interface HttpDeps {
   quarantineService: Pick<QuarantineService, 'list'>;
   /** Built from the store and clock when not given. */
   flakyTestService?: FlakyTestService;
+  /** Built from the store and clock when not given. */
+  webhookService?: WebhookService;
   /** `renderMetrics` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
@@ -96,7 +99,8 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
   const flakyTestService = deps.flakyTestService ?? new FlakyTestService({ store: deps.store, clock });
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService };
+  const webhookService = deps.webhookService ?? new WebhookService({ store: deps.store, clock });
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService, webhookService };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });

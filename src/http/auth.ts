@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiToken, Org } from '../domain/org.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { hashToken } from '../service/tokens.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from 'pino';

@@ -1,6 +1,8 @@
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
 import { latestFlakyCommits } from '../flaky/detection-rules.js';
+import { testCaseOutboxEvents } from '../events/test-case-events.js';
+import type { MemoryOutbox } from './memory-outbox.js';
 import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
 
 type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
@@ -23,6 +25,8 @@ export class MemoryFlakyTables implements TestCaseTables {
   private readonly cases = new Map<string, TestCase>();
   private readonly events: TestCaseEvent[] = [];
   private readonly settings = new Map<string, FlakySettings>();
+
+  constructor(private readonly outbox?: Pick<MemoryOutbox, 'insertEvents'>) {}
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
     return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
@@ -71,6 +75,7 @@ export class MemoryFlakyTables implements TestCaseTables {
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
     for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
     this.events.push(...copy(events));
+    this.outbox?.insertEvents(testCaseOutboxEvents(events, testCases));
   }
 
   async upsertTestCase(testCase: TestCase): Promise<void> {

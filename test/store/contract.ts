@@ -1,5 +1,7 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
+import { outboxContract } from './outbox-contract.js';
+import { leaseContract } from './lease-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
@@ -421,6 +423,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
       });
     });
 
+    leaseContract(() => store);
+
     describe('webhook deliveries', () => {
       it('claims a delivery id once', async () => {
         expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
@@ -529,5 +533,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect(await store.latestArchivedEntry(queue.id, 3)).toEqual(ended);
       });
     });
+
+    outboxContract(() => store);
   });
 }

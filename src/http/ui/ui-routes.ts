@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Org } from '../../domain/org.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
-import type { Clock } from '../../engine/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue-overview.js';
 import type { QuarantineService } from '../../service/quarantine-service.js';
