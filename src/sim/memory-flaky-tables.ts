@@ -5,7 +5,7 @@ import { testCaseOutboxEvents } from '../events/test-case-events.js';
 import type { MemoryOutbox } from './memory-outbox.js';
 import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
 
-type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
+type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests' | 'listFlakyTests'>;
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
 export class MemoryFlakyTables implements TestCaseTables {
@@ -90,6 +90,13 @@ export class MemoryFlakyTables implements TestCaseTables {
     const all = [...this.cases.values()]
       .filter((tc) => tc.repoKey === repoKey && tc.quarantinedAt !== null)
       .sort((a, b) => cmp(b.quarantinedAt!, a.quarantinedAt!) || cmp(a.testCaseId, b.testCaseId));
+    return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
+  }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const all = [...this.cases.values()]
+      .filter((tc) => tc.repoKey === repoKey && (tc.status !== 'healthy' || tc.quarantinedAt !== null))
+      .sort((a, b) => cmp(b.statusLastUpdatedAt, a.statusLastUpdatedAt) || cmp(a.testCaseId, b.testCaseId));
     return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
   }
 

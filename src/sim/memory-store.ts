@@ -162,6 +162,7 @@ export class SimulationStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+  listFlakyTests = this.flaky.listFlakyTests.bind(this.flaky);
 
   takeLease = this.leases.takeLease.bind(this.leases);
   releaseLease = this.leases.releaseLease.bind(this.leases);

@@ -172,4 +172,6 @@ export interface Store extends FlakyTestStore, LeaseStore {
   getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
   /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
   listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+  /** Tests that are flaky, broken or quarantined: most recent status change first, ties by testCaseId. */
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
 }

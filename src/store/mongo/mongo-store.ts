@@ -497,6 +497,17 @@ export class MongoStore implements Store {
     ]);
     return { rows: rows as TestCase[], total };
   }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const query: Filter<TestCase> = { repoKey, $or: [{ status: { $ne: 'healthy' } }, { quarantinedAt: { $ne: null } }] };
+    const [rows, total] = await Promise.all([
+      page.limit > 0
+        ? this.testCases.find(query, { projection: { _id: 0 } }).sort({ statusLastUpdatedAt: -1, testCaseId: 1 }).skip(page.offset).limit(page.limit).toArray()
+        : Promise.resolve([]),
+      this.testCases.countDocuments(query),
+    ]);
+    return { rows: rows as TestCase[], total };
+  }
 }
 
 async function findOne<T extends Document>(collection: Collection<T>, filter: Filter<T>): Promise<T | null> {

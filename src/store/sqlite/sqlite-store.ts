@@ -150,6 +150,11 @@ export class SqliteStore implements Store {
          ORDER BY quarantined_at DESC, test_case_id LIMIT ? OFFSET ?`,
       ).pluck(),
       quarantinedCount: db.prepare('SELECT count(*) FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL').pluck(),
+      flaky: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)
+         ORDER BY json_extract(doc, '$.statusLastUpdatedAt') DESC, test_case_id LIMIT ? OFFSET ?`,
+      ).pluck(),
+      flakyCount: db.prepare("SELECT count(*) FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)").pluck(),
     };
 
     this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): boolean => {
@@ -460,6 +465,14 @@ export class SqliteStore implements Store {
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
   }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.db.transaction(() => ({
+      rows: parseAll<TestCase>(this.stmt.flaky.all(repoKey, page.limit, page.offset)),
+      total: this.stmt.flakyCount.get(repoKey) as number,
+    }))();
+  }
+
   // Leases (sqlite-leases.ts)
 
   takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
