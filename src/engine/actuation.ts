@@ -14,9 +14,10 @@ import {
   recordRunCreated,
   recordStatusChecks,
   recordTargetHead,
+  recordTestResults,
 } from '../planner/index.js';
 import type { Clock } from '../domain/clock.js';
-import type { EarlyChecks } from './early-checks.js';
+import type { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import type { Fact } from './fact.js';
 
@@ -37,6 +38,8 @@ export interface ActuatorOptions {
   effectRetryMs: number;
   /** Statuses that came before their run was recorded (webhooks are quick when CI is). */
   earlyChecks: EarlyChecks;
+  /** Test results uploaded before their run was recorded (a quick CI). */
+  earlyTestResults: EarlyTestResults;
   /** Test branch head -> queue, to route status reports without a search. */
   testBranchHeads: Map<string, string>;
 }
@@ -159,7 +162,9 @@ export class Actuator {
         const recorded = recordRunCreated(observed ? recordTargetHead(q, observed, now) : q, run.id, created, now);
         // Results that came before this record was written (webhooks are quick when CI is).
         const early = this.o.earlyChecks.get(result.sha);
-        return early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;
+        const withChecks = early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;
+        const tests = this.o.earlyTestResults.get(result.sha);
+        return tests ? recordTestResults(withChecks, result.sha, [...tests], now) : withChecks;
       };
     } catch (err) {
       const failures = (rt.createFailures.get(run.id) ?? 0) + 1;

@@ -11,7 +11,7 @@ import { markReported, recordPullRequest, recordStatusChecks, recordTestResults 
 import type { LeaseStore, Store } from '../store/store.js';
 import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
-import { EarlyChecks } from './early-checks.js';
+import { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import type { Fact } from './fact.js';
 import { loadMergeEstimates } from './merge-estimates.js';
 import { GitHostObserver } from './observation.js';
@@ -77,6 +77,7 @@ export class Engine {
   /** Test branch head -> queue, to route status reports without a search. */
   private readonly testBranchHeads = new Map<string, string>();
   private readonly earlyChecks = new EarlyChecks();
+  private readonly earlyTestResults = new EarlyTestResults();
   private readonly reporter: Reporter;
   private readonly scheduler: Scheduler;
 
@@ -115,6 +116,7 @@ export class Engine {
         maxCreateFailures: options.maxCreateFailures ?? 5,
         effectRetryMs,
         earlyChecks: this.earlyChecks,
+        earlyTestResults: this.earlyTestResults,
         testBranchHeads: this.testBranchHeads,
       }),
       onLoaded: (doc) => this.reporter.offer(doc),
@@ -233,10 +235,10 @@ export class Engine {
 
   /**
    * Test results uploaded for a commit: recorded for the queue whose run tests that commit (results
-   * for any other commit are not the queue's). Results that come before the run is recorded as
-   * created are not kept: CI uploads them when its tests have run.
+   * for any other commit are not the queue's), or kept a while for a run about to be recorded.
    */
   recordTestResults(repo: RepoRef, sha: string, failedTests: FailedTest[]): Promise<boolean> {
+    this.earlyTestResults.keep(sha, failedTests); // before looking for its run: see Actuator.createTestBranch
     const recorded = (async () => {
       const queueId = this.testBranchHeads.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;

@@ -1,4 +1,4 @@
-import type { Evidence, FlakySettings, TestResult } from '../domain/flaky.js';
+import type { DetectionScope, Evidence, FlakySettings, TestResult } from '../domain/flaky.js';
 import type { TestStatus } from '../domain/quarantine.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,7 +28,11 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   const events: FlakyEvent[] = [];
 
   const byCommit = new Map<string, ResultEvidence[]>();
-  for (const r of usable) byCommit.set(r.commitSha, [...(byCommit.get(r.commitSha) ?? []), r]);
+  for (const r of usable) {
+    const list = byCommit.get(r.commitSha);
+    if (list) list.push(r);
+    else byCommit.set(r.commitSha, [r]);
+  }
   for (const [sha, rs] of byCommit) {
     if (rs.some((r) => r.failedAttempts > 0) && rs.some((r) => r.passedAttempts > 0)) {
       events.push({ at: rs[rs.length - 1]!.at, commits: [sha], uploads: rs.map((r) => r.uploadId) });
@@ -38,9 +42,13 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   // On the target branch: the outcome of each commit, in the order the commits were first seen.
   const target = usable.filter((r) => r.branch !== null && targetBranches.includes(r.branch));
   const commits: { sha: string; failed: boolean; passed: boolean; last: ResultEvidence; uploads: string[] }[] = [];
+  const commitBySha = new Map<string, (typeof commits)[number]>();
   for (const r of target) {
-    let c = commits.find((x) => x.sha === r.commitSha);
-    if (!c) commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+    let c = commitBySha.get(r.commitSha);
+    if (!c) {
+      commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+      commitBySha.set(r.commitSha, c);
+    }
     c.failed ||= r.outcome === 'failed';
     c.passed ||= r.outcome === 'passed';
     c.last = r;
@@ -57,12 +65,54 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
 }
 
 /**
+ * What the detector reads of a test case's results at each upload, whatever the length of its
+ * history: those on a target branch (broken runs, fail-then-pass across commits), those on the
+ * upload's commit, and those on the `flakyCommits` commits with the latest flaky events of a single
+ * commit (a failed and a passed attempt) at or before `until`. `statusOf` over these is `evaluate`'s
+ * status over all of them, as long as no result is later than `until`: flaky needs `flakyMinEvents`
+ * events in the window and the last one recent, and the latest events are the ones read.
+ */
+export function isDetectionEvidence(r: Pick<ResultEvidence, 'commitSha' | 'branch'>, latestFlaky: ReadonlySet<string>, scope: DetectionScope): boolean {
+  return r.commitSha === scope.commitSha || latestFlaky.has(r.commitSha) || (r.branch !== null && scope.targetBranches.includes(r.branch));
+}
+
+/** The commits of the latest `count` flaky events of a single commit at or before `until`, latest first. */
+export function latestFlakyCommits(results: readonly ResultEvidence[], until: string, count: number): string[] {
+  const byCommit = new Map<string, { failed: boolean; passed: boolean; at: string }>();
+  for (const r of results) {
+    if (r.ignoredForDetection || r.outcome === 'skipped') continue;
+    const c = byCommit.get(r.commitSha) ?? { failed: false, passed: false, at: r.at };
+    c.failed ||= r.failedAttempts > 0;
+    c.passed ||= r.passedAttempts > 0;
+    if (r.at > c.at) c.at = r.at;
+    byCommit.set(r.commitSha, c);
+  }
+  return [...byCommit]
+    .filter(([, c]) => c.failed && c.passed && c.at <= until)
+    .sort(([, a], [, b]) => cmp(b.at, a.at))
+    .slice(0, count)
+    .map(([sha]) => sha);
+}
+
+/**
  * The status a test case's results give it at `now`: broken when its last `brokenRuns` results on a
  * target branch all failed; else flaky when at least `flakyMinEvents` flaky events fell within
  * `flakyWindowDays` and the last one within `flakyRecoveryDays`; else healthy. Stateless: recovery is
  * the same rule seen later (a pass on the target branch ends broken; days without an event end flaky).
  */
 export function evaluate(results: readonly ResultEvidence[], settings: FlakySettings, now: Date): Verdict {
+  return judge(results, settings, now, true);
+}
+
+/** `evaluate`'s status alone, without gathering its evidence (the detector's check at every upload). */
+export function statusOf(results: readonly ResultEvidence[], settings: FlakySettings, now: Date): TestStatus {
+  return judge(results, settings, now, false).status;
+}
+
+const NO_EVIDENCE: Evidence = { commits: [], uploads: [] };
+
+function judge(results: readonly ResultEvidence[], settings: FlakySettings, now: Date, withEvidence: boolean): Verdict {
+  const evidenceOf = withEvidence ? evidenceOfParts : () => NO_EVIDENCE;
   const usable = sortByTime(results.filter((r) => !r.ignoredForDetection && r.outcome !== 'skipped'));
   const onTarget = usable.filter((r) => r.branch !== null && settings.targetBranches.includes(r.branch));
   const lastRuns = onTarget.slice(-settings.brokenRuns);
@@ -80,7 +130,7 @@ export function evaluate(results: readonly ResultEvidence[], settings: FlakySett
   return { status: 'healthy', evidence: evidenceOf(usable.slice(-1).map((r) => ({ commits: [r.commitSha], uploads: [r.uploadId] }))) };
 }
 
-function evidenceOf(parts: { commits: string[]; uploads: string[] }[]): Evidence {
+function evidenceOfParts(parts: { commits: string[]; uploads: string[] }[]): Evidence {
   return { commits: [...new Set(parts.flatMap((p) => p.commits))], uploads: [...new Set(parts.flatMap((p) => p.uploads))] };
 }
 

@@ -154,6 +154,7 @@ export class SimulationStore implements Store {
   testCasesToWatch = this.flaky.testCasesToWatch.bind(this.flaky);
   writeTestCases = this.flaky.writeTestCases.bind(this.flaky);
   testResults = this.flaky.testResults.bind(this.flaky);
+  detectionResults = this.flaky.detectionResults.bind(this.flaky);
   testCaseEvents = this.flaky.testCaseEvents.bind(this.flaky);
   getFlakySettings = this.flaky.getFlakySettings.bind(this.flaky);
   putFlakySettings = this.flaky.putFlakySettings.bind(this.flaky);

@@ -1,7 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
@@ -60,6 +60,11 @@ export interface FlakyTestStore {
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
   /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
+  /**
+   * Of those results, the ones the detector reads at each upload (`isDetectionEvidence`, with the
+   * commits of `latestFlakyCommits` of each test case): they must not cost a long history.
+   */
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]>;
   /** A test case's history, oldest first. */
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;

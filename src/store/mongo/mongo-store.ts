@@ -19,7 +19,7 @@ import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { commitPipeline, MongoOutbox, PENDING_EVENTS, QUEUE_PROJECTION } from './outbox-collection.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -452,6 +452,10 @@ export class MongoStore implements Store {
   }
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     return this.flaky.testResults(repoKey, testCaseIds, since);
+  }
+
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    return this.flaky.detectionResults(repoKey, testCaseIds, since, scope);
   }
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return this.flaky.testCaseEvents(repoKey, testCaseId);
