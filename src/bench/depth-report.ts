@@ -33,7 +33,7 @@ export interface BandReport {
     /** concurrency × 60 / CI seconds: what CI allows when every run passes. */
     ciAllowancePerMinute: number;
     shareOfAllowance: number;
-    /** Status reads answered 408 during the drain (the server too busy to read them in time). */
+    /** Calls the server could not take during the drain (resets, 408: too busy to read them in time), sent again. */
     pollTimeouts: number;
   };
 }
