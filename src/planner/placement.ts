@@ -10,6 +10,8 @@ import { impactsAll } from './parallel/queue-graph.js';
  * priority (a higher value), behind everything already testing, passed or pending failure; `urgent`
  * goes ahead of all that too, behind only what is merging and the urgent units before it.
  * In parallel mode an `ALL` unit goes ahead of every unit not yet proven (see `provenPrefix`).
+ * Never ahead of a unit that is merging: in parallel mode one can be merging behind units it does not
+ * depend on, and what it merges was tested without the unit placed now.
  * `unit` is the unit being placed; `moving` when it already has a place.
  */
 export function placementIndex(d: Draft, p: number, unit: Unit, moving: boolean): number {
@@ -25,7 +27,7 @@ export function placementIndex(d: Draft, p: number, unit: Unit, moving: boolean)
     index = i;
   }
   if (d.settings.mode === 'parallel' && impactsAll(d, unit)) index = Math.min(index, provenPrefix(d, units, p));
-  return index;
+  return Math.max(index, units.findLastIndex((u) => isLanding(d, u)) + 1);
 }
 
 /**

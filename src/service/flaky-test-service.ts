@@ -4,7 +4,7 @@ import type { Org } from '../domain/org.js';
 import type { FailedTest } from '../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
 import { evaluate } from '../flaky/detection-rules.js';
@@ -14,7 +14,7 @@ import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-
 import { testCaseId } from '../flaky/test-case-id.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,8 +1,10 @@
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
+import { testCaseOutboxEvents } from '../events/test-case-events.js';
+import type { MemoryOutbox } from './memory-outbox.js';
 import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
 
-type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
+type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests' | 'listFlakyTests'>;
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
 export class MemoryFlakyTables implements TestCaseTables {
@@ -23,6 +25,8 @@ export class MemoryFlakyTables implements TestCaseTables {
   private readonly cases = new Map<string, TestCase>();
   private readonly events: TestCaseEvent[] = [];
   private readonly settings = new Map<string, FlakySettings>();
+
+  constructor(private readonly outbox?: Pick<MemoryOutbox, 'insertEvents'>) {}
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
     return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
@@ -73,6 +77,7 @@ export class MemoryFlakyTables implements TestCaseTables {
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
     for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
     this.events.push(...copy(events));
+    this.outbox?.insertEvents(testCaseOutboxEvents(events, testCases));
   }
 
   async upsertTestCase(testCase: TestCase): Promise<void> {
@@ -87,6 +92,13 @@ export class MemoryFlakyTables implements TestCaseTables {
     const all = [...this.cases.values()]
       .filter((tc) => tc.repoKey === repoKey && tc.quarantinedAt !== null)
       .sort((a, b) => cmp(b.quarantinedAt!, a.quarantinedAt!) || cmp(a.testCaseId, b.testCaseId));
+    return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
+  }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const all = [...this.cases.values()]
+      .filter((tc) => tc.repoKey === repoKey && (tc.status !== 'healthy' || tc.quarantinedAt !== null))
+      .sort((a, b) => cmp(b.statusLastUpdatedAt, a.statusLastUpdatedAt) || cmp(a.testCaseId, b.testCaseId));
     return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
   }
 

@@ -6,6 +6,9 @@ import type { ImpactedTargets } from '../domain/targets.js';
 import { ConflictError } from '../store/errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store/store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
+import { MemoryOutbox } from './memory-outbox.js';
+import type { OutboxEvent } from '../events/event-types.js';
+import { MemoryLeases } from '../store/memory/memory-leases.js';
 
 /**
  * A store for the simulator only: queue documents kept in memory as they are, without the copy that
@@ -21,18 +24,21 @@ export class SimulationStore implements Store {
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
   /** Webhook delivery id -> when it was first seen. */
   private readonly deliveries = new Map<string, string>();
-  private readonly flaky = new MemoryFlakyTables();
+  readonly outbox = new MemoryOutbox();
+  private readonly flaky = new MemoryFlakyTables(this.outbox);
+  private readonly leases = new MemoryLeases();
 
   constructor(private readonly options: { freeze?: boolean } = {}) {}
 
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     if ([...this.queues.values()].some((q) => q.repoKey === queue.repoKey && q.branch === queue.branch)) {
       throw new ConflictError(`a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
     this.queues.set(queue.id, this.keep(queue));
+    this.outbox.insertEvents(events);
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
@@ -56,11 +62,13 @@ export class SimulationStore implements Store {
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
     this.queues.set(queue.id, this.keep(queue));
+    this.outbox.insertEvents(archive?.events);
     return true;
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     if (this.queues.get(id)?.version !== expectedVersion) return false;
+    this.outbox.insertEvents(events);
     return this.queues.delete(id);
   }
 
@@ -153,6 +161,10 @@ export class SimulationStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+  listFlakyTests = this.flaky.listFlakyTests.bind(this.flaky);
+
+  takeLease = this.leases.takeLease.bind(this.leases);
+  releaseLease = this.leases.releaseLease.bind(this.leases);
 
   // Not used by the simulator.
   createOrg = unsupported;

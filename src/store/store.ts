@@ -5,11 +5,18 @@ import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../do
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
+import type { OutboxEvent } from '../events/event-types.js';
+import type { OutboxStore } from './outbox-store.js';
+import type { LeaseStore } from './lease-store.js';
+
+export type { Lease, LeaseStore } from './lease-store.js';
 
 /** Ended entries and finished runs moved out of a queue document when it is committed. */
 export interface Archive {
   entries?: Entry[];
   runs?: TestRun[];
+  /** Outbound events of this commit (src/events): stored with it or not at all. */
+  events?: OutboxEvent[];
 }
 
 export interface RunFilter {
@@ -81,8 +88,10 @@ export interface PutTargetsOptions {
  * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
  * plain JSON-compatible objects; adapters return fresh copies, never shared references.
  */
-export interface Store extends FlakyTestStore {
+export interface Store extends FlakyTestStore, LeaseStore {
   readonly kind: 'sqlite' | 'mongo';
+  /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
+  readonly outbox: OutboxStore;
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -105,8 +114,8 @@ export interface Store extends FlakyTestStore {
   touchToken(id: string, at: string): Promise<void>;
 
   // Queues
-  /** Throws ConflictError when a queue exists for (repoKey, branch). */
-  insertQueue(queue: QueueDoc): Promise<void>;
+  /** Throws ConflictError when a queue exists for (repoKey, branch). `events` are stored with it. */
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void>;
   getQueue(repoKey: string, branch: string): Promise<QueueDoc | null>;
   getQueueById(id: string): Promise<QueueDoc | null>;
   listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
@@ -116,8 +125,8 @@ export interface Store extends FlakyTestStore {
    * failed or interrupted commit is harmless). Returns false on a version conflict.
    */
   commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean>;
-  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. */
-  deleteQueue(id: string, expectedVersion: number): Promise<boolean>;
+  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. `events` are stored with it. */
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean>;
 
   // Archive of ended entries and finished runs
   /** The most recent archived entry (highest seq) for that PR in that queue. */
@@ -158,4 +167,6 @@ export interface Store extends FlakyTestStore {
   getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
   /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
   listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+  /** Tests that are flaky, broken or quarantined: most recent status change first, ties by testCaseId. */
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
 }

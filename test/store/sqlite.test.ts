@@ -89,6 +89,7 @@ describe('sqlite store on a file', () => {
     const raw = new Database(path);
     raw.exec('DROP TABLE webhook_deliveries');
     // And what later versions added, so the file is what the first version made.
+    undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
     raw.pragma('user_version = 1');
@@ -103,6 +104,22 @@ describe('sqlite store on a file', () => {
     }
   });
 
+  it('adds the leases table to a database of schema version 4', async () => {
+    const path = join(dir, SQLITE_FILE);
+    await (await openSqliteStore(path)).close();
+    const raw = new Database(path);
+    undoLeaseMigration(raw);
+    raw.pragma('user_version = 4');
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    try {
+      expect((await store.takeLease('queue:a', 'one', 1, 30_001)).holder).toBe('one');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('adds the flaky-test tables to a database of schema version 2, keeping its test cases', async () => {
     const path = join(dir, SQLITE_FILE);
     const flaky = aTestCase('github.com/acme/widgets', { status: 'flaky', quarantinedAt: at(1) });
@@ -110,6 +127,7 @@ describe('sqlite store on a file', () => {
     await first.upsertTestCase(flaky);
     await first.close();
     const raw = new Database(path);
+    undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
     raw.pragma('user_version = 2');
@@ -172,4 +190,8 @@ function undoRetentionMigration(raw: Database.Database): void {
   raw.exec(`DROP INDEX impacted_targets_by_use; DROP INDEX impacted_targets_by_repo_use;
     DROP INDEX archived_runs_by_finish; DROP INDEX archived_entries_by_change;
     ALTER TABLE impacted_targets DROP COLUMN used_at; ALTER TABLE impacted_targets DROP COLUMN bytes;`);
+}
+
+function undoLeaseMigration(raw: Database.Database): void {
+  raw.exec('DROP TABLE leases');
 }

@@ -1,8 +1,8 @@
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
-import type { Clock } from '../../engine/clock.js';
-import type { Scheduler, TimerHandle } from '../../engine/scheduler.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Scheduler, TimerHandle } from '../../domain/scheduler.js';
 import { drawMinutes, type DurationSpec, type Random } from './random.js';
 import { failedTests, runSuite, toJunit, type TestCaseRun, type TestSuite } from './test-suite.js';
 

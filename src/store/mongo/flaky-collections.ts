@@ -1,4 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import type { MongoOutbox } from './outbox-collection.js';
 import { MongoServerError } from 'mongodb';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
@@ -22,7 +24,11 @@ export class MongoFlakyCollections implements FlakyTestStore {
   private readonly events: Collection<StoredEvent>;
   private readonly settings: Collection<StoredSettings>;
 
-  constructor(db: Db, testCases: Collection<TestCase>) {
+  constructor(
+    db: Db,
+    testCases: Collection<TestCase>,
+    private readonly outbox: Pick<MongoOutbox, 'insertEvents'>,
+  ) {
     this.uploads = db.collection('test_uploads');
     this.results = db.collection('test_results');
     this.cases = testCases;
@@ -97,6 +103,7 @@ export class MongoFlakyCollections implements FlakyTestStore {
     if (events.length > 0) {
       const base = Date.now() * 1000;
       await this.events.insertMany(events.map((e, i) => ({ ...e, seq: base + i })));
+      await this.outbox.insertEvents(testCaseOutboxEvents(events, testCases));
     }
   }
 

@@ -21,6 +21,10 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
+import { commitPipeline, MongoOutbox, PENDING_EVENTS, QUEUE_PROJECTION } from './outbox-collection.js';
+import type { OutboxEvent } from '../../events/event-types.js';
+import { MongoLeases } from './mongo-leases.js';
+import type { Lease } from '../lease-store.js';
 import { chunkNames } from './target-chunks.js';
 
 /** The key of an impacted-target list: one PR head. */
@@ -78,6 +82,8 @@ export class MongoStore implements Store {
   private readonly testCases: Collection<TestCase>;
   private readonly deliveries: Collection<WebhookDelivery>;
   private readonly flaky: MongoFlakyCollections;
+  readonly outbox: MongoOutbox;
+  private readonly leases: MongoLeases;
 
   private constructor(
     private readonly client: MongoClient,
@@ -93,7 +99,9 @@ export class MongoStore implements Store {
     this.secrets = db.collection('secrets');
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
-    this.flaky = new MongoFlakyCollections(db, this.testCases);
+    this.outbox = new MongoOutbox(db, this.queues);
+    this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox);
+    this.leases = new MongoLeases(db);
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -104,6 +112,7 @@ export class MongoStore implements Store {
       const store = new MongoStore(client, client.db(dbName));
       await store.createIndexes();
       await store.flaky.createIndexes();
+      await store.outbox.createIndexes();
       return store;
     } catch (err) {
       await client.close();
@@ -220,25 +229,25 @@ export class MongoStore implements Store {
 
   // Queues
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     await conflictOnDuplicate(`a queue exists for ${queue.repoKey} ${queue.branch}`, () =>
-      this.queues.insertOne({ ...queue }),
+      this.queues.insertOne({ ...queue, [PENDING_EVENTS]: events ?? [] } as QueueDoc),
     );
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
-    return findOne(this.queues, { repoKey, branch });
+    return (await this.queues.findOne({ repoKey, branch }, { projection: QUEUE_PROJECTION })) as QueueDoc | null;
   }
 
   async getQueueById(id: string): Promise<QueueDoc | null> {
-    return findOne(this.queues, { id });
+    return (await this.queues.findOne({ id }, { projection: QUEUE_PROJECTION })) as QueueDoc | null;
   }
 
   async listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
     const query: Filter<QueueDoc> = {};
     if (filter.orgId !== undefined) query.orgId = filter.orgId;
     if (filter.repoKey !== undefined) query.repoKey = filter.repoKey;
-    return findMany(this.queues, query, { repoKey: 1, branch: 1 });
+    return (await this.queues.find(query, { projection: QUEUE_PROJECTION, sort: { repoKey: 1, branch: 1 } }).toArray()) as QueueDoc[];
   }
 
   async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
@@ -247,12 +256,19 @@ export class MongoStore implements Store {
     }
     await upsertAll(this.entries, archive?.entries ?? []);
     await upsertAll(this.runs, archive?.runs ?? []);
-    const result = await this.queues.replaceOne({ id: queue.id, version: expectedVersion }, { ...queue });
+    // One single-document compare-and-set writes the queue and appends its events (outbox-collection.ts).
+    const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, commitPipeline(queue, archive?.events ?? []));
     return result.matchedCount === 1;
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    const result = await this.queues.deleteOne({ id, version: expectedVersion });
+  /**
+   * The events the document still carries are moved out first; the deletion's own events are stored
+   * before the compare-and-set, marked to be sent only once the queue is gone (outbox-collection.ts).
+   */
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    await this.outbox.movePending(id);
+    await this.outbox.insertEvents(events, { requiresQueueGone: id });
+    const result = await this.queues.deleteOne({ id, version: expectedVersion, [`${PENDING_EVENTS}.0`]: { $exists: false } });
     return result.deletedCount === 1;
   }
 
@@ -399,6 +415,15 @@ export class MongoStore implements Store {
     }
   }
 
+  // Leases (mongo-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   async releaseWebhookDelivery(deliveryId: string): Promise<void> {
     await this.deliveries.deleteOne({ id: deliveryId });
   }
@@ -463,6 +488,17 @@ export class MongoStore implements Store {
             .skip(page.offset)
             .limit(page.limit)
             .toArray()
+        : Promise.resolve([]),
+      this.testCases.countDocuments(query),
+    ]);
+    return { rows: rows as TestCase[], total };
+  }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const query: Filter<TestCase> = { repoKey, $or: [{ status: { $ne: 'healthy' } }, { quarantinedAt: { $ne: null } }] };
+    const [rows, total] = await Promise.all([
+      page.limit > 0
+        ? this.testCases.find(query, { projection: { _id: 0 } }).sort({ statusLastUpdatedAt: -1, testCaseId: 1 }).skip(page.offset).limit(page.limit).toArray()
         : Promise.resolve([]),
       this.testCases.countDocuments(query),
     ]);

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import type { SqliteOutboxTable } from './outbox-table.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
@@ -22,7 +24,10 @@ export class SqliteFlakyTables implements FlakyTestStore {
   private readonly commitTx;
   private readonly writeTx;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly outbox: Pick<SqliteOutboxTable, 'insertEvents'>,
+  ) {
     this.stmt = {
       upload: db.prepare('SELECT doc FROM test_uploads WHERE repo_key = ? AND upload_id = ?').pluck(),
       insertUpload: db.prepare('INSERT OR IGNORE INTO test_uploads (repo_key, upload_id, doc) VALUES (?, ?, ?)'),
@@ -62,6 +67,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
     this.writeTx = db.transaction((cases: TestCase[], events: TestCaseEvent[]) => {
       for (const tc of cases) this.upsertCase(tc);
       for (const e of events) this.stmt.insertEvent.run(e.repoKey, e.testCaseId, JSON.stringify(e));
+      this.outbox.insertEvents(testCaseOutboxEvents(events, cases));
     });
 
     this.commitTx = db.transaction((w: TestUploadWrite): boolean => {

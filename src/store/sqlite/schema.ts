@@ -152,6 +152,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX archived_runs_by_finish ON archived_runs(finished_at);
   CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
   `,
+  `
+  -- The per-queue lease: which replica may act on a queue, until when (epoch ms).
+  CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Brings the database to the latest schema. Safe to call on every open, from several processes. */

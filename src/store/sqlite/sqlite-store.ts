@@ -10,6 +10,10 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
+import { SqliteOutboxTable } from './outbox-table.js';
+import type { OutboxEvent } from '../../events/event-types.js';
+import { SqliteLeases } from './sqlite-leases.js';
+import type { Lease } from '../lease-store.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -28,6 +32,8 @@ export class SqliteStore implements Store {
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
+  readonly outbox: SqliteOutboxTable;
+  private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly pruneHistoryTx;
 
@@ -42,7 +48,9 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
-    this.flaky = new SqliteFlakyTables(db);
+    this.outbox = new SqliteOutboxTable(db);
+    this.flaky = new SqliteFlakyTables(db, this.outbox);
+    this.leases = new SqliteLeases(db);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -142,11 +150,17 @@ export class SqliteStore implements Store {
          ORDER BY quarantined_at DESC, test_case_id LIMIT ? OFFSET ?`,
       ).pluck(),
       quarantinedCount: db.prepare('SELECT count(*) FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL').pluck(),
+      flaky: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)
+         ORDER BY json_extract(doc, '$.statusLastUpdatedAt') DESC, test_case_id LIMIT ? OFFSET ?`,
+      ).pluck(),
+      flakyCount: db.prepare("SELECT count(*) FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)").pluck(),
     };
 
     this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): boolean => {
       for (const entry of archive?.entries ?? []) this.archiveEntry(entry);
       for (const run of archive?.runs ?? []) this.archiveRun(run);
+      this.outbox.insertEvents(archive?.events);
       const { changes } = this.stmt.casQueue.run({
         id: queue.id,
         version: queue.version,
@@ -270,16 +284,19 @@ export class SqliteStore implements Store {
 
   // Queues
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     try {
-      this.stmt.insertQueue.run({
-        id: queue.id,
-        repoKey: queue.repoKey,
-        branch: queue.branch,
-        orgId: queue.orgId,
-        version: queue.version,
-        doc: JSON.stringify(queue),
-      });
+      this.db.transaction(() => {
+        this.stmt.insertQueue.run({
+          id: queue.id,
+          repoKey: queue.repoKey,
+          branch: queue.branch,
+          orgId: queue.orgId,
+          version: queue.version,
+          doc: JSON.stringify(queue),
+        });
+        this.outbox.insertEvents(events);
+      }).immediate();
     } catch (err) {
       throw asConflict(err, `a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
@@ -311,8 +328,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    return this.stmt.casDeleteQueue.run(id, expectedVersion).changes === 1;
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    return this.db.transaction(() => {
+      const deleted = this.stmt.casDeleteQueue.run(id, expectedVersion).changes === 1;
+      if (deleted) this.outbox.insertEvents(events);
+      return deleted;
+    }).immediate();
   }
 
   // Archive
@@ -444,6 +465,23 @@ export class SqliteStore implements Store {
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
   }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.db.transaction(() => ({
+      rows: parseAll<TestCase>(this.stmt.flaky.all(repoKey, page.limit, page.offset)),
+      total: this.stmt.flakyCount.get(repoKey) as number,
+    }))();
+  }
+
+  // Leases (sqlite-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   // Flaky-test data (flaky-tables.ts)
 
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
