@@ -9,9 +9,9 @@ import { repoKey } from '../domain/repo.js';
 import { systemClock } from '../domain/clock.js';
 import { NoGitHost } from '../githost/none.js';
 import { createHttpApp } from '../http/app.js';
-import { renderMetrics } from '../metrics/queue-metrics.js';
+import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { createLogger } from '../server/logger.js';
-import { QuarantineService } from '../service/quarantine-service.js';
+import { apiServices } from '../service/api-services.js';
 import { QueueService, type QueueNotifier } from '../service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../service/tokens.js';
 import { openSqliteStore, SQLITE_FILE } from '../store/open.js';
@@ -63,10 +63,9 @@ export async function createMergeqBenchApp(opts: { queuedPrs: number; resubmitPr
   await seedQueue({ store, gitHost }, repoKey(BENCH_REPO), BENCH_BRANCHES.getQueue, opts.queuedPrs);
 
   const app = createHttpApp({
-    store,
+    ...apiServices(store, clock),
     queueService,
-    quarantineService: new QuarantineService(store),
-    renderMetrics,
+    renderMetrics: metricsRenderer(store),
     logger: createLogger('info', pino.destination('/dev/null')),
     clock,
     // The limiter stays in the path (its cost is part of a request) but never answers 429 to the load.

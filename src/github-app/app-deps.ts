@@ -3,13 +3,13 @@ import type { RepoRef } from '../domain/repo.js';
 import type { Engine } from '../engine/engine.js';
 import type { GitHost } from '../githost/githost.js';
 import type { QueueService } from '../service/queue-service.js';
-import type { Store } from '../store/store.js';
+import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
 import type { WriteAccess } from './write-access.js';
 
 /** What the GitHub App's handlers use: the same service and engine as the REST API. */
 export interface AppDeps {
-  store: Store;
+  deliveries: WebhookDeliveries;
   queueService: QueueService;
   engine: Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
   gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'>;

@@ -7,9 +7,6 @@ import { onPullRequest } from './handlers/pull-request.js';
 import { onPullRequestReview } from './handlers/pull-request-review.js';
 import { onPush } from './handlers/push.js';
 
-/** How long delivery ids are remembered: GitHub lets a delivery be redelivered for 3 days. */
-const DELIVERY_MEMORY_MS = 7 * 24 * 3600_000;
-
 /**
  * The GitHub App: one handler per event kind, each run at most once per delivery that it handled
  * (`x-github-delivery`, remembered in the store so that redeliveries and other replicas skip it; a
@@ -19,9 +16,7 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
   const once =
     <C extends Context>(handler: (deps: AppDeps, context: C) => Promise<void>) =>
     async (context: C): Promise<void> => {
-      const at = now();
-      const keepSince = new Date(at.getTime() - DELIVERY_MEMORY_MS).toISOString();
-      if (!(await deps.store.claimWebhookDelivery(context.id, at.toISOString(), keepSince))) {
+      if (!(await deps.deliveries.claim(context.id, now()))) {
         deps.logger.debug({ delivery: context.id, event: context.name }, 'webhook delivery already handled');
         return;
       }
@@ -29,7 +24,7 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
         await handler(deps, context);
       } catch (err) {
         // Not handled: GitHub's redelivery of it (or another replica) must handle it.
-        await deps.store.releaseWebhookDelivery(context.id);
+        await deps.deliveries.release(context.id);
         throw err;
       }
     };

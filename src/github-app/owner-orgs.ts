@@ -1,8 +1,6 @@
 import type { Org } from '../domain/org.js';
-import { ownerKey } from '../domain/repo.js';
 import { ServiceError } from '../service/errors.js';
 import type { OrgService } from '../service/org-service.js';
-import type { Store } from '../store/store.js';
 
 /** Slug suffixes tried when the account's own name is taken by another organization. */
 const MAX_SLUG_TRIES = 5;
@@ -14,16 +12,12 @@ const MAX_SLUG_TRIES = 5;
  * `mergeq token create <slug>`).
  */
 export class OwnerOrgs {
-  constructor(
-    private readonly store: Store,
-    private readonly orgs: OrgService,
-  ) {}
+  constructor(private readonly orgs: OrgService) {}
 
   async forOwner(host: string, owner: string): Promise<Org> {
-    const key = ownerKey(host, owner);
     const base = owner.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'github';
     for (let i = 0; i < MAX_SLUG_TRIES; i++) {
-      const found = await this.store.findOrgByOwner(key);
+      const found = await this.orgs.findOrgByOwner(host, owner);
       if (found) return found;
       try {
         return await this.orgs.createOrg(i === 0 ? base : `${base}-${i + 1}`, [`${host}/${owner}`]);
@@ -32,7 +26,7 @@ export class OwnerOrgs {
         if (!(err instanceof ServiceError) || err.status !== 409) throw err;
       }
     }
-    const found = await this.store.findOrgByOwner(key);
+    const found = await this.orgs.findOrgByOwner(host, owner);
     if (found) return found;
     throw new Error(`no organization could be created for ${host}/${owner}: the slugs "${base}" to "${base}-${MAX_SLUG_TRIES}" are taken`);
   }

@@ -1,10 +1,12 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../domain/clock.js';
-import { FlakyTestService } from '../service/flaky-test-service.js';
+import type { ApiAccess } from '../service/api-access.js';
+import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
+import type { QueueOverviewService } from '../service/queue-overview.js';
 import type { QueueService } from '../service/queue-service.js';
-import type { Store } from '../store/store.js';
+import type { Readiness } from '../service/readiness.js';
 import { callerOf, requireToken } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { bodyLimitOf } from './body/body-limits.js';
@@ -19,18 +21,18 @@ import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
-import { QueueOverviewService } from '../service/queue-overview.js';
-import { WebhookService } from '../service/webhook-service.js';
+import type { WebhookService } from '../service/webhook-service.js';
 
+/** The services come from `apiServices` (src/service/api-services.ts) plus the QueueService: the app never sees the store. */
 export interface HttpDeps {
-  store: Store;
+  access: ApiAccess;
+  readiness: Readiness;
+  overview: QueueOverviewService;
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
-  /** Built from the store and clock when not given. */
-  flakyTestService?: FlakyTestService;
-  /** Built from the store and clock when not given. */
-  webhookService?: WebhookService;
-  /** `renderMetrics` of src/metrics/queue-metrics.ts. */
+  flakyTestService: FlakyTestService;
+  webhookService: WebhookService;
+  /** `metricsRenderer(store)` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
   /** Time for the rate limiter, token last-use and metrics; the system clock unless a test fixes it. */
@@ -73,7 +75,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   const limits = deps.rateLimit === undefined ? DEFAULT_RATE_LIMIT : deps.rateLimit;
   const byAddress = limits ? addressRateLimit(limits, clock) : null;
-  const authenticate: RequestHandler[] = [requireToken({ store: deps.store, clock, logger: deps.logger, onRejected: byAddress?.take })];
+  const authenticate: RequestHandler[] = [requireToken({ access: deps.access, clock, logger: deps.logger, onRejected: byAddress?.take })];
   if (limits) authenticate.push(rateLimit(limits, clock));
 
   app.use(requestLog(deps.logger));
@@ -87,7 +89,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(
     '/ui',
     ...(byAddress ? [byAddress.limit] : []),
-    uiRoutes({ store: deps.store, clock, queueService: deps.queueService, quarantineService: deps.quarantineService, overview: new QueueOverviewService({ store: deps.store, clock }) }),
+    uiRoutes({ access: deps.access, clock, queueService: deps.queueService, quarantineService: deps.quarantineService, overview: deps.overview }),
   );
 
   app.use(notFoundHandler);
@@ -98,8 +100,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
-  const flakyTestService = deps.flakyTestService ?? new FlakyTestService({ store: deps.store, clock });
-  const webhookService = deps.webhookService ?? new WebhookService({ store: deps.store, clock });
+  const { flakyTestService, webhookService } = deps;
   const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService, webhookService };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
@@ -123,7 +124,7 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
 
   router
     .route('/getMergeQueueMetrics')
-    .get(...authenticate, metricsHandler({ store: deps.store, clock, renderMetrics: deps.renderMetrics }))
+    .get(...authenticate, metricsHandler({ clock, renderMetrics: deps.renderMetrics }))
     .all(methodNotAllowed(['GET', 'HEAD']));
 
   const openApi = JSON.stringify(buildOpenApiDocument(OPERATIONS));

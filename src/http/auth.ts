@@ -1,8 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ApiToken, Org } from '../domain/org.js';
+import type { ApiToken } from '../domain/org.js';
 import type { Clock } from '../domain/clock.js';
-import { hashToken } from '../service/tokens.js';
-import type { Store } from '../store/store.js';
+import type { ApiAccess, Caller } from '../service/api-access.js';
 import type { Logger } from 'pino';
 import { httpErrors } from './problem.js';
 
@@ -10,12 +9,9 @@ export const TOKEN_HEADER = 'x-api-token';
 /** Last use is recorded at most this often per token: a write per request would cost more than the request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Who is calling: set by `requireToken` for the handlers after it. */
-export interface Caller {
-  org: Org;
-  token: ApiToken;
-}
+export type { Caller };
 
+/** Who is calling: what `requireToken` found for the handlers after it. */
 export function callerOf(res: Response): Caller {
   const caller = res.locals.caller as Caller | undefined;
   if (!caller) throw new Error('callerOf used on a route without requireToken');
@@ -27,7 +23,7 @@ export function callerOf(res: Response): Caller {
  * unauthenticated client cannot make the server buffer anything. The token itself is never logged.
  */
 export function requireToken(deps: {
-  store: Store;
+  access: Pick<ApiAccess, 'callerForToken' | 'recordUse'>;
   clock: Clock;
   logger: Logger;
   /** Counts a request without a valid token against its address: seconds to wait when over the limit. */
@@ -39,7 +35,7 @@ export function requireToken(deps: {
     const last = Math.max(lastTouched.get(token.id) ?? 0, token.lastUsedAt ? Date.parse(token.lastUsedAt) : 0);
     if (nowMs - last < TOUCH_INTERVAL_MS) return;
     lastTouched.set(token.id, nowMs);
-    deps.store.touchToken(token.id, new Date(nowMs).toISOString()).catch((err: unknown) => {
+    deps.access.recordUse(token.id, new Date(nowMs)).catch((err: unknown) => {
       deps.logger.warn({ err, tokenId: token.id }, 'could not record the last use of a token');
     });
   };
@@ -56,11 +52,10 @@ export function requireToken(deps: {
   return async (req: Request, res: Response, next: NextFunction) => {
     const presented = req.get(TOKEN_HEADER);
     if (!presented) throw reject(req, res, `the ${TOKEN_HEADER} header is required`);
-    const token = await deps.store.findTokenByHash(hashToken(presented));
-    const org = token && !token.revokedAt ? await deps.store.getOrgById(token.orgId) : null;
-    if (!token || !org) throw reject(req, res, 'the API token is unknown or revoked');
-    res.locals.caller = { org, token } satisfies Caller;
-    touch(token, deps.clock.now().getTime());
+    const caller = await deps.access.callerForToken(presented);
+    if (!caller) throw reject(req, res, 'the API token is unknown or revoked');
+    res.locals.caller = caller;
+    touch(caller.token, deps.clock.now().getTime());
     next();
   };
 }

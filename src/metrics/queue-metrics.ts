@@ -5,6 +5,7 @@ import { RUN_KINDS } from '../domain/run.js';
 import type { Store } from '../store/store.js';
 import { loadQueueActivity } from './queue-activity.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
+import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
 import { UntypedMetric } from './untyped.js';
 
@@ -70,9 +71,16 @@ type QueueMetrics = ReturnType<typeof defineMetrics>;
  * Prometheus text (exposition format 0.0.4) for the queues of an organization, or of one repository
  * of it. Gauges describe `now`; the `_1h` metrics cover the hour before it. Every series of every
  * queue is written, at zero when nothing happened, so dashboards always find it. Queues that share
- * their labels (same owner/name on two hosts) are added together.
+ * their labels (same owner/name on two hosts) are added together. With `reconcileDurations` (the
+ * server's), `mq_reconcile_duration_seconds` follows.
  */
-export async function renderQueueMetrics(store: Store, orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> {
+export async function renderQueueMetrics(
+  store: Store,
+  orgId: string,
+  filter: { repoKey?: string },
+  now: Date,
+  reconcileDurations?: ReconcileDurations,
+): Promise<string> {
   const window = { since: now.getTime() - HOUR_MS, until: now.getTime() };
   const activities = await loadQueueActivity(store, orgId, filter, new Date(window.since).toISOString());
 
@@ -87,10 +95,14 @@ export async function renderQueueMetrics(store: Store, orgId: string, filter: { 
   }
   for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
   await recordTestCaseCounts(registry, store, orgId, activities.map((a) => a.queue));
-  return registry.metrics();
+  const text = await registry.metrics();
+  return reconcileDurations ? `${text}${reconcileDurations.render(activities.map((a) => a.queue))}` : text;
 }
 
-export { renderQueueMetrics as renderMetrics };
+/** `renderQueueMetrics` over one store (and the server's reconcile durations): what the HTTP door calls. */
+export function metricsRenderer(store: Store, reconcileDurations?: ReconcileDurations) {
+  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(store, orgId, filter, now, reconcileDurations);
+}
 
 function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {
   // Entries are counted in the main queue; runs by their kind.

@@ -11,6 +11,7 @@ import { mergeqApp } from '../github-app/mergeq-app.js';
 import { OwnerOrgs } from '../github-app/owner-orgs.js';
 import { WriteAccess } from '../github-app/write-access.js';
 import { OrgService } from '../service/org-service.js';
+import { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Store } from '../store/store.js';
 
@@ -47,11 +48,11 @@ export async function gitHubWebhooks(
   deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger; bodyTimeoutMs: number },
 ): Promise<RequestHandler> {
   const appFn = mergeqApp({
-    store: deps.store,
+    deliveries: new WebhookDeliveries(deps.store),
     queueService: deps.queueService,
     engine: deps.engine,
     gitHost: app.gitHost,
-    orgs: new OwnerOrgs(deps.store, new OrgService(deps.store, deps.clock)),
+    orgs: new OwnerOrgs(new OrgService(deps.store, deps.clock)),
     access: new WriteAccess(),
     host: app.host,
     logger: deps.logger,

@@ -3,11 +3,12 @@ import { DEFAULT_LIMITS, type Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
-import { renderMetrics } from '../metrics/queue-metrics.js';
+import { metricsRenderer } from '../metrics/queue-metrics.js';
+import { ReconcileDurations } from '../metrics/reconcile-durations.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
+import { apiServices } from '../service/api-services.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
-import { QuarantineService } from '../service/quarantine-service.js';
 import { QueueService } from '../service/queue-service.js';
 import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
@@ -60,12 +61,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
   // Before the store opens: an unusable git host setting should fail without touching the data.
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
+  const reconcileDurations = new ReconcileDurations();
   const engine = new Engine({
     store,
     gitHost,
     clock,
     logger: logger.child({ component: 'engine' }),
     reportDebounceMs: REPORT_DEBOUNCE_MS,
+    onReconciled: (queueId, seconds) => reconcileDurations.observe(queueId, seconds),
     ...(config.queueLeaseMs === undefined ? {} : { leaseMs: config.queueLeaseMs }),
   });
   const unsubscribeCi = sandbox?.onStatus((event) => {
@@ -87,11 +90,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     if (sandbox) stopUploads = uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     const app = createHttpApp({
-      store,
+      ...apiServices(store, clock),
       queueService,
-      quarantineService: new QuarantineService(store),
       flakyTestService,
-      renderMetrics,
+      renderMetrics: metricsRenderer(store, reconcileDurations),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,

@@ -85,6 +85,11 @@ export class OrgService {
     return org;
   }
 
+  /** The organization that owns the repositories of `host/owner`, or null. */
+  findOrgByOwner(host: string, owner: string): Promise<Org | null> {
+    return this.store.findOrgByOwner(ownerKey(host, owner));
+  }
+
   /** A new token for the organization. The token is returned once; only its hash is stored. */
   async createToken(orgSlug: string, name: string = DEFAULT_TOKEN_NAME): Promise<{ token: string; record: ApiToken }> {
     const label = name.trim();

@@ -89,6 +89,30 @@ describe('startServer', () => {
     expect((await post(base, 'getQueue', token, { repo, targetBranch: 'main' })).status).toBe(401);
   });
 
+  it('its metrics count the reconciles it ran, per queue (mq_reconcile_duration_seconds)', async () => {
+    server = await startServer(configFor(dataDir), { logger: logCapture().logger });
+    const base = `http://127.0.0.1:${server.port}`;
+    const cli = cliSandbox();
+    cli.env.MERGEQ_DATA_DIR = dataDir;
+    await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme']);
+    const token = (await cli.run(['token', 'create', '--org', 'acme'])).stdout.trim();
+    const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
+    await post(base, 'createQueue', token, { repo, targetBranch: 'main' });
+    const count = async () => {
+      const text = await (await fetch(`${base}/v1/getMergeQueueMetrics`, { headers: { 'x-api-token': token } })).text();
+      return Number(/^mq_reconcile_duration_seconds_count\{repo="acme\/widgets",branch="main",queue_type="main"\} (\d+)$/m.exec(text)?.[1]);
+    };
+    // Creating the queue and submitting to it each ask the engine for a reconcile, run just after the answer.
+    const countAbove = async (floor: number) => {
+      for (let i = 0; i < 100 && (await count()) <= floor; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return count();
+    };
+    const afterCreate = await countAbove(0);
+    expect(afterCreate).toBeGreaterThanOrEqual(1);
+    await post(base, 'submitPullRequest', token, { repo, targetBranch: 'main', pr: { number: 7 } });
+    expect(await countAbove(afterCreate)).toBeGreaterThan(afterCreate);
+  });
+
   it('never logs the token or the headers that carry it', async () => {
     const log = logCapture();
     server = await startServer(configFor(dataDir), { logger: log.logger });

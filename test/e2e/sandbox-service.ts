@@ -9,11 +9,11 @@ import { callerOf } from '../../src/http/auth.js';
 import { assertOwnsRepo } from '../../src/service/tenancy.js';
 import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { createHttpApp } from '../../src/http/app.js';
-import { renderMetrics } from '../../src/metrics/queue-metrics.js';
+import { metricsRenderer } from '../../src/metrics/queue-metrics.js';
 import type { CiOptions } from '../../src/githost/sandbox/ci.js';
 import { uploadSandboxTestResults } from '../../src/server/sandbox-test-results.js';
 import { FlakyTestService } from '../../src/service/flaky-test-service.js';
-import { QuarantineService } from '../../src/service/quarantine-service.js';
+import { apiServices } from '../../src/service/api-services.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -51,11 +51,10 @@ export class SandboxService {
     });
     uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     this.app = createHttpApp({
-      store,
+      ...apiServices(store, time),
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
-      quarantineService: new QuarantineService(store),
       flakyTestService,
-      renderMetrics,
+      renderMetrics: metricsRenderer(store),
       logger: pino({ level: 'silent' }),
       clock: time,
       rateLimit: false,

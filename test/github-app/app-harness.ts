@@ -13,6 +13,7 @@ import { WriteAccess } from '../../src/github-app/write-access.js';
 import type { CreateQueueInput } from '../../src/service/queue-inputs.js';
 import { OrgService } from '../../src/service/org-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
+import { WebhookDeliveries } from '../../src/service/webhook-deliveries.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeGitHub, serveWithNock } from './fake-github.js';
@@ -43,10 +44,10 @@ export class AppHarness {
     const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
     this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] } });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
-    const orgs = new OwnerOrgs(store, new OrgService(store, this.time));
+    const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { store, queueService: this.queueService, engine: this.engine, gitHost, orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
+        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, engine: this.engine, gitHost, orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
         () => this.time.now(),
       ),
     );

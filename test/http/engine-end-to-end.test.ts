@@ -4,8 +4,8 @@ import { Engine } from '../../src/engine/engine.js';
 import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { createHttpApp } from '../../src/http/app.js';
-import { renderMetrics } from '../../src/metrics/queue-metrics.js';
-import { QuarantineService } from '../../src/service/quarantine-service.js';
+import { metricsRenderer } from '../../src/metrics/queue-metrics.js';
+import { apiServices } from '../../src/service/api-services.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -33,10 +33,9 @@ beforeEach(async () => {
   sandbox.onStatus((e) => void engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
   token = (await seedTenants(store, time.now())).acme.token;
   app = createHttpApp({
-    store,
+    ...apiServices(store, time),
     queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: engine }),
-    quarantineService: new QuarantineService(store),
-    renderMetrics,
+    renderMetrics: metricsRenderer(store),
     logger: memoryLogger().logger,
     clock: time,
     rateLimit: false,

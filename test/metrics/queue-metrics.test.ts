@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { renderMetrics, renderQueueMetrics } from '../../src/metrics/queue-metrics.js';
+import { metricsRenderer, renderQueueMetrics } from '../../src/metrics/queue-metrics.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { familiesWithHelp, familyTypes, parseSamples, valueOf, type Sample } from './exposition.js';
@@ -115,8 +115,9 @@ function bucketsOf(samples: Sample[], name: string, labels: Record<string, strin
 }
 
 describe('renderQueueMetrics', () => {
-  it('is also exported as renderMetrics', () => {
-    expect(renderMetrics).toBe(renderQueueMetrics);
+  it('metricsRenderer(store) renders the same text for the HTTP door, the store bound', async () => {
+    await storeBusyQueue();
+    expect(await metricsRenderer(store)(ACME, {}, NOW)).toBe((await render()).text);
   });
 
   it('reports the live gauges of a queue', async () => {

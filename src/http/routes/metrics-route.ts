@@ -2,7 +2,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import { repoKey } from '../../domain/repo.js';
 import type { Clock } from '../../domain/clock.js';
 import { assertOwnsRepo } from '../../service/tenancy.js';
-import type { Store } from '../../store/store.js';
 import { callerOf } from '../auth.js';
 import { metricsQuerySchema } from '../schemas/metrics.js';
 import { validate } from '../validate.js';
@@ -10,10 +9,11 @@ import { validate } from '../validate.js';
 /** api.md 4.1: the Prometheus text exposition format, version 0.0.4. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export type RenderMetrics = (store: Store, orgId: string, filter: { repoKey?: string }, now: Date) => Promise<string>;
+/** The Prometheus text of an organization's queues (or one repository's): `metricsRenderer` of src/metrics. */
+export type RenderMetrics = (orgId: string, filter: { repoKey?: string }, now: Date) => Promise<string>;
 
 /** GET /v1/getMergeQueueMetrics?repo=owner/name&repoHost=github.com (after requireToken). */
-export function metricsHandler(deps: { store: Store; clock: Clock; renderMetrics: RenderMetrics }): RequestHandler {
+export function metricsHandler(deps: { clock: Clock; renderMetrics: RenderMetrics }): RequestHandler {
   return async (req: Request, res: Response) => {
     const query = validate(metricsQuerySchema, req.query);
     const { org } = callerOf(res);
@@ -24,7 +24,7 @@ export function metricsHandler(deps: { store: Store; clock: Clock; renderMetrics
       assertOwnsRepo(org, repo);
       filter.repoKey = repoKey(repo);
     }
-    const text = await deps.renderMetrics(deps.store, org.id, filter, deps.clock.now());
+    const text = await deps.renderMetrics(org.id, filter, deps.clock.now());
     // Set directly: express would reorder the parameters of this exact content type.
     res.status(200).setHeader('Content-Type', METRICS_CONTENT_TYPE);
     res.end(text);

@@ -4,12 +4,11 @@ import { z } from 'zod';
 import type { Org } from '../../domain/org.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
 import type { Clock } from '../../domain/clock.js';
+import type { ApiAccess } from '../../service/api-access.js';
 import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue-overview.js';
 import type { QuarantineService } from '../../service/quarantine-service.js';
 import type { QueueService } from '../../service/queue-service.js';
-import { hashToken } from '../../service/tokens.js';
-import type { Store } from '../../store/store.js';
 import { httpErrors } from '../problem.js';
 import { liveEvents } from './live-events.js';
 import { cookieValue, csrfMatches, UiSessions, type UiSession } from './ui-sessions.js';
@@ -20,7 +19,7 @@ export const CSRF_HEADER = 'x-csrf-token';
 const ASSETS_DIR = fileURLToPath(new URL('../../../ui/', import.meta.url));
 
 export interface UiDeps {
-  store: Store;
+  access: Pick<ApiAccess, 'callerForToken' | 'callerForTokenId'>;
   clock: Clock;
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
@@ -58,10 +57,10 @@ export function uiRoutes(deps: UiDeps): Router {
 
   router.post('/api/session', json, async (req, res) => {
     const { token } = parse(signInBody, req.body);
-    const stored = await deps.store.findTokenByHash(hashToken(token));
-    const org = stored && !stored.revokedAt ? await deps.store.getOrgById(stored.orgId) : null;
-    if (!stored || !org) throw httpErrors.unauthorized('the API token is unknown or revoked');
-    const { id, session } = sessions.create(stored.id, nowMs());
+    const caller = await deps.access.callerForToken(token);
+    if (!caller) throw httpErrors.unauthorized('the API token is unknown or revoked');
+    const { org } = caller;
+    const { id, session } = sessions.create(caller.token.id, nowMs());
     const secure = deps.secureCookie?.(req) ?? req.secure;
     res.cookie(SESSION_COOKIE, id, { httpOnly: true, sameSite: 'strict', path: '/ui', secure });
     res.json({ org: org.slug, csrfToken: session.csrfToken });
@@ -69,8 +68,7 @@ export function uiRoutes(deps: UiDeps): Router {
 
   const signedIn: RequestHandler = async (req, res, next) => {
     const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE), nowMs());
-    const token = session ? await deps.store.getToken(session.tokenId) : null;
-    const org = token && !token.revokedAt ? await deps.store.getOrgById(token.orgId) : null;
+    const org = session ? (await deps.access.callerForTokenId(session.tokenId))?.org : undefined;
     if (!session || !org) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
     res.locals.uiSession = session;
     res.locals.uiOrg = org;

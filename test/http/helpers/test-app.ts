@@ -8,9 +8,8 @@ import type { GitHost } from '../../../src/githost/githost.js';
 import { NoGitHost } from '../../../src/githost/none.js';
 import { createHttpApp, type HttpDeps } from '../../../src/http/app.js';
 import type { RateLimitOptions } from '../../../src/http/rate-limit.js';
-import { renderMetrics } from '../../../src/metrics/queue-metrics.js';
-import { FlakyTestService } from '../../../src/service/flaky-test-service.js';
-import { QuarantineService } from '../../../src/service/quarantine-service.js';
+import { metricsRenderer } from '../../../src/metrics/queue-metrics.js';
+import { apiServices } from '../../../src/service/api-services.js';
 import { QueueService } from '../../../src/service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../../../src/service/tokens.js';
 import { openSqliteStore } from '../../../src/store/open.js';
@@ -110,11 +109,9 @@ export async function createTestApp(
 
   const queueService = new QueueService({ store, gitHost: options.gitHost ?? new NoGitHost(), clock, notifier });
   const app = createHttpApp({
-    store,
+    ...apiServices(store, clock),
     queueService,
-    quarantineService: new QuarantineService(store),
-    flakyTestService: new FlakyTestService({ store, clock }),
-    renderMetrics,
+    renderMetrics: metricsRenderer(store),
     logger: log.logger,
     clock,
     // Test time stands still, so a bucket would never refill: limits only where a test asks for them.

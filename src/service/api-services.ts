@@ -1,0 +1,24 @@
+import type { Clock } from '../domain/clock.js';
+import type { Store } from '../store/store.js';
+import { ApiAccess } from './api-access.js';
+import { FlakyTestService } from './flaky-test-service.js';
+import { QuarantineService } from './quarantine-service.js';
+import { QueueOverviewService } from './queue-overview.js';
+import { Readiness } from './readiness.js';
+import { WebhookService } from './webhook-service.js';
+
+/**
+ * The services the REST API and the web page use besides the queue operations, over one store: the
+ * HTTP door reaches the store only through these. A caller may replace any of them (e.g. a
+ * FlakyTestService that tells the engine about test results).
+ */
+export function apiServices(store: Store, clock: Clock) {
+  return {
+    access: new ApiAccess(store),
+    readiness: new Readiness(store),
+    overview: new QueueOverviewService({ store, clock }),
+    quarantineService: new QuarantineService(store),
+    flakyTestService: new FlakyTestService({ store, clock }),
+    webhookService: new WebhookService({ store, clock }),
+  };
+}

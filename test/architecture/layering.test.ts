@@ -1,0 +1,140 @@
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { IMPORT_EXCEPTIONS, SIZE_EXCEPTIONS } from './exceptions.js';
+
+/**
+ * The layering table of architecture.md ("Layers and what each may touch") and the 400-line bound on
+ * source files, checked on the import statements of src/**\/*.ts (read with TypeScript's own
+ * pre-processor: static imports, re-exports and dynamic `import()`). Known breaches are listed, each
+ * with its reason, in exceptions.ts; a listed breach that is gone fails too, so the list stays true.
+ */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAX_LINES = 400;
+
+/**
+ * What each layer (a folder of src/) may import besides itself: folders, subfolders or single files
+ * (the ports: `store/store.ts`, `githost/githost.ts`). `config`, `server` and `bench` are the wiring
+ * (composition roots: they build everything) and are not constrained; nor is `webhooks` (outbound
+ * delivery, started by the server), which the table does not name.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  domain: [],
+  // Not in the table: the outbound events of a queue commit, pure types and filters beside the domain.
+  events: ['domain'],
+  planner: ['domain'],
+  // Not in the table: the flaky-test detection rules, pure like the planner, used by the service.
+  flaky: ['domain'],
+  engine: ['domain', 'events', 'planner', 'store/store.ts', 'githost/githost.ts'],
+  store: ['domain', 'events'],
+  githost: ['domain'],
+  service: ['domain', 'events', 'planner', 'engine', 'store', 'githost', 'flaky', 'webhooks'],
+  http: ['domain', 'events', 'service'],
+  metrics: ['domain', 'service'],
+  // `serve` starts the server; the admin commands open the store they administer (with-store.ts), as
+  // the server does, and act on it through OrgService.
+  cli: ['domain', 'service', 'config', 'server', 'store/open.ts', 'store/store.ts'],
+  // The App is GitHub's door: it reads webhook payloads with the GitHub adapter's mapping and answers
+  // with its installation client (github.md).
+  'github-app': ['domain', 'service', 'githost/github'],
+  // The simulator wires the engine itself, like the server: with an in-memory store (the Store port)
+  // and the FlakyTestService for the test results its CI uploads.
+  sim: ['domain', 'events', 'planner', 'engine', 'githost/githost.ts', 'githost/sandbox', 'store', 'service', 'flaky'],
+};
+
+/** "nothing with I/O": the packages the pure layers may use. */
+const PURE_PACKAGES: Record<string, readonly string[]> = {
+  domain: ['uuid'],
+  events: [],
+  planner: [],
+  flaky: ['uuid', 'fast-xml-parser'],
+};
+/** The database drivers belong to the store's adapters. */
+const DRIVERS = ['better-sqlite3', 'mongodb'];
+
+interface Import {
+  from: string;
+  /** `src/...` for a file of the project, else the package name. */
+  to: string;
+}
+
+function sourceFiles(dir = join(ROOT, 'src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [relative(ROOT, join(dir, e.name)).split('\\').join('/')] : [],
+  );
+}
+
+function importsOf(file: string): Import[] {
+  const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
+  return info.importedFiles.map(({ fileName }) => {
+    if (!fileName.startsWith('.')) return { from: file, to: packageName(fileName) };
+    return { from: file, to: posix.join(posix.dirname(file), fileName).replace(/\.js$/, '.ts') };
+  });
+}
+
+function packageName(specifier: string): string {
+  if (specifier.startsWith('node:')) return specifier;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
+}
+
+const layerOf = (file: string): string => file.split('/')[1] ?? '';
+
+function allowed(from: string, to: string): boolean {
+  const layer = layerOf(from);
+  const rules = MAY_IMPORT[layer];
+  if (!to.startsWith('src/')) {
+    const pure = PURE_PACKAGES[layer];
+    if (pure) return pure.includes(to);
+    return !DRIVERS.includes(to) || layer === 'store';
+  }
+  if (!rules || layerOf(to) === layer) return true;
+  const target = to.slice('src/'.length);
+  return rules.some((rule) => (rule.endsWith('.ts') ? target === rule : target === rule || target.startsWith(`${rule}/`)));
+}
+
+const files = sourceFiles();
+const breaches = files.flatMap(importsOf).filter((i) => !allowed(i.from, i.to)).map((i) => `${i.from} -> ${i.to}`);
+const excepted = new Set(IMPORT_EXCEPTIONS.flatMap((e) => e.imports));
+
+describe('layering (architecture.md)', () => {
+  it('reads the imports of every source file, dynamic ones included', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(importsOf('src/cli/commands/serve.ts').map((i) => i.to)).toContain('src/server/start-server.ts');
+  });
+
+  it('no import breaks the layering table, beyond the listed exceptions', () => {
+    expect(breaches.filter((b) => !excepted.has(b))).toEqual([]);
+  });
+
+  it('every listed exception still exists (remove the ones a change has fixed)', () => {
+    const found = new Set(breaches);
+    expect([...excepted].filter((e) => !found.has(e))).toEqual([]);
+  });
+
+  it('the check is real: it flags what the table forbids', () => {
+    expect(allowed('src/planner/plan.ts', 'src/githost/githost.ts')).toBe(false);
+    expect(allowed('src/http/app.ts', 'src/store/store.ts')).toBe(false);
+    expect(allowed('src/engine/engine.ts', 'src/store/sqlite/sqlite-store.ts')).toBe(false);
+    expect(allowed('src/domain/ids.ts', 'node:fs')).toBe(false);
+    expect(allowed('src/service/queue-service.ts', 'better-sqlite3')).toBe(false);
+    expect(allowed('src/engine/engine.ts', 'src/store/store.ts')).toBe(true);
+    expect(allowed('src/http/app.ts', 'src/service/api-access.ts')).toBe(true);
+  });
+});
+
+describe(`source files (at most ${MAX_LINES} lines)`, () => {
+  const lengths = new Map(files.map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length - 1]));
+  const tooLong = [...lengths].filter(([, n]) => n > MAX_LINES).map(([f]) => f);
+  const exceptedSizes = new Set(SIZE_EXCEPTIONS.map((e) => e.file));
+
+  it('no source file is longer, beyond the listed exceptions', () => {
+    expect(tooLong.filter((f) => !exceptedSizes.has(f)).map((f) => `${f}: ${lengths.get(f)} lines`)).toEqual([]);
+  });
+
+  it('every listed exception is still too long (remove the ones a change has split)', () => {
+    expect([...exceptedSizes].filter((f) => !tooLong.includes(f))).toEqual([]);
+  });
+});
