@@ -107,11 +107,19 @@ async function queuesView() {
       : el('p', {}, 'No queues yet. Create one with the createQueue operation of the API.'));
 }
 
+// A bisection run tests a prefix of a failed batch; a main run of several own PRs is a batch.
+function runTitle(run, ownCount) {
+  if (run.kind === 'bisection') return `Bisection · first ${ownCount}`;
+  return ownCount > 1 ? `Batch of ${ownCount}` : 'Run';
+}
+
 function runCard(run, repoParam, branch, ownNumbers) {
-  const own = new Set(ownNumbers ?? run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber));
+  const runOwn = run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber);
+  // Highlighted: the run's own PRs, or on a PR's page that PR.
+  const own = new Set(ownNumbers ?? runOwn);
   const failing = run.statusChecks.filter((c) => c.state === 'failure' || c.state === 'error');
   return el('li', { class: 'run' },
-    el('div', {}, el('strong', {}, run.kind === 'bisection' ? 'Bisection run ' : 'Run '), stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
+    el('div', {}, el('strong', { class: 'run-kind' }, runTitle(run, runOwn.length)), ' ', stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
     el('ol', { class: 'stack', 'aria-label': 'What the run holds, bottom first' },
       el('li', { class: 'base' }, `${branch} ${run.baseSha ? run.baseSha.slice(0, 7) : ''}`),
       run.testedPullRequests.map((p) => el('li', { class: own.has(p.prNumber) ? 'own' : null }, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber}`), ` ${p.prTitle}`))),
@@ -145,15 +153,35 @@ async function queueView(params) {
     prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
     el('h2', {}, `Runs in flight (${runsInFlight.length})`),
     runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
-    el('h2', {}, 'Quarantined tests'),
-    el('div', { id: 'quarantine' }, el('p', { class: 'muted' }, 'Loading…')));
-  api(`quarantined?${new URLSearchParams({ repo: repoParam })}`).then((q) => {
-    const target = document.getElementById('quarantine');
-    if (!target) return;
-    target.replaceChildren(q.quarantined_tests.length
-      ? table(`${q.page.total_rows} quarantined`, ['Test', 'Status', 'Setting', 'Since'], q.quarantined_tests.map((t) => [t.name ?? t.test_case_id, t.status, t.quarantine_setting, dateTime(t.status_last_updated_at)]), [3])
-      : el('p', { class: 'muted' }, 'No quarantined tests.'));
-  }).catch(() => undefined);
+    el('h2', {}, 'Flaky and quarantined tests'),
+    el('div', { id: 'flaky-tests' }, el('p', { class: 'muted' }, 'Loading…')));
+  loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
+}
+
+// The page of the flaky-test list shown, kept across live refreshes of the same repository.
+let flakyPage = { repo: null, token: '' };
+
+async function loadFlakyTests(repoParam, token) {
+  // The page asked for last wins: a live refresh asks for the same page, never an older one.
+  const wanted = { repo: repoParam, token };
+  flakyPage = wanted;
+  const query = new URLSearchParams({ repo: repoParam });
+  if (token) query.set('page', token);
+  // A page token can go stale (its page emptied): then the first page.
+  const list = await api(`flaky-tests?${query}`).catch(() => (token ? api(`flaky-tests?${new URLSearchParams({ repo: repoParam })}`).catch(() => null) : null));
+  const target = document.getElementById('flaky-tests');
+  if (!target || !list || flakyPage !== wanted) return;
+  const { page } = list;
+  const go = (next) => () => loadFlakyTests(repoParam, next);
+  const quarantine = (t) => (t.quarantined_at ? `since ${dateTime(t.quarantined_at)}` : 'no');
+  target.replaceChildren(list.quarantined_tests.length
+    ? el('div', {},
+      table(`${page.total_rows} flaky, broken or quarantined · page ${page.page_index + 1} of ${page.total_pages}`, ['Test', 'Status', 'Quarantined', 'Setting', 'Status since'],
+        list.quarantined_tests.map((t) => [[t.parent, t.name].filter(Boolean).join(' › ') || t.test_case_id, stateBadge(t.status), quarantine(t), t.quarantine_setting, dateTime(t.status_last_updated_at)]), [3, 4]),
+      page.total_pages > 1 ? el('div', { class: 'actions' },
+        el('button', { type: 'button', disabled: !page.prev_page_token, onclick: go(page.prev_page_token) }, 'Previous page'),
+        el('button', { type: 'button', disabled: !page.next_page_token, onclick: go(page.next_page_token) }, 'Next page')) : null)
+    : el('p', { class: 'muted' }, 'No flaky or quarantined tests.'));
 }
 
 async function pullView(params) {

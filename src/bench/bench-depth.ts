@@ -45,7 +45,7 @@ for (const depth of opts.depths) {
     `  depth ${depth}: submit p50 at depth ${report.submit.atDepthP50Ms.toFixed(2)} ms; ${report.drain.merged} merged in ` +
       `${report.drain.seconds.toFixed(1)} s (${((performance.now() - bandStarted) / 1000).toFixed(0)} s for the band; ` +
       `load average ${report.loadAverage.start.toFixed(1)} → ${report.loadAverage.end.toFixed(1)}; ` +
-      `${report.drain.pollTimeouts} status reads answered 408 during the drain)`,
+      `${report.drain.pollTimeouts} calls the server could not take during the drain, sent again)`,
   );
 }
 

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { systemClock } from '../engine/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { startServer } from '../server/start-server.js';
 import { OrgService } from '../service/org-service.js';
 import { openStore } from '../store/open.js';

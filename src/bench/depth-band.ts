@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
 import { ENDED_STATES, type PrState } from '../domain/states.js';
-import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, HttpStatusError, type HistogramSnapshot } from './depth-client.js';
+import { DEPTH_BRANCH, DEPTH_REPO, DepthClient, type HistogramSnapshot } from './depth-client.js';
 import { DepthServer, type ProcessUsage } from './depth-server.js';
 
 export interface BandSettings {
@@ -32,7 +32,7 @@ export interface BandMeasures {
     /** Resume to the last merge when all merged; resume to the limit otherwise. */
     seconds: number;
     complete: boolean;
-    /** Status reads the server answered 408 (its event loop too busy to read the request in time). */
+    /** Calls the server could not take during the drain (resets, 408: too busy to read them in time), sent again. */
     pollTimeouts: number;
   };
 }
@@ -69,7 +69,10 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
       const t0 = performance.now();
       await client.v1('submitPullRequest', { ...queue, pr: { number } });
       submitMs.push(performance.now() - t0);
-      if ((i + 1) % 1000 === 0) log(`  depth ${settings.depth}: ${i + 1} submitted`);
+      if ((i + 1) % 1000 === 0) {
+        const last1000 = submitMs.slice(-1000).sort((a, b) => a - b);
+        log(`  depth ${settings.depth}: ${i + 1} submitted, p50 of the last 1,000 ${(last1000[499] ?? 0).toFixed(1)} ms`);
+      }
     }
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const afterFill = server.usage();
@@ -81,21 +84,18 @@ export async function runBand(settings: BandSettings, log: (line: string) => voi
     const last = prNumbers[filled - 1];
     const deadline = resumedAt + settings.drainLimitSeconds * 1000;
     let complete = false;
-    let pollTimeouts = 0;
+    const unansweredBefore = client.unanswered;
     while (Date.now() < deadline) {
       // PRs merge in queue order: the last one ends last.
-      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } }).catch((err: unknown) => {
-        if (!(err instanceof HttpStatusError && err.status === 408)) throw err;
-        pollTimeouts += 1;
-        return null;
-      });
-      if (record && ENDED_STATES.has(record.state)) {
+      const record = await client.v1<{ state: PrState }>('getSubmittedPullRequest', { ...queue, pr: { number: last } });
+      if (ENDED_STATES.has(record.state)) {
         complete = true;
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     const stoppedAt = Date.now();
+    const pollTimeouts = client.unanswered - unansweredBefore;
     const afterDrain = server.usage();
     const afterDrainHistogram = await client.reconcileHistogram();
     const pulls = await client.pulls();

@@ -3,6 +3,7 @@ import { RECONCILE_METRIC } from '../metrics/reconcile-durations.js';
 
 export const DEPTH_REPO = { host: 'github.com', owner: 'bench', name: 'depth' } as const;
 export const DEPTH_BRANCH = 'main';
+const RETRIES = 10;
 
 /** Cumulative bucket counts of the queue's reconcile histogram, by upper bound (`+Inf` last). */
 export interface HistogramSnapshot {
@@ -61,16 +62,24 @@ export class DepthClient {
     this.agent.destroy();
   }
 
+  /** Calls the server could not take (a reset connection, a 408 when it was too busy to read one in time). */
+  unanswered = 0;
+
   /**
    * Every call the benchmark makes may be repeated (a re-submit of an active PR answers its record):
-   * one that meets a connection the server closed as idle just then is sent again once.
+   * one the server could not take is sent again, a second later, up to RETRIES times.
    */
   private async call<T>(method: 'GET' | 'POST', path: string, body?: object, as: 'json' | 'text' = 'json'): Promise<T> {
-    try {
-      return await this.send<T>(method, path, body, as);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET' && (err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
-      return this.send<T>(method, path, body, as);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send<T>(method, path, body, as);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const retriable = code === 'ECONNRESET' || code === 'EPIPE' || (err instanceof HttpStatusError && err.status === 408);
+        if (!retriable || attempt === RETRIES) throw err;
+        this.unanswered += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
     }
   }
 

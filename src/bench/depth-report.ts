@@ -33,7 +33,7 @@ export interface BandReport {
     /** concurrency × 60 / CI seconds: what CI allows when every run passes. */
     ciAllowancePerMinute: number;
     shareOfAllowance: number;
-    /** Status reads answered 408 during the drain (the server too busy to read them in time). */
+    /** Calls the server could not take during the drain (resets, 408: too busy to read them in time), sent again. */
     pollTimeouts: number;
   };
 }
@@ -112,8 +112,13 @@ export function checkTargets(bands: readonly BandReport[]): TargetCheck[] {
   const small = at(100);
   const large = at(5000);
   const checks: TargetCheck[] = [];
-  if (large) checks.push({ target: 'submit p50 at depth 5,000 ≤ 5 ms', value: `${ms(large.submit.atDepthP50Ms)} ms`, met: large.submit.atDepthP50Ms <= 5 });
-  if (large && small) {
+  // A fill the limit stopped says what submits cost at the depth it reached: they only get dearer after.
+  const reached = large && large.filled < large.depth ? ` at depth ${large.filled} (fill limit)` : '';
+  if (large) {
+    const p50 = large.submit.atDepthP50Ms;
+    checks.push({ target: 'submit p50 at depth 5,000 ≤ 5 ms', value: `${ms(p50)} ms${reached}`, met: p50 <= 5 ? (reached ? null : true) : false });
+  }
+  if (large && small && !reached) {
     const ratio = large.submit.atDepthP50Ms / small.submit.atDepthP50Ms;
     checks.push({ target: 'submit p50 at 5,000 ≤ 3× at 100', value: `${ratio.toFixed(1)}×`, met: ratio <= 3 });
   }

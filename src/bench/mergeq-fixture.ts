@@ -6,7 +6,7 @@ import type express from 'express';
 import { pino } from 'pino';
 import type { Org } from '../domain/org.js';
 import { repoKey } from '../domain/repo.js';
-import { systemClock } from '../engine/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { NoGitHost } from '../githost/none.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { CliIo } from './cli-io.js';
 
 /** What every command gets: its I/O, the configuration (validated when first asked for) and a clock. */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/config.js';
 import type { CliContext } from './cli-context.js';
@@ -11,6 +11,7 @@ import { registerTest } from './commands/test.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
+import { registerWebhook } from './commands/webhook.js';
 import { EXIT } from './exit-codes.js';
 import { reportError } from './report-error.js';
 import { packageVersion } from './package-version.js';
@@ -30,6 +31,7 @@ Environment (docs/configuration.md has the details):
   MERGEQ_HEADERS_TIMEOUT_SECONDS, MERGEQ_BODY_TIMEOUT_SECONDS   slow clients get 408 (10, 60)
   MERGEQ_LARGE_BODIES_PER_TOKEN   bodies over 1 MiB in flight per token (2)
   MERGEQ_HISTORY_DAYS ended entries and runs are kept this many days (90)
+  MERGEQ_QUEUE_LEASE_SECONDS   a replica's lease on a queue; a dead replica's queues wait this long (30)
 
 Admin commands use the same store as the server, also while it runs.
 
@@ -40,6 +42,8 @@ Examples:
   $ TOKEN=$(mergeq token create --org acme --name ci)
   $ mergeq token list --org acme
   $ mergeq token revoke <token-id>
+  $ SECRET=$(mergeq webhook create --org acme --url https://hooks.example.com/mergeq --events 'pull_request.*')
+  $ mergeq webhook deliveries --org acme --status failed
   $ MERGEQ_URL=https://mergeq.example.com MERGEQ_TOKEN=mq_... mergeq test --junit 'reports/**/*.xml' -- npm test
 `;
 
@@ -92,6 +96,7 @@ function buildProgram(ctx: CliContext): Command {
   registerTokenList(token, ctx);
   registerTokenRevoke(token, ctx);
 
+  registerWebhook(program, ctx);
   registerTest(program, ctx);
 
   return program;

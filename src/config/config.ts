@@ -51,6 +51,11 @@ export interface Config {
   gitHost: GitHostConfig;
   /** Absent in older callers: DEFAULT_LIMITS. */
   limits?: Limits;
+  /**
+   * How long a replica's lease on a queue lasts unless renewed: how long a replica that died keeps its
+   * queues waiting. Absent: the engine's default (30 s).
+   */
+  queueLeaseMs?: number;
   /** Settings that are valid but probably not what was meant; logged at start-up. */
   warnings: string[];
 }

@@ -41,6 +41,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       largeBodiesPerToken: e.MERGEQ_LARGE_BODIES_PER_TOKEN,
       historyDays: e.MERGEQ_HISTORY_DAYS,
     },
+    queueLeaseMs: e.MERGEQ_QUEUE_LEASE_SECONDS * 1000,
     warnings: [...warningsFor(e), ...misspelledVariables(present)],
   };
 }

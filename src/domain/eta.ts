@@ -10,6 +10,11 @@ export interface CiHistory {
   failureRate: number;
   /** Share of finished runs that were flake reruns (each costs one more run). */
   flakeRate: number;
+  /**
+   * The recent runs' wall times, shortest first: how long a run in flight still has to go is their
+   * median beyond the time it has already run. Absent: the median alone.
+   */
+  durationsMs?: number[];
 }
 
 export interface MergeEstimate {
@@ -27,19 +32,27 @@ export function ciHistoryOf(runs: readonly TestRun[]): CiHistory {
     .filter((r) => (r.status === 'passed' || r.status === 'failed') && r.finishedAt)
     .sort((a, b) => Date.parse(b.finishedAt!) - Date.parse(a.finishedAt!))
     .slice(0, HISTORY_RUNS);
-  if (finished.length === 0) return { medianRunMs: null, failureRate: 0, flakeRate: 0 };
+  if (finished.length === 0) return { medianRunMs: null, failureRate: 0, flakeRate: 0, durationsMs: [] };
   const durations = finished.map((r) => Date.parse(r.finishedAt!) - Date.parse(r.createdAt)).sort((a, b) => a - b);
   const firsts = finished.filter((r) => r.attempt === 0 && r.kind === 'main');
   return {
     medianRunMs: durations[Math.floor(durations.length / 2)]!,
     failureRate: firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0,
     flakeRate: finished.filter((r) => r.attempt > 0).length / finished.length,
+    durationsMs: durations,
   };
+}
+
+/** The median time a run that has run `elapsedMs` still needs, from the recent runs longer than that (0 when none was). */
+export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'durationsMs'>, elapsedMs: number): number {
+  const longer = (history.durationsMs?.length ? history.durationsMs : [history.medianRunMs ?? 0]).filter((d) => d > elapsedMs);
+  return longer.length ? longer[Math.floor(longer.length / 2)]! - elapsedMs : 0;
 }
 
 /**
  * When each active entry should merge. Units (single PRs or batches) are decided in queue order; a
- * unit with a run in flight ends when its run does (started + median run time), the others take the
+ * unit with a run in flight ends when its run should (the median of the recent runs that lasted
+ * longer than it has so far, `remainingRunMs`), the others take the
  * next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead are
  * decided (in parallel mode: every unit its run is built on). A failure among the undecided units
  * ahead sends the runs behind back for about one more run time, weighted by the chance of one;
@@ -63,7 +76,7 @@ export function estimateMergeTimes(queue: Pick<QueueDoc, 'state' | 'settings' | 
   const nowMs = now.getTime();
   const stateOf = new Map(active.map((e) => [e.id, e.state]));
   const inFlight = queue.runs.filter((r) => (r.status === 'creating' || r.status === 'pending') && r.kind === 'main');
-  const runEnd = (r: TestRun) => Math.max(Date.parse(r.createdAt) + runMs, nowMs);
+  const runEnd = (r: TestRun) => nowMs + remainingRunMs(history, Math.max(0, nowMs - Date.parse(r.createdAt)));
   const slots = inFlight.map(runEnd).sort((a, b) => a - b).slice(0, queue.settings.concurrency);
   while (slots.length < queue.settings.concurrency) slots.unshift(nowMs);
 

@@ -58,6 +58,17 @@ export interface TestUpload {
   answer: UploadAnswer;
 }
 
+/** What the detector reads at an upload besides the latest flaky commits (flaky/detection-rules.ts). */
+export interface DetectionScope {
+  targetBranches: string[];
+  /** The upload's commit. */
+  commitSha: string;
+  /** How many of the latest flaky commits: `flakyMinEvents`. */
+  flakyCommits: number;
+  /** The upload's time. */
+  until: string;
+}
+
 /** Per-repository detection and quarantine settings (flaky-tests.md, "Detection"). */
 export interface FlakySettings {
   flakyWindowDays: number;

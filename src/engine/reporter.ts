@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Entry, ReportChannelName } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { isActive } from '../domain/states.js';
-import type { Clock } from './clock.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
+import type { Clock } from '../domain/clock.js';
+import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
 
 /** One thing said on a PR about its entry (the commit status, the comment). */
 export interface ReportChannel {
@@ -156,12 +156,4 @@ export class Reporter {
       }
     }
   }
-}
-
-/** The entry with `key` recorded as said on `channel`. */
-export function markReported(q: QueueDoc, entryId: string, channel: ReportChannelName, key: string): QueueDoc {
-  const entry = q.entries.find((e) => e.id === entryId);
-  if (!entry || entry.reported?.[channel] === key) return q;
-  const marked: Entry = { ...entry, reported: { ...entry.reported, [channel]: key } };
-  return { ...q, entries: q.entries.map((e) => (e.id === entryId ? marked : e)) };
 }

@@ -1,4 +1,4 @@
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../domain/scheduler.js';
 
 /** Network failures worth another try. */
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -1,5 +1,5 @@
-import type { Clock } from './clock.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
+import type { Clock } from '../domain/clock.js';
+import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
 
 interface VirtualTimer {
   at: number;

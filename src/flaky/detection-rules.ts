@@ -1,10 +1,9 @@
-import type { Evidence, FlakySettings, TestResult } from '../domain/flaky.js';
+import type { Evidence, FlakySettings } from '../domain/flaky.js';
 import type { TestStatus } from '../domain/quarantine.js';
+import type { ResultEvidence } from '../domain/detection-evidence.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** A result as detection sees it. */
-export type ResultEvidence = Pick<TestResult, 'uploadId' | 'commitSha' | 'branch' | 'outcome' | 'failedAttempts' | 'passedAttempts' | 'at' | 'ignoredForDetection'>;
 
 export interface FlakyEvent {
   at: string;
@@ -28,7 +27,11 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   const events: FlakyEvent[] = [];
 
   const byCommit = new Map<string, ResultEvidence[]>();
-  for (const r of usable) byCommit.set(r.commitSha, [...(byCommit.get(r.commitSha) ?? []), r]);
+  for (const r of usable) {
+    const list = byCommit.get(r.commitSha);
+    if (list) list.push(r);
+    else byCommit.set(r.commitSha, [r]);
+  }
   for (const [sha, rs] of byCommit) {
     if (rs.some((r) => r.failedAttempts > 0) && rs.some((r) => r.passedAttempts > 0)) {
       events.push({ at: rs[rs.length - 1]!.at, commits: [sha], uploads: rs.map((r) => r.uploadId) });
@@ -38,9 +41,13 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
   // On the target branch: the outcome of each commit, in the order the commits were first seen.
   const target = usable.filter((r) => r.branch !== null && targetBranches.includes(r.branch));
   const commits: { sha: string; failed: boolean; passed: boolean; last: ResultEvidence; uploads: string[] }[] = [];
+  const commitBySha = new Map<string, (typeof commits)[number]>();
   for (const r of target) {
-    let c = commits.find((x) => x.sha === r.commitSha);
-    if (!c) commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+    let c = commitBySha.get(r.commitSha);
+    if (!c) {
+      commits.push((c = { sha: r.commitSha, failed: false, passed: false, last: r, uploads: [] }));
+      commitBySha.set(r.commitSha, c);
+    }
     c.failed ||= r.outcome === 'failed';
     c.passed ||= r.outcome === 'passed';
     c.last = r;
@@ -63,6 +70,18 @@ export function flakyEvents(results: readonly ResultEvidence[], targetBranches: 
  * the same rule seen later (a pass on the target branch ends broken; days without an event end flaky).
  */
 export function evaluate(results: readonly ResultEvidence[], settings: FlakySettings, now: Date): Verdict {
+  return judge(results, settings, now, true);
+}
+
+/** `evaluate`'s status alone, without gathering its evidence (the detector's check at every upload). */
+export function statusOf(results: readonly ResultEvidence[], settings: FlakySettings, now: Date): TestStatus {
+  return judge(results, settings, now, false).status;
+}
+
+const NO_EVIDENCE: Evidence = { commits: [], uploads: [] };
+
+function judge(results: readonly ResultEvidence[], settings: FlakySettings, now: Date, withEvidence: boolean): Verdict {
+  const evidenceOf = withEvidence ? evidenceOfParts : () => NO_EVIDENCE;
   const usable = sortByTime(results.filter((r) => !r.ignoredForDetection && r.outcome !== 'skipped'));
   const onTarget = usable.filter((r) => r.branch !== null && settings.targetBranches.includes(r.branch));
   const lastRuns = onTarget.slice(-settings.brokenRuns);
@@ -80,7 +99,7 @@ export function evaluate(results: readonly ResultEvidence[], settings: FlakySett
   return { status: 'healthy', evidence: evidenceOf(usable.slice(-1).map((r) => ({ commits: [r.commitSha], uploads: [r.uploadId] }))) };
 }
 
-function evidenceOf(parts: { commits: string[]; uploads: string[] }[]): Evidence {
+function evidenceOfParts(parts: { commits: string[]; uploads: string[] }[]): Evidence {
   return { commits: [...new Set(parts.flatMap((p) => p.commits))], uploads: [...new Set(parts.flatMap((p) => p.uploads))] };
 }
 

@@ -1,19 +1,12 @@
-import type { Mergeability } from '../domain/entry.js';
+import type { PullRequestInfo } from '../domain/pull-request.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { StatusCheck } from '../domain/run.js';
 import type { MergeMethod } from '../domain/settings.js';
 
-export interface PullRequestInfo {
-  number: number;
-  title: string;
-  headSha: string;
-  baseBranch: string;
-  author: string;
-  state: 'open' | 'closed' | 'merged';
-  draft: boolean;
-  mergeability: Mergeability;
-  mergeCommitSha: string | null;
-}
+export type { PullRequestInfo } from '../domain/pull-request.js';
+
+/** Why PRs stay NOT_READY when no git host is configured (shown in `readiness.note`). */
+export const NO_GIT_HOST_NOTE = 'no git host is configured';
 
 /**
  * `draftPullRequestError`: the branch was created but its draft PR could not be opened (only when one

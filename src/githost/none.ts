@@ -1,9 +1,6 @@
 import type { RepoRef } from '../domain/repo.js';
 import type { StatusCheck } from '../domain/run.js';
-import { NoGitHostError, type CreateBranchResult, type GitHost, type MergeResult, type PullRequestInfo } from './githost.js';
-
-/** Why PRs stay NOT_READY when no git host is configured (shown in `readiness.note`). */
-export const NO_GIT_HOST_NOTE = 'no git host is configured';
+import { NO_GIT_HOST_NOTE, NoGitHostError, type CreateBranchResult, type GitHost, type MergeResult, type PullRequestInfo } from './githost.js';
 
 /**
  * The git host used when no GitHub credentials are configured: the API works, PRs wait as

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { ApiAccess } from '../service/api-access.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
@@ -21,6 +21,7 @@ import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
+import type { WebhookService } from '../service/webhook-service.js';
 
 /** The services come from `apiServices` (src/service/api-services.ts) plus the QueueService: the app never sees the store. */
 export interface HttpDeps {
@@ -30,6 +31,7 @@ export interface HttpDeps {
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
+  webhookService: WebhookService;
   /** `metricsRenderer(store)` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
@@ -98,8 +100,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
-  const { flakyTestService } = deps;
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService };
+  const { flakyTestService, webhookService } = deps;
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService, webhookService };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import type { Operation } from './operations.js';
+import type { Operation } from './operation.js';
 import { bodyLimitOf, DEFAULT_BODY_LIMIT } from './body/body-limits.js';
 import { TOKEN_HEADER } from './auth.js';
 import { metricsQuerySchema } from './schemas/metrics.js';

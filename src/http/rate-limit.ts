@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { callerOf } from './auth.js';
 import { httpErrors } from './problem.js';
 

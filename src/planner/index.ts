@@ -1,7 +1,8 @@
 /**
  * The planner: the pure core of the queue. `plan()` looks at one queue document and the time and
- * says what to do next; `applyActions()` turns that into the next document; the facts record what the
- * outside world said. Same input, same output: no I/O, no randomness, no clock of its own.
+ * says what to do next; `applyActions()` turns that into the next document; `changes/` holds every
+ * other pure change of a queue document (the client commands, the facts the
+ * outside world reports). Same input, same output: no I/O, no randomness, no clock of its own.
  */
 export type { Action, ActionType, EntryPatch } from './actions.js';
 export { plan, applyActions, type PlanInput } from './plan.js';
@@ -17,5 +18,18 @@ export {
   recordMergeRefused,
   recordPullRequest,
   recordImpactedTargets,
-} from './facts.js';
+} from './changes/facts.js';
 export { recordTargetHead, lineageOf, lineageIndex } from './target-base.js';
+export {
+  activeEntryFor,
+  cancelEntry,
+  changeSettings,
+  hasRunsInFlight,
+  restartEntry,
+  submitEntry,
+  RESTARTABLE_STATES,
+  type SubmitInput,
+} from './changes/commands.js';
+export { recordDirectMergeFacts, requiredChecksPassed, type DirectMergeFacts } from './changes/direct-merge.js';
+export { failForGitHostError } from './changes/git-host-failure.js';
+export { markReported } from './changes/report-marks.js';

@@ -1,6 +1,7 @@
 import { derivedId } from '../domain/ids.js';
 import { reason } from '../domain/reasons.js';
 import type { Sink } from './draft.js';
+import { isLanding } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { allTargetsWait, waitingSince } from './parallel/all-admission.js';
 import { notReadyBecause, readinessLost } from './readiness.js';
@@ -24,7 +25,11 @@ export function updateReadiness(s: Sink): void {
       if (!waitingSince(e)) s.emit({ type: 'transition', entryId: e.id, to: 'NOT_READY', reason: wait });
       continue;
     }
-    s.emit({ type: 'placeUnit', unit, index: placementIndex(d, e.priorityValue, unit, false), seq });
+    const index = placementIndex(d, e.priorityValue, unit, false);
+    // A unit merging behind that place (in parallel mode one may merge past units it does not depend
+    // on) was tested without this one: the PR takes its place once those merges are recorded.
+    if (d.units.slice(index).some((u) => isLanding(d, u))) continue;
+    s.emit({ type: 'placeUnit', unit, index, seq });
     s.emit({
       type: 'transition',
       entryId: e.id,

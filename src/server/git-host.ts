@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { GitHostConfig } from '../config/config.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { NoGitHost } from '../githost/none.js';
 import { callerOf } from '../http/auth.js';
@@ -10,7 +10,7 @@ import { jsonBody } from '../http/json-body.js';
 import { assertOwnsRepo } from '../service/tenancy.js';
 import { sandboxRoutes } from '../githost/sandbox/routes.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
-import { realScheduler } from '../engine/scheduler.js';
+import { realScheduler } from '../domain/scheduler.js';
 import { buildGitHubApp, type GitHubApp } from './github-app.js';
 
 export interface BuiltGitHost {

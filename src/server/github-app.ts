@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { Probot } from 'probot';
 import type { GitHostConfig } from '../config/config.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Engine } from '../engine/engine.js';
 import { webhookEndpoint } from './webhook-endpoint.js';
 import { GitHubGitHost } from '../githost/github/github-host.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { RetentionService } from '../service/retention-service.js';
 
 export const RETENTION_EVERY_MS = 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Config } from '../config/config.js';
-import { systemClock, type Clock } from '../engine/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
@@ -18,6 +18,7 @@ import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
 import { startRetention } from './retention-timer.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -68,6 +69,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     logger: logger.child({ component: 'engine' }),
     reportDebounceMs: REPORT_DEBOUNCE_MS,
     onReconciled: (queueId, seconds) => reconcileDurations.observe(queueId, seconds),
+    ...(config.queueLeaseMs === undefined ? {} : { leaseMs: config.queueLeaseMs }),
   });
   const unsubscribeCi = sandbox?.onStatus((event) => {
     engine.recordStatuses(event.repo, event.sha, event.checks).catch((err: unknown) => {
@@ -113,6 +115,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     throw err;
   }
   engine.start();
+  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }) });
+  dispatcher.start();
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
@@ -133,6 +137,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         unsubscribeCi?.();
         stopUploads?.();
         await engine.stop();
+        await dispatcher.stop();
         await store.close();
         logger.info('mergeq stopped');
       })();

@@ -1,10 +1,11 @@
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { ApiAccess } from './api-access.js';
 import { FlakyTestService } from './flaky-test-service.js';
 import { QuarantineService } from './quarantine-service.js';
 import { QueueOverviewService } from './queue-overview.js';
 import { Readiness } from './readiness.js';
+import { WebhookService } from './webhook-service.js';
 
 /**
  * The services the REST API and the web page use besides the queue operations, over one store: the
@@ -18,5 +19,6 @@ export function apiServices(store: Store, clock: Clock) {
     overview: new QueueOverviewService({ store, clock }),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
+    webhookService: new WebhookService({ store, clock }),
   };
 }

@@ -4,17 +4,17 @@ import type { Org } from '../domain/org.js';
 import type { FailedTest } from '../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
-import { evaluate } from '../flaky/detection-rules.js';
+import { evaluate, statusOf } from '../flaky/detection-rules.js';
 import { groupAttempts, type UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
 import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-parser.js';
 import { testCaseId } from '../flaky/test-case-id.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -155,12 +155,20 @@ export class FlakyTestService {
       // quarantined — time alone can heal those.
       const toEvaluate = [...current.values()].filter((tc) => tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= windowStart));
       const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
-      const history = groupBy(await this.store.testResults(key, toEvaluate.map((tc) => tc.testCaseId), since), (r) => r.testCaseId);
-      const evaluated = new Set(toEvaluate.map((tc) => tc.testCaseId));
-      for (const r of results) if (evaluated.has(r.testCaseId)) history.set(r.testCaseId, [...(history.get(r.testCaseId) ?? []), r]);
+      // Only what the status depends on (isDetectionEvidence: target branch, this commit, the latest
+      // flaky commits): the same status as the whole history, at a cost that does not grow with it.
+      // This upload's results are all on its commit, read whole, so a failure now finds the passes before it.
+      const ids = toEvaluate.map((tc) => tc.testCaseId);
+      const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha, flakyCommits: Math.max(1, settings.flakyMinEvents), until: nowIso };
+      const history = withUploaded(groupBy(await this.store.detectionResults(key, ids, since, scope), (r) => r.testCaseId), results, ids);
       for (const tc of toEvaluate) {
-        const verdict = evaluate(history.get(tc.testCaseId) ?? [], settings, now);
+        const seen = statusOf(history.get(tc.testCaseId) ?? [], settings, now);
+        if (!applyVerdict(tc, { status: { to: seen, evidence: { commits: [], uploads: [] } } }, settings.autoQuarantine, nowIso).changed) continue;
+        // A change is rare: its evidence comes from the whole history, as the rules define it.
+        const whole = withUploaded(groupBy(await this.store.testResults(key, [tc.testCaseId], since), (r) => r.testCaseId), results, [tc.testCaseId]);
+        const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
         const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
+        // The same change, but for results stamped later than now (a clock set back): then none.
         if (!change.changed) continue;
         if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
         current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
@@ -353,6 +361,18 @@ function newTestCase(key: string, id: string, c: UploadedTestCase, now: string):
 
 function testCaseNotFound(id: string): ServiceError {
   return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
+}
+
+/** Stored results by test case with this upload's (not stored yet) appended, for the ids named. */
+function withUploaded(history: Map<string, TestResult[]>, uploaded: TestResult[], ids: string[]): Map<string, TestResult[]> {
+  const wanted = new Set(ids);
+  for (const r of uploaded) {
+    if (!wanted.has(r.testCaseId)) continue;
+    const list = history.get(r.testCaseId);
+    if (list) list.push(r);
+    else history.set(r.testCaseId, [r]);
+  }
+  return history;
 }
 
 function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {

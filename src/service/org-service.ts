@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiToken, Org } from '../domain/org.js';
 import { ownerKey } from '../domain/repo.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';

@@ -6,7 +6,7 @@ import { ServiceError } from './errors.js';
 export interface PageQuery {
   repoKey: string;
   pageSize: number;
-  /** What else the listing is of (e.g. a queue's branch); absent for the quarantined tests. */
+  /** What else the listing is of: `flaky`, `queue:<branch>`; absent for the quarantined tests (whose tokens predate the others). */
   scope?: string;
 }
 

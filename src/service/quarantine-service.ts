@@ -1,5 +1,5 @@
 import type { Org } from '../domain/org.js';
-import type { TestCase, TestStatus } from '../domain/quarantine.js';
+import type { QuarantineSetting, TestCase, TestStatus } from '../domain/quarantine.js';
 import { ownerKey, repoKey, type RepoRef } from '../domain/repo.js';
 import type { Store } from '../store/store.js';
 import { forbidden, ServiceError } from './errors.js';
@@ -21,7 +21,8 @@ export interface QuarantinedTestJson {
   test_case_id: string;
   variant: string | null;
   status: TestStatus;
-  quarantine_setting: 'always' | 'auto';
+  /** `never` only in the flaky listing: a quarantined test is never set to `never`. */
+  quarantine_setting: QuarantineSetting;
 }
 
 /** Seed 2.7. Tokens are `""` where there is no such page. */
@@ -42,13 +43,16 @@ export interface ListQuarantinedInput {
   pageToken: string;
 }
 
+/** The quarantined tests (the seed's listing), or every test that is flaky, broken or quarantined (the web page's). */
+export type TestListing = 'quarantined' | 'flaky';
+
 /** POST /flaky-tests/list-quarantined-tests. */
 export class QuarantineService {
   private tokens: Promise<PageTokens> | null = null;
 
   constructor(private readonly store: Store) {}
 
-  async list(org: Org, input: ListQuarantinedInput): Promise<{ quarantined_tests: QuarantinedTestJson[]; page: PageJson }> {
+  async list(org: Org, input: ListQuarantinedInput, listing: TestListing = 'quarantined'): Promise<{ quarantined_tests: QuarantinedTestJson[]; page: PageJson }> {
     if (input.orgUrlSlug !== org.slug) {
       throw forbidden(`org_url_slug "${input.orgUrlSlug}" is not the organization of this token`, 'org_url_slug');
     }
@@ -62,14 +66,12 @@ export class QuarantineService {
       ]);
     }
 
-    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize };
+    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize, ...(listing === 'flaky' ? { scope: listing } : {}) };
     const tokens = await this.pageTokens();
     const pageIndex = input.pageToken ? tokens.read(query, input.pageToken) : 0;
     // A token past the last page (tests left quarantine since) reads as an empty page.
-    const { rows, total } = await this.store.listQuarantinedTests(query.repoKey, {
-      offset: Math.min(pageIndex * pageSize, Number.MAX_SAFE_INTEGER),
-      limit: pageSize,
-    });
+    const page = { offset: Math.min(pageIndex * pageSize, Number.MAX_SAFE_INTEGER), limit: pageSize };
+    const { rows, total } = listing === 'flaky' ? await this.store.listFlakyTests(query.repoKey, page) : await this.store.listQuarantinedTests(query.repoKey, page);
 
     const totalPages = Math.ceil(total / pageSize);
     const lastIndex = totalPages - 1;
@@ -109,6 +111,6 @@ function toJson(t: TestCase): QuarantinedTestJson {
     test_case_id: t.testCaseId,
     variant: t.variant ?? null,
     status: t.status,
-    quarantine_setting: t.quarantineSetting === 'always' ? 'always' : 'auto',
+    quarantine_setting: t.quarantineSetting,
   };
 }

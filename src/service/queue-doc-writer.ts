@@ -1,64 +1,64 @@
 import type { QueueDoc } from '../domain/queue.js';
+import { KeyedLock } from '../engine/keyed-lock.js';
+import { QueueCommitter, type QueueChange } from '../engine/queue-committer.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
 import { queueErrors } from './queue-errors.js';
 
+export type { QueueChange } from '../engine/queue-committer.js';
+
 /** Compare-and-set conflicts in a row (with the engine or another replica) before giving up. */
-const MAX_ATTEMPTS = 10;
+const MAX_CONFLICTS = 9;
 
 export interface QueueKey {
   repoKey: string;
   branch: string;
 }
 
-/** What a change decided: a new document to commit, or nothing to write. */
-export type QueueChange<T> = { queue: QueueDoc; result: T } | { unchanged: true; result: T };
-
 /**
- * Writes queue documents with compare-and-set. On a version conflict (the engine or another replica
- * committed first) the change is applied again to the reloaded document, so it is always decided on
- * the document it is written over. A change that throws writes nothing.
+ * The service's writes of queue documents: one at a time per queue in this process (the per-queue
+ * lock), each through the engine's compare-and-set loop (QueueCommitter), so a change is always
+ * decided on the document it is written over. A change that throws writes nothing.
  */
 export class QueueDocWriter {
   private readonly lock = new KeyedLock();
+  private readonly committer: QueueCommitter;
 
-  constructor(private readonly store: Store) {}
+  /** `now`: the time of the outbound events of each commit. */
+  constructor(
+    private readonly store: Store,
+    now: () => Date = () => new Date(),
+  ) {
+    this.committer = new QueueCommitter(store, now);
+  }
 
-  update<T>(
+  async update<T>(
     key: QueueKey,
     change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
     /** The document the caller read already: the first attempt is made on it (a stale one fails its compare-and-set). */
     known?: QueueDoc,
   ): Promise<{ queue: QueueDoc; result: T; changed: boolean }> {
-    return this.lock.run(lockKey(key), async () => {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = attempt === 0 && known ? known : await this.store.getQueue(key.repoKey, key.branch);
-        if (!current) throw notFound.queue(key.branch);
-        const decided = await change(current);
-        if ('unchanged' in decided) {
-          // "Nothing to write" decided on the caller's document holds only if it is still the stored one.
-          if (current === known && (await this.store.getQueue(key.repoKey, key.branch))?.version !== known.version) continue;
-          return { queue: current, result: decided.result, changed: false };
-        }
-        const next: QueueDoc = { ...decided.queue, version: current.version + 1 };
-        if (await this.store.commitQueue(next, current.version)) return { queue: next, result: decided.result, changed: true };
-      }
-      throw queueErrors.busy(key.branch);
-    });
+    const committed = await this.lock.run(lockKey(key), () =>
+      this.committer.update(known ?? null, () => this.store.getQueue(key.repoKey, key.branch), change, {
+        archive: false,
+        confirmUnchanged: true,
+        maxConflicts: MAX_CONFLICTS,
+        tooBusy: () => queueErrors.busy(key.branch),
+      }),
+    );
+    if (!committed) throw notFound.queue(key.branch);
+    return { queue: committed.queue, result: committed.result, changed: committed.changed };
   }
 
   /** Deletes the queue when `mayDelete` allows it (it throws otherwise); false when there is none. */
-  delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
-    return this.lock.run(lockKey(key), async () => {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await this.store.getQueue(key.repoKey, key.branch);
-        if (!current) return { deleted: false, queueId: null };
-        mayDelete(current);
-        if (await this.store.deleteQueue(current.id, current.version)) return { deleted: true, queueId: current.id };
-      }
-      throw queueErrors.busy(key.branch);
-    });
+  async delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
+    const deleted = await this.lock.run(lockKey(key), () =>
+      this.committer.delete(() => this.store.getQueue(key.repoKey, key.branch), mayDelete, {
+        maxConflicts: MAX_CONFLICTS,
+        tooBusy: () => queueErrors.busy(key.branch),
+      }),
+    );
+    return { deleted: deleted !== null, queueId: deleted?.id ?? null };
   }
 }
 

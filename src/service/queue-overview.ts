@@ -2,7 +2,7 @@ import type { Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import { isActive, type QueueState } from '../domain/states.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { isInFlight } from './test-run-record.js';
 

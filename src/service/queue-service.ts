@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { activeEntryFor, cancelEntry, changeSettings, restartEntry, submitEntry } from '../domain/commands.js';
+import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
 import type { Entry } from '../domain/entry.js';
 import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
@@ -12,7 +12,7 @@ import { repoKey } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { isActive } from '../domain/states.js';
 import { describeTargets } from '../domain/targets.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
@@ -35,6 +35,7 @@ import { MAX_QUEUE_PAGE_SIZE, QueuePages, type QueuePageInput } from './queue-pa
 import type { PageJson } from './quarantine-service.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
+import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
@@ -67,7 +68,7 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
 
 /**
  * The queue operations, used by every door (REST API, GitHub App, CLI). Each checks tenancy first,
- * records what was asked in the queue document through the pure commands of src/domain/commands.ts,
+ * records what was asked in the queue document through the pure changes of src/planner/changes/,
  * and leaves the consequences (runs, merges) to the engine, which it notifies.
  */
 export class QueueService {
@@ -81,7 +82,7 @@ export class QueueService {
 
   constructor(deps: QueueServiceDeps) {
     this.pages = new QueuePages(deps.store);
-    this.writer = new QueueDocWriter(deps.store);
+    this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
     this.clock = deps.clock;
@@ -188,10 +189,8 @@ export class QueueService {
     };
     if (atThisHead(queue)) {
       const { queue: updated } = await this.writer.update({ repoKey: queue.repoKey, branch: queue.branch }, (current) => {
-        const entry = atThisHead(current);
-        if (!entry || entry.readiness.hasImpactedTargets) return { unchanged: true, result: null };
-        const marked: Entry = { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } };
-        return { queue: { ...current, entries: current.entries.map((e) => (e.id === entry.id ? marked : e)) }, result: null };
+        const marked = recordImpactedTargets(current, prNumber, sha);
+        return marked === current ? { unchanged: true, result: null } : { queue: marked, result: null };
       });
       this.notifier.notify(updated.id);
     }
@@ -242,7 +241,7 @@ export class QueueService {
       runs: [],
     };
     try {
-      await this.store.insertQueue(queue);
+      await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
       if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
       throw err;

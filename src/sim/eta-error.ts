@@ -9,6 +9,12 @@ import type { SimPr } from './workload.js';
 export interface EtaErrors {
   atSubmission: number | null;
   atLastRunStart: number | null;
+  /**
+   * The merged PRs that needed one run of their own: their share of the merged PRs, and their error
+   * at last-run start (= at submission, give or take a tick). Their time in queue is one CI run, whose
+   * length nothing in the queue tells before it ends: this part of the error is the CI's own spread.
+   */
+  oneRun: { share: number; atLastRunStart: number | null } | null;
 }
 
 /**
@@ -18,6 +24,7 @@ export interface EtaErrors {
 export class EtaRecorder {
   private readonly first = new Map<number, number>();
   private readonly atRun = new Map<number, { runId: string; etaMs: number }>();
+  private readonly runsSeen = new Map<number, number>();
 
   observe(doc: QueueDoc, estimates: ReadonlyMap<string, MergeEstimate>): void {
     for (const e of doc.entries) {
@@ -26,16 +33,19 @@ export class EtaRecorder {
       if (!at) continue;
       const etaMs = Date.parse(at);
       if (!this.first.has(e.prNumber)) this.first.set(e.prNumber, etaMs);
-      if (e.testRunId && this.atRun.get(e.prNumber)?.runId !== e.testRunId) this.atRun.set(e.prNumber, { runId: e.testRunId, etaMs });
+      if (e.testRunId && this.atRun.get(e.prNumber)?.runId !== e.testRunId) {
+        this.atRun.set(e.prNumber, { runId: e.testRunId, etaMs });
+        this.runsSeen.set(e.prNumber, (this.runsSeen.get(e.prNumber) ?? 0) + 1);
+      }
     }
   }
 
   /** `startMs`: the simulation's time zero (outcomes and arrivals are minutes after it). */
   errors(prs: readonly SimPr[], outcomes: readonly PrOutcome[], startMs: number): EtaErrors {
-    const shares = (eta: (prNumber: number) => number | undefined) => {
+    const shares = (eta: (prNumber: number) => number | undefined, only: (prNumber: number) => boolean = () => true) => {
       const values: number[] = [];
       outcomes.forEach((o, i) => {
-        if (o.mergedAtMinutes === null) return;
+        if (o.mergedAtMinutes === null || !only(i + 1)) return;
         const given = eta(i + 1);
         const inQueueMin = o.mergedAtMinutes - prs[i]!.arrivalMinutes;
         if (given === undefined || inQueueMin <= 0) return;
@@ -43,6 +53,13 @@ export class EtaRecorder {
       });
       return values.length ? round(percentile(values.sort((a, b) => a - b), 0.5), 3) : null;
     };
-    return { atSubmission: shares((n) => this.first.get(n)), atLastRunStart: shares((n) => this.atRun.get(n)?.etaMs) };
+    const lastRun = (n: number) => this.atRun.get(n)?.etaMs;
+    const merged = outcomes.flatMap((o, i) => (o.mergedAtMinutes !== null && this.atRun.has(i + 1) ? [i + 1] : []));
+    const oneRun = (n: number) => this.runsSeen.get(n) === 1;
+    return {
+      atSubmission: shares((n) => this.first.get(n)),
+      atLastRunStart: shares(lastRun),
+      oneRun: merged.length ? { share: round(merged.filter(oneRun).length / merged.length, 3), atLastRunStart: shares(lastRun, oneRun) } : null,
+    };
   }
 }

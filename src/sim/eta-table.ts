@@ -1,3 +1,4 @@
+import type { EtaErrors } from './eta-error.js';
 import type { StrategyResult } from './measure.js';
 
 /**
@@ -13,8 +14,10 @@ export function formatEtaErrors(perSeed: readonly (readonly StrategyResult[])[])
   const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`);
   const lines = names.map((name) => {
     const rows = perSeed.flatMap((r) => r.filter((x) => x.name === name));
-    const pick = (k: 'atSubmission' | 'atLastRunStart') => median(rows.map((r) => r.extra.etaErrors?.[k]).filter((v): v is number => typeof v === 'number'));
-    return `  ${name.padEnd(24)} at submission ${pct(pick('atSubmission')).padStart(5)}   at last-run start ${pct(pick('atLastRunStart')).padStart(5)}`;
+    const pick = (get: (e: EtaErrors) => number | null | undefined) =>
+      median(rows.map((r) => (r.extra.etaErrors ? get(r.extra.etaErrors) : null)).filter((v): v is number => typeof v === 'number'));
+    const oneRun = `merged on one run: ${pct(pick((e) => e.oneRun?.share))} of PRs, at last-run start ${pct(pick((e) => e.oneRun?.atLastRunStart))}`;
+    return `  ${name.padEnd(24)} at submission ${pct(pick((e) => e.atSubmission)).padStart(5)}   at last-run start ${pct(pick((e) => e.atLastRunStart)).padStart(5)}   (${oneRun})`;
   });
   return ['ETA median absolute error, as a share of actual time in queue (merged PRs; median over seeds):', ...lines].join('\n');
 }

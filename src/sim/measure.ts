@@ -1,3 +1,4 @@
+import type { EtaErrors } from './eta-error.js';
 import type { QueueSettings } from '../domain/settings.js';
 import { shouldMerge, type SimPr } from './workload.js';
 
@@ -44,7 +45,7 @@ export interface StrategyResult {
     /** PRs held by the CI runs started, summed over the runs, per PR of the scenario. */
     testedPrsPerPr?: number;
     /** Median absolute ETA error as a share of time in queue, at submission and at the start of the last run. */
-    etaErrors?: { atSubmission: number | null; atLastRunStart: number | null };
+    etaErrors?: EtaErrors;
   };
 }
 

@@ -1,4 +1,4 @@
-import { submitEntry } from '../domain/commands.js';
+import { submitEntry } from '../planner/index.js';
 import { initialReadiness, type Readiness } from '../domain/entry.js';
 import { derivedId } from '../domain/ids.js';
 import type { QueueDoc } from '../domain/queue.js';

@@ -1,6 +1,6 @@
 import type { Org } from '../domain/org.js';
 import type { FailedTest } from '../domain/run.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Fact } from '../engine/engine.js';
 import type { TestResultsEvent } from '../githost/sandbox/ci.js';
 import type { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { submitEntry, type SubmitInput } from '../domain/commands.js';
+import { submitEntry, type SubmitInput } from '../planner/index.js';
 import { isActive } from '../domain/states.js';
 import { initialReadiness, type Entry } from '../domain/entry.js';
 import { derivedId } from '../domain/ids.js';

@@ -1,15 +1,22 @@
 import type { Entry } from '../domain/entry.js';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
 import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
+import type { OutboxEvent } from '../events/event-types.js';
+import type { OutboxStore } from './outbox-store.js';
+import type { LeaseStore } from './lease-store.js';
+
+export type { Lease, LeaseStore } from './lease-store.js';
 
 /** Ended entries and finished runs moved out of a queue document when it is committed. */
 export interface Archive {
   entries?: Entry[];
   runs?: TestRun[];
+  /** Outbound events of this commit (src/events): stored with it or not at all. */
+  events?: OutboxEvent[];
 }
 
 export interface RunFilter {
@@ -53,6 +60,11 @@ export interface FlakyTestStore {
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
   /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
+  /**
+   * Of those results, the ones the detector reads at each upload (`isDetectionEvidence`, with the
+   * commits of `latestFlakyCommits` of each test case): they must not cost a long history.
+   */
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]>;
   /** A test case's history, oldest first. */
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
@@ -79,8 +91,8 @@ export interface PutTargetsOptions {
 
 /** Queues (the documents the engine reconciles) and the archive of what left them. */
 export interface QueueStore {
-  /** Throws ConflictError when a queue exists for (repoKey, branch). Stores a copy of `queue`. */
-  insertQueue(queue: QueueDoc): Promise<void>;
+  /** Throws ConflictError when a queue exists for (repoKey, branch). Stores a copy of `queue`; `events` are stored with it. */
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void>;
   /**
    * Queue reads return the stored document itself, deeply frozen and shared with other readers:
    * read-only (changing it throws). Change a queue by committing a new document.
@@ -92,7 +104,7 @@ export interface QueueStore {
    * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
    * must be `expectedVersion + 1`. The archive is written in the same transaction where the adapter
    * has one, else first (upsert by id, so repeating it after a failed or interrupted commit is
-   * harmless). Returns false on a version conflict.
+   * harmless); so are the archive's outbound events. Returns false on a version conflict.
    *
    * The store takes `queue` over: it is deeply frozen and becomes what reads return. Entries and runs
    * that are the very objects of the document last read or committed count as unchanged and are not
@@ -100,8 +112,8 @@ export interface QueueStore {
    * changes of the domain and planner do.
    */
   commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean>;
-  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. */
-  deleteQueue(id: string, expectedVersion: number): Promise<boolean>;
+  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. `events` are stored with it. */
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean>;
 
   /** The most recent archived entry (highest seq) for that PR in that queue. */
   latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null>;
@@ -147,6 +159,8 @@ export interface TestCaseStore extends FlakyTestStore {
   getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
   /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
   listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+  /** Tests that are flaky, broken or quarantined: most recent status change first, ties by testCaseId. */
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
 }
 
 /** What the server itself keeps: its secrets and the webhook deliveries it has handled. */
@@ -170,8 +184,10 @@ export interface ServerStore {
  * memory for the simulator) pass one contract suite. Values are plain JSON-compatible objects; apart
  * from queues (see QueueStore), adapters copy what they are given and return fresh copies.
  */
-export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore, ServerStore {
+export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore, ServerStore, LeaseStore {
   readonly kind: 'sqlite' | 'mongo' | 'memory';
+  /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
+  readonly outbox: OutboxStore;
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Clock } from '../../src/engine/clock.js';
+import type { Clock } from '../../src/domain/clock.js';
 
 export interface CliRun {
   code: number;

@@ -173,6 +173,12 @@ describe('limits and listening address', () => {
     expect(() => loadConfig({ MERGEQ_RATE_LIMIT: 'fast' })).toThrow('MERGEQ_RATE_LIMIT must be requests per second');
   });
 
+  it('reads the queue lease from MERGEQ_QUEUE_LEASE_SECONDS (30 s by default) and refuses one out of bounds', () => {
+    expect(loadConfig({}).queueLeaseMs).toBe(30_000);
+    expect(loadConfig({ MERGEQ_QUEUE_LEASE_SECONDS: '5' }).queueLeaseMs).toBe(5_000);
+    expect(() => loadConfig({ MERGEQ_QUEUE_LEASE_SECONDS: '0' })).toThrow('MERGEQ_QUEUE_LEASE_SECONDS must be an integer from 1 to 3600');
+  });
+
   it('the sandbox listens on 127.0.0.1 unless MERGEQ_HOST says otherwise', () => {
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox' }).host).toBe('127.0.0.1');
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox', MERGEQ_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');

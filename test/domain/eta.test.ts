@@ -98,12 +98,23 @@ test('no finished run yet: no estimate rather than a made-up constant', () => {
   expect(etas(queue({ units: [['PENDING']] }), ciHistoryOf([]))).toEqual(['no_ci_history']);
 });
 
-test('the history is the median run time and the failure and flake shares of recent runs', () => {
+test('the history is the recent run times, their median, and the failure and flake shares of recent runs', () => {
   const run = (minutes: number, status: TestRun['status'], attempt = 0) =>
     ({ kind: 'main', status, attempt, createdAt: at(-minutes), finishedAt: at(0) }) as TestRun;
   expect(ciHistoryOf([run(8, 'passed'), run(10, 'failed'), run(12, 'passed', 1), run(30, 'cancelled')])).toEqual({
     medianRunMs: 10 * MIN,
     failureRate: 0.5,
     flakeRate: 1 / 3,
+    durationsMs: [8 * MIN, 10 * MIN, 12 * MIN],
   });
+});
+
+test('a run in flight still needs the median of the recent runs longer than it has already run', () => {
+  const history: CiHistory = { medianRunMs: 20 * MIN, failureRate: 0, flakeRate: 0, durationsMs: [10, 15, 20, 30, 60].map((m) => m * MIN) };
+  // 12 minutes in: the runs longer than that took 15, 20, 30 or 60 minutes; their median is 30 → 18 more minutes.
+  expect(etas(queue({ units: [['TESTING']], running: { 0: 12 } }), history)).toEqual([at(18)]);
+  // 40 minutes in: only the 60-minute run was longer → 20 more, not "already late, so now".
+  expect(etas(queue({ units: [['TESTING']], running: { 0: 40 } }), history)).toEqual([at(20)]);
+  // Longer than any recent run: now.
+  expect(etas(queue({ units: [['TESTING']], running: { 0: 70 } }), history)).toEqual([at(0)]);
 });

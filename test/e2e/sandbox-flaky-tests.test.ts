@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -6,7 +7,7 @@ import { SandboxService } from './sandbox-service.js';
  * test branch head through FlakyTestService.upload, as the CLI would; the queue learns from the
  * detector only what those uploads showed.
  *
- * The flaky test's attempts are scripted per CI run: in run 1 it fails then passes on retry (the
+ * The repository's tests are given through POST /sandbox/tests. The flaky test's attempts are scripted per CI run: in run 1 it fails then passes on retry (the
  * detector learns it is flaky), in run 2 it fails both attempts (the run fails on it alone).
  */
 
@@ -27,9 +28,11 @@ interface RunRecord {
 let svc: SandboxService;
 
 beforeAll(async () => {
-  svc = await SandboxService.start({
-    tests: { steadyTests: 3, flakyTests: [{ name: FLAKY, rate: 0, script: [['failed', 'passed'], ['failed', 'failed']] }] },
-  });
+  svc = await SandboxService.start();
+  // The repository's tests, as a user gives them to `mergeq serve`'s sandbox (README, "Try it").
+  const tests = { repo: REPO, steadyTests: 3, flakyTests: [{ name: FLAKY, rate: 0, script: [['failed', 'passed'], ['failed', 'failed']] }] };
+  const set = await request(svc.app).post('/sandbox/tests').set('x-api-token', svc.token).send(tests);
+  expect(set.status).toBe(200);
   await svc.ok('createQueue', { ...QUEUE, mode: 'single', concurrency: 1, flakeRetries: 1 });
 });
 afterAll(async () => {

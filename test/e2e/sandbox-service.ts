@@ -63,10 +63,10 @@ export class SandboxService {
     this.engine.start();
   }
 
-  /** `ci`: the sandbox CI's options (its test model, `ci.tests`, among them). */
-  static async start(ci: Partial<CiOptions> = {}): Promise<SandboxService> {
+  /** `ci`: the sandbox CI's options (its test model, `ci.tests`, among them); `dbPath`: a SQLite file (in memory by default). */
+  static async start(ci: Partial<CiOptions> = {}, options: { dbPath?: string } = {}): Promise<SandboxService> {
     const time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
-    const store = await openSqliteStore(':memory:');
+    const store = await openSqliteStore(options.dbPath ?? ':memory:');
     const tenants = await seedTenants(store, time.now());
     return new SandboxService(time, store, tenants.acme.token, tenants.globex.token, ci);
   }

@@ -37,6 +37,8 @@ async function screenshot(name: string, width = 1100) {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.setViewport({ width, height: 800 });
+  // The header is sticky: from the top, so that it is drawn once, above the content.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
   await page.setViewport({ width: 1100, height: 800 });
 }
@@ -148,8 +150,63 @@ describeWithBrowser('the web page in a browser', () => {
     expect((await svc.ok('getQueue', QUEUE)).body.state).toBe('running');
   });
 
+  test("the repository's flaky and quarantined tests are listed, a page at a time", async () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
+    for (let i = 0; i < 25; i++) {
+      const quarantined = i < 3;
+      await svc.store.upsertTestCase({
+        testCaseId: `tc-${String(i).padStart(2, '0')}`, repoKey: REPO_PARAM, name: `test ${i}`, parent: 'suite', file: 'test/a.test.ts', classname: null, variant: null,
+        codeowners: [], status: i === 24 ? 'healthy' : 'flaky', statusLastUpdatedAt: at(i), quarantineSetting: 'auto', quarantinedAt: quarantined ? at(i) : null,
+      });
+    }
+    await svc.store.upsertTestCase({
+      testCaseId: 'tc-healthy', repoKey: REPO_PARAM, name: 'steady', parent: 'suite', file: null, classname: null, variant: null,
+      codeowners: [], status: 'healthy', statusLastUpdatedAt: at(30), quarantineSetting: 'auto', quarantinedAt: null,
+    });
+    // The page is already on this queue (the test before): a reload reads the list again.
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.reload();
+    await waitForText('#flaky-tests caption', '24 flaky, broken or quarantined · page 1 of 2');
+    const names = () => page.$$eval('#flaky-tests tbody tr td:first-child', (cells) => cells.map((c) => c.textContent));
+    const first = await names();
+    expect(first).toHaveLength(20);
+    expect(first[0]).toBe('suite › test 23');
+    expect(first).not.toContain('suite › steady');
+    await screenshot('queue-flaky-tests');
+    await page.click('button::-p-text(Next page)');
+    await waitForText('#flaky-tests caption', 'page 2 of 2');
+    expect(await names()).toEqual(['suite › test 3', 'suite › test 2', 'suite › test 1', 'suite › test 0']);
+    expect(await page.$$eval('#flaky-tests tbody tr td:nth-child(3)', (cells) => cells.map((c) => c.textContent?.startsWith('since')))).toEqual([false, true, true, true]);
+  });
+
+  test('a batch is drawn as one run holding its PRs, and its bisection runs as prefixes of it', async () => {
+    const batched = { repo: { ...REPO, name: 'batched' }, targetBranch: 'main' };
+    await svc.ok('createQueue', { ...batched, mode: 'single', concurrency: 2, batch: true, batchingMinSize: 4, bisectionConcurrency: 3 });
+    const batch: number[] = [];
+    for (let i = 0; i < 4; i++) batch.push((await svc.openPull(batched.repo, `batched ${i + 1}`, { bad: i === 1, ciMinutes: 10 })).number);
+    for (const n of batch) await svc.ok('submitPullRequest', { ...batched, pr: { number: n } });
+    await svc.settle();
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: 'github.com/acme/batched', branch: 'main' })}`);
+    await waitForText('.run-kind', 'Batch of 4', 3_000);
+    const own = () => page.$$eval('.run', (cards) => cards.map((c) => ({
+      title: c.querySelector('.run-kind')?.textContent ?? '',
+      own: Array.from(c.querySelectorAll('.stack li.own a')).map((a) => Number((a.textContent ?? '').slice(1))),
+    })));
+    expect(await own()).toEqual([{ title: 'Batch of 4', own: batch }]);
+    await screenshot('queue-batch');
+    await svc.advanceMinutes(10);
+    await waitForText('.run-kind', 'Bisection', 3_000);
+    const cards = await own();
+    expect(cards.length).toBeGreaterThan(0);
+    for (const card of cards) {
+      expect(card.title).toBe(`Bisection · first ${card.own.length}`);
+      expect(card.own).toEqual(batch.slice(0, card.own.length));
+    }
+    await screenshot('queue-bisection');
+  }, 30_000);
+
   test('no serious or critical accessibility violations on any page', async () => {
-    const pages = ['#/', `#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`];
+    const pages = ['#/', `#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`, `#/queue?${new URLSearchParams({ repo: 'github.com/acme/batched', branch: 'main' })}`];
     for (const hash of pages) {
       await page.goto(`${base}/ui/${hash}`);
       await page.waitForSelector('main h1');

@@ -9,7 +9,8 @@ class SimulatedCrash extends Error {
 }
 
 const GIT_HOST_EFFECTS = new Set(['createTestBranch', 'deleteBranch', 'mergePullRequest']);
-const STORE_EFFECTS = new Set(['commitQueue']);
+// The queue's commits and its lease: a process that dies holding the lease holds it until it runs out.
+const STORE_EFFECTS = new Set(['commitQueue', 'takeLease', 'releaseLease']);
 
 /**
  * Wraps the store and git host of the first engine so that its N-th side-effect call crashes the

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { QueueDoc } from '../../src/domain/queue.js';
-import { NoGitHost, NO_GIT_HOST_NOTE } from '../../src/githost/none.js';
+import { NO_GIT_HOST_NOTE } from '../../src/githost/githost.js';
+import { NoGitHost } from '../../src/githost/none.js';
 import { Engine } from '../../src/engine/engine.js';
 import { harness, repo, silentLogger, MIN } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { cancelEntry, submitEntry } from '../../src/domain/commands.js';
+import { cancelEntry, submitEntry } from '../../src/planner/index.js';
 import { initialReadiness, type Entry } from '../../src/domain/entry.js';
 import { derivedId } from '../../src/domain/ids.js';
 import type { QueueDoc } from '../../src/domain/queue.js';

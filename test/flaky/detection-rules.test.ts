@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { DEFAULT_FLAKY_SETTINGS, type TestOutcome } from '../../src/domain/flaky.js';
-import { evaluate, type ResultEvidence } from '../../src/flaky/detection-rules.js';
+import { isDetectionEvidence, latestFlakyCommits, type ResultEvidence } from '../../src/domain/detection-evidence.js';
+import { evaluate, statusOf } from '../../src/flaky/detection-rules.js';
 
 const NOW = new Date(Date.UTC(2026, 10, 22, 12));
 const DAY = 24 * 60 * 60 * 1000;
@@ -124,6 +125,22 @@ describe('detection properties over random histories', () => {
         const noise = toResults(ignored).map((r) => ({ ...r, uploadId: `i-${r.uploadId}`, ignoredForDetection: true }));
         expect(evaluate([...base, ...noise], settings, NOW)).toEqual(evaluate(base, settings, NOW));
       }),
+    );
+  });
+
+  test('the results the detector reads (target branch, the upload commit, the latest flaky commits) give the status of the whole history', () => {
+    const commits = fc.array(fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'), { minLength: 30, maxLength: 30 });
+    const rules = fc.record({ flakyMinEvents: fc.integer({ min: 1, max: 3 }), brokenRuns: fc.integer({ min: 0, max: 4 }), flakyRecoveryDays: fc.integer({ min: 1, max: 14 }) });
+    fc.assert(
+      fc.property(history, commits, rules, fc.constantFrom('c1', 'c8', 'none'), (h, shas, over, uploadCommit) => {
+        const all = toResults(h).map((r, i) => ({ ...r, commitSha: shas[i]! }));
+        const rulesNow = { ...settings, ...over };
+        const scope = { targetBranches: rulesNow.targetBranches, commitSha: uploadCommit, flakyCommits: rulesNow.flakyMinEvents, until: NOW.toISOString() };
+        const latest = new Set(latestFlakyCommits(all, scope.until, scope.flakyCommits));
+        const read = all.filter((r) => isDetectionEvidence(r, latest, scope));
+        expect(statusOf(read, rulesNow, NOW)).toBe(evaluate(all, rulesNow, NOW).status);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -92,4 +92,26 @@ describe('sandbox routes', () => {
     expect((await request(server).get('/sandbox/pulls')).status).toBe(400);
     expect((await request(server).post('/sandbox/conflicts').send({ repo, kind: 'textual', pulls: [1, 2] })).status).toBe(404);
   });
+
+  it("gives a repository tests: its CI runs them; other repositories' CI is unchanged", async () => {
+    const { server, sandbox } = app();
+    const bad = await request(server).post('/sandbox/tests').send({ repo, steadyTests: 2, flakyTests: [{ name: 'flaky one', rate: 2 }] });
+    expect(bad.status).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(JSON.parse(bad.text).errors).toEqual([{ path: 'flakyTests.0.rate', message: expect.any(String) }]);
+    const twice = await request(server).post('/sandbox/tests').send({ repo, steadyTests: 2, flakyTests: [{ name: 'a', rate: 0 }, { name: 'a', rate: 0 }] });
+    expect(twice.status).toBe(400);
+
+    const set = await request(server).post('/sandbox/tests').send({ repo, steadyTests: 2, flakyTests: [{ name: 'flaky one', rate: 0, script: [['failed', 'failed']] }] });
+    expect(set.status).toBe(200);
+    const other = { ...repo, name: 'gadgets' };
+    for (const r of [repo, other]) {
+      const pr = sandbox.openPullRequest(r, { ciMinutes: 1 });
+      await sandbox.createTestBranch(r, { name: `mergeq/main/t-${r.name}`, baseBranch: 'main', prs: [{ number: pr.number, sha: pr.headSha }] });
+    }
+    const [mine, theirs] = sandbox.ci.runs;
+    expect(mine!.tests?.find((t) => t.name === 'flaky one')?.attempts).toEqual(['failed', 'failed']);
+    expect(mine!.outcome).toBe('failure');
+    expect(theirs!.tests).toBeNull();
+  });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { post, queueRef } from './helpers/requests.js';
+import { ACME_REPO, expectProblem, post, queueRef } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 /** The web page's session: how a sign-in is kept, what a change needs, what another organization sees. */
@@ -70,4 +70,31 @@ test('sign out ends the session; revoking the token ends it too', async () => {
   const b = await signIn(t.acme.token);
   await t.store.revokeToken(t.acme.tokenId, new Date().toISOString());
   expect((await request(t.app).get('/ui/api/queues').set('Cookie', b.cookie)).status).toBe(401);
+});
+
+test('the flaky-test list is the organization’s own, paged with tokens that fit only it', async () => {
+  for (let i = 0; i < 21; i++) {
+    await t.store.upsertTestCase({
+      testCaseId: `tc-${i}`, repoKey: 'github.com/acme/widgets', name: `test ${i}`, parent: null, file: null, classname: null, variant: null,
+      codeowners: [], status: 'flaky', statusLastUpdatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), quarantineSetting: 'never', quarantinedAt: null,
+    });
+  }
+  const acme = await signIn(t.acme.token);
+  const list = (page?: string) => request(t.app).get('/ui/api/flaky-tests').query({ repo: QUEUE_QUERY.repo, ...(page === undefined ? {} : { page }) }).set('Cookie', acme.cookie);
+  const first = await list();
+  expect(first.status).toBe(200);
+  expect(first.body.quarantined_tests.map((x: { name: string }) => x.name).slice(0, 2)).toEqual(['test 20', 'test 19']);
+  expect(first.body.quarantined_tests[0].quarantine_setting).toBe('never');
+  expect(first.body.page).toMatchObject({ total_rows: 21, total_pages: 2, page_index: 0 });
+  const second = await list(first.body.page.next_page_token);
+  expect(second.body.quarantined_tests.map((x: { name: string }) => x.name)).toEqual(['test 0']);
+
+  // Its tokens select pages of this list only: the quarantined listing refuses them, and nonsense is a 400.
+  const quarantined = await post(t, 'flaky-tests/list-quarantined-tests', { repo: ACME_REPO, org_url_slug: 'acme', page_query: { page_size: 20, page_token: first.body.page.next_page_token } });
+  expectProblem(quarantined, 400, 'invalid_page_token');
+  expectProblem(await list('not.a-token'), 400, 'invalid_page_token');
+  expect((await list('x'.repeat(201))).status).toBe(400);
+
+  const globex = await signIn(t.globex.token);
+  expect((await request(t.app).get('/ui/api/flaky-tests').query({ repo: QUEUE_QUERY.repo }).set('Cookie', globex.cookie)).status).toBe(403);
 });

@@ -1,4 +1,4 @@
-import { submitEntry } from '../../src/domain/commands.js';
+import { submitEntry } from '../../src/planner/index.js';
 import type { Entry, Readiness } from '../../src/domain/entry.js';
 import { derivedId } from '../../src/domain/ids.js';
 import { resolvePriority, type PriorityName } from '../../src/domain/priority.js';

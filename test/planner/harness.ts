@@ -1,4 +1,4 @@
-import { cancelEntry, restartEntry, changeSettings } from '../../src/domain/commands.js';
+import { cancelEntry, restartEntry, changeSettings } from '../../src/planner/index.js';
 import type { Entry } from '../../src/domain/entry.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { reason } from '../../src/domain/reasons.js';

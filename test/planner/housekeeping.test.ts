@@ -65,22 +65,14 @@ describe('archivable', () => {
   });
 });
 
+// How plan() scales is measured by `npm run bench:planner`, not asserted here: a timed unit test fails
+// on a busy machine and proves nothing on a quiet one.
 describe('scale', () => {
-  test('planning a queue of 10,000 entries stays near-linear', () => {
-    const time = (n: number) => {
-      let q = queueWithPrs(n, { concurrency: 50 });
-      const start = performance.now();
-      q = applyActions(q, plan({ queue: q, targets: new Map() }, T0), T0);
-      plan({ queue: q, targets: new Map() }, minutesAfter(T0, 1));
-      return { ms: performance.now() - start, q };
-    };
-    time(1000); // warm-up
-    const small = time(1000);
-    const big = time(10000);
-    console.log(`plan() for 1,000 entries: ${small.ms.toFixed(0)} ms; 10,000: ${big.ms.toFixed(0)} ms`);
-    expect(big.q.units).toHaveLength(10000);
-    expect(big.q.runs).toHaveLength(50);
-    // 10x the entries may cost at most ~25x the time (quadratic would be 100x).
-    expect(big.ms).toBeLessThan(Math.max(25 * small.ms, 1500));
+  test('a queue of 10,000 entries is planned whole: every unit placed, `concurrency` runs started', () => {
+    let q = queueWithPrs(10000, { concurrency: 50 });
+    q = applyActions(q, plan({ queue: q, targets: new Map() }, T0), T0);
+    expect(q.units).toHaveLength(10000);
+    expect(q.runs).toHaveLength(50);
+    expect(plan({ queue: q, targets: new Map() }, minutesAfter(T0, 1))).toEqual([]);
   });
 });

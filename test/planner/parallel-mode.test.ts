@@ -208,6 +208,31 @@ describe('mergeq ALL policy (docs/all-targets.md)', () => {
     expect(h.order()).toEqual([5, 4, 6, 1, 3]);
   });
 
+  test('a unit joins ahead of a unit merging past an unproven one only once that merge is recorded', () => {
+    // Found by the property test (seed 177259262): #3 passed and began to merge past #2, which it does
+    // not depend on, in the plan that admitted the ALL PR #1; #1 was placed ahead of #3, so #3 merged
+    // with a unit it depends on ahead of it and untested with it.
+    const h = new Harness({ mode: 'parallel', concurrency: 1, canOptimisticallyMerge: false, flakeRetries: 0, pendingFailureDepth: 0 });
+    h.submit(2, { targets: [], priority: 'low' });
+    h.submit(1, { targets: 'ALL' });
+    h.submit(3, { targets: [] });
+    expect(h.state(1)).toBe('NOT_READY');
+    h.testResults(h.runOf(2), [{ testCaseId: 'flaky', name: 'flaky test', knownFlaky: true, quarantined: false }]);
+    h.fail(2);
+    h.fail(2);
+    expect(h.state(2)).toBe('PENDING_FAILURE');
+    const aheadAtMerge: number[][] = [];
+    h.onMerge = (q, e) => {
+      const place = q.units.findIndex((u) => u.entryIds.includes(e.id));
+      aheadAtMerge.push(q.units.slice(0, place).flatMap((u) => u.entryIds.map((id) => q.entries.find((x) => x.id === id)!.prNumber)));
+    };
+    h.pass(3);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([3]);
+    expect(aheadAtMerge).toEqual([[2]]);
+    // Once #3's merge is recorded, #1 takes its place ahead of the unproven #2.
+    expect(h.order()).toEqual([1, 2]);
+  });
+
   test('an ALL PR waits, holding nothing, while joining would restart more than 45% of concurrency in runs', () => {
     const h = new Harness({ ...parallel, concurrency: 5 }); // at most 2 restarts
     for (const [n, t] of [[1, 'a'], [2, 'b'], [3, 'c']] as const) h.submit(n, { targets: [t] });

@@ -1,6 +1,8 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { queueRowsContract } from './queue-rows-contract.js';
+import { outboxContract } from './outbox-contract.js';
+import { leaseContract } from './lease-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
@@ -423,6 +425,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
       });
     });
 
+    leaseContract(() => store);
+
     describe('webhook deliveries', () => {
       it('claims a delivery id once', async () => {
         expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
@@ -483,6 +487,19 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
           rows: [],
           total: 0,
         });
+      });
+
+      it('lists flaky, broken and quarantined tests, most recent status change first, with the total', async () => {
+        const flaky = aTestCase(repo, { testCaseId: 'a', status: 'flaky', quarantinedAt: null, statusLastUpdatedAt: at(5) });
+        const broken = aTestCase(repo, { testCaseId: 'b', status: 'broken', quarantinedAt: at(2), statusLastUpdatedAt: at(9) });
+        const pinned = aTestCase(repo, { testCaseId: 'c', status: 'healthy', quarantinedAt: at(3), statusLastUpdatedAt: at(1) });
+        const healthy = aTestCase(repo, { testCaseId: 'd', status: 'healthy', quarantinedAt: null, statusLastUpdatedAt: at(20) });
+        const elsewhere = aTestCase('github.com/acme/other', { testCaseId: 'e', status: 'flaky', statusLastUpdatedAt: at(30) });
+        for (const tc of [healthy, pinned, elsewhere, flaky, broken]) await store.upsertTestCase(tc);
+
+        expect(await store.listFlakyTests(repo, { offset: 0, limit: 10 })).toEqual({ rows: [broken, flaky, pinned], total: 3 });
+        expect(await store.listFlakyTests(repo, { offset: 1, limit: 1 })).toEqual({ rows: [flaky], total: 3 });
+        expect(await store.listFlakyTests('github.com/none/none', { offset: 0, limit: 5 })).toEqual({ rows: [], total: 0 });
       });
 
       it('drops a test from the list when it leaves quarantine', async () => {
@@ -558,6 +575,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
     });
 
     queueRowsContract(() => store, openPeer);
+    outboxContract(() => store);
   });
 }
 

@@ -81,6 +81,41 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       expect((await store.testResults(REPO, ['a', 'b'], at(0))).map((r) => r.uploadId)).toEqual(['u2']);
     });
 
+    it('detection results: target-branch results, those on the upload commit, and those on the latest commits where the test failed and passed', async () => {
+      const r = (uploadId: string, testCaseId: string, minutes: number, commitSha: string, branch: string, outcome: TestResult['outcome'] = 'passed') => ({
+        ...aResult(uploadId, testCaseId, minutes, outcome),
+        commitSha,
+        branch,
+      });
+      const results = [
+        r('u1', 'a', 1, 'old', 'feature', 'failed'),
+        r('u2', 'a', 2, 'old', 'feature'),
+        r('u3', 'a', 3, 'x', 'feature'),
+        r('u3', 'b', 3, 'x', 'feature', 'failed'),
+        r('u4', 'a', 4, 'x', 'feature', 'failed'),
+        r('u4', 'b', 4, 'x', 'feature'),
+        r('u5', 'a', 5, 'y', 'main'),
+        r('u6', 'a', 6, 'z', 'feature', 'failed'),
+        { ...r('u7', 'a', 7, 'z', 'feature'), ignoredForDetection: true },
+        r('u8', 'a', 8, 'now', 'feature'),
+      ];
+      for (const [i, u] of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8'].entries()) {
+        const mine = results.filter((x) => x.uploadId === u);
+        await store.commitTestUpload({ upload: anUpload(u, i), results: mine, testCases: [], events: [], keepResultsSince: at(-100) });
+      }
+      const read = async (ids: string[], since: number, commitSha: string, flakyCommits = 1, until = 100) =>
+        (await store.detectionResults(REPO, ids, at(since), { targetBranches: ['main'], commitSha, flakyCommits, until: at(until) })).map((x) => `${x.uploadId}:${x.testCaseId}`);
+      // Flaky commits: a on 'old' (last at 2) and 'x' (at 4), b on 'x'; 'z' only failed where it counts
+      // (its pass is ignored); 'y' is on main; the upload's commit is read whole.
+      expect(await read(['a'], 0, 'now')).toEqual(['u3:a', 'u4:a', 'u5:a', 'u8:a']);
+      expect(await read(['a'], 0, 'z', 2)).toEqual(['u1:a', 'u2:a', 'u3:a', 'u4:a', 'u5:a', 'u6:a', 'u7:a']);
+      expect(await read(['a', 'b'], 0, 'none')).toEqual(['u3:a', 'u3:b', 'u4:a', 'u4:b', 'u5:a']);
+      // Only events at or before `until`, of results since `since`.
+      expect(await read(['a'], 0, 'none', 1, 3)).toEqual(['u1:a', 'u2:a', 'u5:a']);
+      expect(await read(['a'], 2, 'none', 2)).toEqual(['u3:a', 'u4:a', 'u5:a']);
+      expect(await read([], 0, 'now')).toEqual([]);
+    });
+
     it('test cases to watch: not healthy, quarantined, or failed recently', async () => {
       const flaky = aTestCase(REPO, { status: 'flaky', quarantinedAt: null });
       const always = aTestCase(REPO, { status: 'healthy', quarantinedAt: at(1) });

@@ -90,6 +90,7 @@ describe('sqlite store on a file', () => {
     raw.exec('DROP TABLE webhook_deliveries');
     // And what later versions added, so the file is what the first version made.
     undoQueueRowsMigration(raw);
+    undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
     raw.pragma('user_version = 1');
@@ -104,6 +105,23 @@ describe('sqlite store on a file', () => {
     }
   });
 
+  it('adds the leases table to a database of schema version 4', async () => {
+    const path = join(dir, SQLITE_FILE);
+    await (await openSqliteStore(path)).close();
+    const raw = new Database(path);
+    undoQueueRowsMigration(raw);
+    undoLeaseMigration(raw);
+    raw.pragma('user_version = 4');
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    try {
+      expect((await store.takeLease('queue:a', 'one', 1, 30_001)).holder).toBe('one');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('adds the flaky-test tables to a database of schema version 2, keeping its test cases', async () => {
     const path = join(dir, SQLITE_FILE);
     const flaky = aTestCase('github.com/acme/widgets', { status: 'flaky', quarantinedAt: at(1) });
@@ -112,6 +130,7 @@ describe('sqlite store on a file', () => {
     await first.close();
     const raw = new Database(path);
     undoQueueRowsMigration(raw);
+    undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
     raw.pragma('user_version = 2');
@@ -127,7 +146,7 @@ describe('sqlite store on a file', () => {
     }
   });
 
-  it('moves the queue documents of a schema version 4 database into rows, keeping every entry, run and field', async () => {
+  it('moves the queue documents of a schema version 5 database into rows, keeping every entry, run and field', async () => {
     const path = join(dir, SQLITE_FILE);
     await (await openSqliteStore(path)).close();
     const queue = aQueueWithEntries(30, { version: 7, targetSha: 'abc' });
@@ -135,7 +154,7 @@ describe('sqlite store on a file', () => {
     const other = aQueue({ branch: 'develop', version: 2 });
     const raw = new Database(path);
     undoQueueRowsMigration(raw);
-    raw.pragma('user_version = 4');
+    raw.pragma('user_version = 5');
     const insert = raw.prepare('INSERT INTO queues (id, repo_key, branch, org_id, version, doc) VALUES (?, ?, ?, ?, ?, ?)');
     for (const q of [queue, other]) insert.run(q.id, q.repoKey, q.branch, q.orgId, q.version, JSON.stringify(q));
     raw.close();
@@ -187,7 +206,7 @@ describe('sqlite store on a file', () => {
   });
 });
 
-/** Takes a database back to before migration 5 (entries and runs as rows). */
+/** Takes a database back to before migration 6 (entries, runs and units as rows). */
 function undoQueueRowsMigration(raw: Database.Database): void {
   raw.exec('DROP TABLE queue_entries; DROP TABLE queue_runs; DROP TABLE queue_units;');
 }
@@ -206,4 +225,8 @@ function undoRetentionMigration(raw: Database.Database): void {
   raw.exec(`DROP INDEX impacted_targets_by_use; DROP INDEX impacted_targets_by_repo_use;
     DROP INDEX archived_runs_by_finish; DROP INDEX archived_entries_by_change;
     ALTER TABLE impacted_targets DROP COLUMN used_at; ALTER TABLE impacted_targets DROP COLUMN bytes;`);
+}
+
+function undoLeaseMigration(raw: Database.Database): void {
+  raw.exec('DROP TABLE leases');
 }

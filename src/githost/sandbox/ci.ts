@@ -1,8 +1,8 @@
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
-import type { Clock } from '../../engine/clock.js';
-import type { Scheduler, TimerHandle } from '../../engine/scheduler.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Scheduler, TimerHandle } from '../../domain/scheduler.js';
 import { drawMinutes, type DurationSpec, type Random } from './random.js';
 import { failedTests, runSuite, toJunit, type TestCaseRun, type TestSuite } from './test-suite.js';
 
@@ -88,6 +88,8 @@ export class ScriptedCi {
   private readonly failureShares: Random;
   private readonly testDraws: Random;
   private readonly resultListeners = new Set<TestResultsListener>();
+  /** Test models set per repository (POST /sandbox/tests), over `options.tests`; scripts count its runs from then. */
+  private readonly repoTests = new Map<string, { suite: TestSuite; runsBefore: number }>();
 
   constructor(
     public options: CiOptions,
@@ -97,6 +99,17 @@ export class ScriptedCi {
   ) {
     this.failureShares = random.fork('failure-timing');
     this.testDraws = random.fork('tests');
+  }
+
+  /** The repository's tests from now on (null: back to `options.tests`). */
+  setTests(repo: RepoRef, suite: TestSuite | null): void {
+    const key = repoKey(repo);
+    if (suite) this.repoTests.set(key, { suite, runsBefore: this.runsOf(key) });
+    else this.repoTests.delete(key);
+  }
+
+  private runsOf(key: string): number {
+    return this.runs.filter((r) => repoKey(r.repo) === key).length;
   }
 
   onTestResults(listener: TestResultsListener): () => void {
@@ -112,8 +125,10 @@ export class ScriptedCi {
   start(input: { repo: RepoRef; branch: string; sha: string; prNumbers: number[]; broken: boolean; brokenTests?: string[]; fixedMinutes: number | null }): CiRun {
     // Always draw both numbers, so one run's content never shifts the draws of the runs after it.
     const flakedRun = this.random.chance(this.options.flakeRate);
-    const suite = this.options.tests;
-    const tests = suite ? runSuite(suite, input.broken ? brokenTestNames(input) : [], this.runs.length + 1, this.testDraws) : null;
+    const own = this.repoTests.size > 0 ? this.repoTests.get(repoKey(input.repo)) : undefined;
+    const suite = own?.suite ?? this.options.tests;
+    const runNo = own ? this.runsOf(repoKey(input.repo)) - own.runsBefore + 1 : this.runs.length + 1;
+    const tests = suite ? runSuite(suite, input.broken ? brokenTestNames(input) : [], runNo, this.testDraws) : null;
     const flakyNames = new Set(suite?.flakyTests.map((t) => t.name) ?? []);
     const flaked = tests ? failedTests(tests).some((n) => flakyNames.has(n)) : flakedRun;
     const drawn = drawMinutes(this.options.duration, this.random);

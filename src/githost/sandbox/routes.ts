@@ -21,13 +21,23 @@ const openSchema = z.object({
 });
 const repoBody = z.object({ repo: repoSchema });
 const markSchema = z.object({ repo: repoSchema, bad: z.boolean() });
+const attempt = z.enum(['passed', 'failed']);
+const testsSchema = z.object({
+  repo: repoSchema,
+  steadyTests: z.number().int().min(0).max(1000),
+  flakyTests: z
+    .array(z.object({ name, rate: z.number().min(0).max(1), script: z.array(z.array(attempt).min(1).max(10)).max(100).optional() }))
+    .max(50)
+    .refine((ts) => new Set(ts.map((t) => t.name)).size === ts.length, { error: 'names must differ' }),
+});
 const conflictSchema = z.object({ repo: repoSchema, kind: z.enum(['textual', 'logical']), pulls: z.tuple([prNumber, prNumber]) });
 
 /**
  * Routes to drive the sandbox git host by hand (mounted at `/sandbox`, only in sandbox mode): open a
  * PR, push to it, close it, mark it good or bad, make two PRs conflict, list PRs (with the comments
  * mergeq keeps on them), the draft PRs mergeq opened from its test branches
- * (`createPrsForTestingBranches`) and CI runs.
+ * (`createPrsForTestingBranches`) and CI runs; give a repository tests (`/tests`), whose results its
+ * CI then uploads for each run, as the CI wrapper would.
  */
 export interface SandboxRoutesOptions {
   /** Throws (a 403 ServiceError) when the caller may not act on `repo`; every route asks it first. */
@@ -94,6 +104,15 @@ export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOpt
     for (const n of [a, b]) if (!sandbox.pullRequest(body.repo, n)) return notFound(res, n);
     sandbox.addConflict(body.repo, body.kind, a, b);
     res.json({ kind: body.kind, pulls: [a, b] });
+  });
+
+  router.post('/tests', (req, res) => {
+    const body = parse(testsSchema, req.body, res);
+    if (!body) return;
+    authorize(res, body.repo);
+    const { repo, ...suite } = body;
+    sandbox.ci.setTests(repo, suite);
+    res.json(body);
   });
 
   router.get('/test-branch-pulls', (req, res) => {

@@ -2,8 +2,8 @@ import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
-import type { Clock } from '../../engine/clock.js';
-import type { Scheduler } from '../../engine/scheduler.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Scheduler } from '../../domain/scheduler.js';
 import type {
   CommitStatusReport,
   CreateBranchResult,

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { repoKey } from '../../domain/repo.js';
-import type { Clock } from '../../engine/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { assertOwnsRepo } from '../../service/tenancy.js';
 import { callerOf } from '../auth.js';
 import { metricsQuerySchema } from '../schemas/metrics.js';

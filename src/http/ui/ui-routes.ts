@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Org } from '../../domain/org.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
-import type { Clock } from '../../engine/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import type { ApiAccess } from '../../service/api-access.js';
 import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue-overview.js';
@@ -33,6 +33,9 @@ const queueQuery = z.object({ repo: repoParam, branch: z.string().min(1).max(255
 const prQuery = queueQuery.extend({ number: z.coerce.number().int().positive() });
 const signInBody = z.object({ token: z.string().min(1).max(200) });
 const stateBody = z.object({ repo: repoParam, branch: z.string().min(1).max(255), state: z.enum(SETTABLE_QUEUE_STATES) });
+const flakyQuery = z.object({ repo: repoParam, page: z.string().max(200).optional() });
+/** Rows per page of the repository's flaky and quarantined tests. */
+const FLAKY_PAGE_SIZE = 20;
 const prActionBody = z.object({ repo: repoParam, branch: z.string().min(1).max(255), number: z.number().int().positive() });
 
 /**
@@ -108,10 +111,11 @@ export function uiRoutes(deps: UiDeps): Router {
     res.json({ pullRequest, runs: details.testRuns });
   });
 
-  router.get('/api/quarantined', signedIn, async (req, res) => {
-    const q = parse(queueQuery.pick({ repo: true }), req.query);
+  router.get('/api/flaky-tests', signedIn, async (req, res) => {
+    const q = parse(flakyQuery, req.query);
     const org = orgOf(res);
-    res.json(await deps.quarantineService.list(org, { repo: queueRef({ ...q, branch: '' }).repo, orgUrlSlug: org.slug, pageSize: 100, pageToken: '' }));
+    const input = { repo: queueRef({ ...q, branch: '' }).repo, orgUrlSlug: org.slug, pageSize: FLAKY_PAGE_SIZE, pageToken: q.page ?? '' };
+    res.json(await deps.quarantineService.list(org, input, 'flaky'));
   });
 
   router.post('/api/queue/state', signedIn, withCsrf, json, async (req, res) => {

@@ -1,19 +1,21 @@
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
+import { latestFlakyCommits } from '../../domain/detection-evidence.js';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import type { MemoryOutbox } from './memory-outbox.js';
 import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
 
-type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests'>;
+type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests' | 'listFlakyTests'>;
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
 export class MemoryFlakyTables implements TestCaseTables {
   private readonly uploads = new Map<string, TestUpload>();
   /**
    * Results by repository and test case, oldest first, with their insertion order. A result never
-   * changes once stored, so they are frozen and handed out shared rather than copied: the detector
-   * reads a watched test's whole history at every upload, and copying it made long simulations
-   * quadratic in time.
+   * changes once stored, so they are frozen and handed out shared rather than copied. Indexed by
+   * commit and branch, so that `detectionResults` costs what it returns, not the whole history.
    */
-  private readonly results = new Map<string, { seq: number; r: Readonly<TestResult> }[]>();
+  private readonly results = new Map<string, CaseResults>();
   private resultSeq = 0;
   private lastAt = '';
   /** Every result was stored no earlier than the one before it. */
@@ -23,6 +25,8 @@ export class MemoryFlakyTables implements TestCaseTables {
   private readonly cases = new Map<string, TestCase>();
   private readonly events: TestCaseEvent[] = [];
   private readonly settings = new Map<string, FlakySettings>();
+
+  constructor(private readonly outbox?: Pick<MemoryOutbox, 'insertEvents'>) {}
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
     return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
@@ -36,14 +40,12 @@ export class MemoryFlakyTables implements TestCaseTables {
     if (floor === undefined || w.keepResultsSince > floor) this.keptSince.set(w.upload.repoKey, w.keepResultsSince);
     for (const r of copy(w.results)) {
       const k2 = key(r.repoKey, r.testCaseId);
-      const list = this.results.get(k2) ?? [];
-      let drop = 0;
-      while (drop < list.length && list[drop]!.r.at < w.keepResultsSince) drop++;
-      if (drop > 0) list.splice(0, drop);
+      let cr = this.results.get(k2);
+      if (!cr) this.results.set(k2, (cr = new CaseResults()));
+      cr.dropBefore(w.keepResultsSince);
       if (r.at < this.lastAt) this.inTimeOrder = false;
       else this.lastAt = r.at;
-      list.push({ seq: this.resultSeq++, r: Object.freeze(r) });
-      this.results.set(k2, list);
+      cr.add({ seq: this.resultSeq++, r: Object.freeze(r) });
     }
     await this.writeTestCases(w.testCases, w.events);
     return true;
@@ -73,6 +75,7 @@ export class MemoryFlakyTables implements TestCaseTables {
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
     for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
     this.events.push(...copy(events));
+    this.outbox?.insertEvents(testCaseOutboxEvents(events, testCases));
   }
 
   async upsertTestCase(testCase: TestCase): Promise<void> {
@@ -90,10 +93,29 @@ export class MemoryFlakyTables implements TestCaseTables {
     return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
   }
 
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const all = [...this.cases.values()]
+      .filter((tc) => tc.repoKey === repoKey && (tc.status !== 'healthy' || tc.quarantinedAt !== null))
+      .sort((a, b) => cmp(b.statusLastUpdatedAt, a.statusLastUpdatedAt) || cmp(a.testCaseId, b.testCaseId));
+    return { rows: copy(all.slice(page.offset, page.offset + page.limit)), total: all.length };
+  }
+
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
+    const from = this.floor(repoKey, since);
+    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id))?.all ?? []).filter((x) => x.r.at >= from)));
+  }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    const from = this.floor(repoKey, since);
+    return this.inOrder([...new Set(testCaseIds)].flatMap((id) => this.results.get(key(repoKey, id))?.forDetection(from, scope, this.inTimeOrder) ?? []));
+  }
+
+  private floor(repoKey: string, since: string): string {
     const floor = this.keptSince.get(repoKey) ?? '';
-    const from = floor > since ? floor : since;
-    const matching = [...new Set(testCaseIds)].flatMap((id) => (this.results.get(key(repoKey, id)) ?? []).filter((x) => x.r.at >= from));
+    return floor > since ? floor : since;
+  }
+
+  private inOrder(matching: Entry[]): TestResult[] {
     if (this.inTimeOrder) {
       // Stored oldest first (the simulation's clock only moves on): insertion order is time order,
       // and a numeric sort of the sequence numbers is far cheaper than comparing times.
@@ -133,6 +155,110 @@ export class MemoryFlakyTables implements TestCaseTables {
       .filter((c) => c.any)
       .map(({ any: _any, ...counts }) => counts);
   }
+}
+
+type Entry = { seq: number; r: Readonly<TestResult> };
+
+/** One test case's results, oldest first, with the indexes detection reads them by. */
+class CaseResults {
+  readonly all: Entry[] = [];
+  private readonly byCommit = new Map<string, Entry[]>();
+  private readonly byBranch = new Map<string, Entry[]>();
+  /** Commits with both a failed and a passed attempt among their results (or before a drop). */
+  private readonly flakyCommits = new Set<string>();
+  /** Flaky commits as their usable results came, so the latest flaky events are found from its end. */
+  private recent: string[] = [];
+
+  add(e: Entry): void {
+    this.all.push(e);
+    push(this.byCommit, e.r.commitSha, e);
+    if (e.r.branch !== null) push(this.byBranch, e.r.branch, e);
+    const sha = e.r.commitSha;
+    if (!this.flakyCommits.has(sha) && flakyAmong(this.byCommit.get(sha)!)) this.flakyCommits.add(sha);
+    if (this.flakyCommits.has(sha) && usable(e)) {
+      this.recent.push(sha);
+      if (this.recent.length > 64 + 4 * this.flakyCommits.size) this.recent = lastOfEach(this.recent);
+    }
+  }
+
+  dropBefore(at: string): void {
+    let drop = 0;
+    while (drop < this.all.length && this.all[drop]!.r.at < at) drop++;
+    for (const e of this.all.splice(0, drop)) {
+      unlink(this.byCommit, e.r.commitSha, e);
+      if (!this.byCommit.has(e.r.commitSha)) this.flakyCommits.delete(e.r.commitSha);
+      if (e.r.branch !== null) unlink(this.byBranch, e.r.branch, e);
+    }
+  }
+
+  /** The entries `detectionResults` names, at or after `from`, in no particular order. */
+  forDetection(from: string, scope: DetectionScope, inTimeOrder: boolean): Entry[] {
+    const picked = new Map<number, Entry>();
+    const take = (entries: readonly Entry[] | undefined) => {
+      for (const e of entries ?? []) if (e.r.at >= from) picked.set(e.seq, e);
+    };
+    for (const branch of new Set(scope.targetBranches)) take(this.byBranch.get(branch));
+    take(this.byCommit.get(scope.commitSha));
+    for (const sha of this.latestFlaky(from, scope, inTimeOrder)) take(this.byCommit.get(sha));
+    return [...picked.values()];
+  }
+
+  private latestFlaky(from: string, scope: DetectionScope, inTimeOrder: boolean): string[] {
+    const last = this.all[this.all.length - 1];
+    if (!inTimeOrder || (last && last.r.at > scope.until)) {
+      return latestFlakyCommits(
+        [...this.flakyCommits].flatMap((sha) => this.byCommit.get(sha)!.filter((e) => e.r.at >= from).map((e) => e.r)),
+        scope.until,
+        scope.flakyCommits,
+      );
+    }
+    // In time order, a commit's flaky event is as late as its last usable result: the latest
+    // events are the last distinct commits of `recent` that are still flaky since `from`.
+    const found: string[] = [];
+    const seen = new Set<string>();
+    for (let i = this.recent.length - 1; i >= 0 && found.length < scope.flakyCommits; i--) {
+      const sha = this.recent[i]!;
+      if (seen.has(sha)) continue;
+      seen.add(sha);
+      const entries = this.byCommit.get(sha)?.filter((e) => e.r.at >= from && usable(e)) ?? [];
+      if (flakyAmong(entries)) found.push(sha);
+    }
+    return found;
+  }
+}
+
+function usable(e: Entry): boolean {
+  return !e.r.ignoredForDetection && e.r.outcome !== 'skipped';
+}
+
+/** Whether these entries show both a failed and a passed attempt. */
+function flakyAmong(entries: readonly Entry[]): boolean {
+  return entries.some((e) => e.r.failedAttempts > 0) && entries.some((e) => e.r.passedAttempts > 0);
+}
+
+function lastOfEach(shas: string[]): string[] {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (let i = shas.length - 1; i >= 0; i--) {
+    if (seen.has(shas[i]!)) continue;
+    seen.add(shas[i]!);
+    kept.push(shas[i]!);
+  }
+  return kept.reverse();
+}
+
+function push(index: Map<string, Entry[]>, k: string, e: Entry): void {
+  const list = index.get(k);
+  if (list) list.push(e);
+  else index.set(k, [e]);
+}
+
+function unlink(index: Map<string, Entry[]>, k: string, e: Entry): void {
+  const list = index.get(k);
+  if (!list) return;
+  const rest = list[0] === e ? list.slice(1) : list.filter((x) => x !== e);
+  if (rest.length === 0) index.delete(k);
+  else index.set(k, rest);
 }
 
 function key(repoKey: string, id: string): string {

@@ -8,6 +8,9 @@ import { deepFreeze } from '../queue-rows.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
 import { MemoryOrgTables } from './memory-orgs.js';
+import { MemoryOutbox } from './memory-outbox.js';
+import { MemoryLeases } from './memory-leases.js';
+import type { OutboxEvent } from '../../events/event-types.js';
 
 /**
  * The store of the simulator (and of tests that need no file): everything in one process's memory.
@@ -20,17 +23,20 @@ export class MemoryStore implements Store {
   private readonly entries = new Map<string, Entry>();
   private readonly runs = new Map<string, TestRun>();
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
-  private readonly flaky = new MemoryFlakyTables();
+  readonly outbox = new MemoryOutbox();
+  private readonly flaky = new MemoryFlakyTables(this.outbox);
   private readonly orgs = new MemoryOrgTables();
+  private readonly leases = new MemoryLeases();
 
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     if ([...this.queues.values()].some((q) => q.repoKey === queue.repoKey && q.branch === queue.branch)) {
       throw new ConflictError(`a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
     this.queues.set(queue.id, deepFreeze(structuredClone(queue)));
+    this.outbox.insertEvents(events);
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
@@ -54,11 +60,13 @@ export class MemoryStore implements Store {
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
     this.queues.set(queue.id, freezeOver(current, queue));
+    this.outbox.insertEvents(archive?.events);
     return true;
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     if (this.queues.get(id)?.version !== expectedVersion) return false;
+    this.outbox.insertEvents(events);
     return this.queues.delete(id);
   }
 
@@ -133,6 +141,7 @@ export class MemoryStore implements Store {
   testCasesToWatch = this.flaky.testCasesToWatch.bind(this.flaky);
   writeTestCases = this.flaky.writeTestCases.bind(this.flaky);
   testResults = this.flaky.testResults.bind(this.flaky);
+  detectionResults = this.flaky.detectionResults.bind(this.flaky);
   testCaseEvents = this.flaky.testCaseEvents.bind(this.flaky);
   getFlakySettings = this.flaky.getFlakySettings.bind(this.flaky);
   putFlakySettings = this.flaky.putFlakySettings.bind(this.flaky);
@@ -140,6 +149,10 @@ export class MemoryStore implements Store {
   upsertTestCase = this.flaky.upsertTestCase.bind(this.flaky);
   getTestCase = this.flaky.getTestCase.bind(this.flaky);
   listQuarantinedTests = this.flaky.listQuarantinedTests.bind(this.flaky);
+  listFlakyTests = this.flaky.listFlakyTests.bind(this.flaky);
+
+  takeLease = this.leases.takeLease.bind(this.leases);
+  releaseLease = this.leases.releaseLease.bind(this.leases);
 
   // Organizations, tokens, secrets and deliveries (memory-orgs.ts)
   createOrg = this.orgs.createOrg.bind(this.orgs);

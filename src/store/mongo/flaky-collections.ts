@@ -1,6 +1,8 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import type { MongoOutbox } from './outbox-collection.js';
 import { MongoServerError } from 'mongodb';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
@@ -22,7 +24,11 @@ export class MongoFlakyCollections implements FlakyTestStore {
   private readonly events: Collection<StoredEvent>;
   private readonly settings: Collection<StoredSettings>;
 
-  constructor(db: Db, testCases: Collection<TestCase>) {
+  constructor(
+    db: Db,
+    testCases: Collection<TestCase>,
+    private readonly outbox: Pick<MongoOutbox, 'insertEvents'>,
+  ) {
     this.uploads = db.collection('test_uploads');
     this.results = db.collection('test_results');
     this.cases = testCases;
@@ -97,6 +103,7 @@ export class MongoFlakyCollections implements FlakyTestStore {
     if (events.length > 0) {
       const base = Date.now() * 1000;
       await this.events.insertMany(events.map((e, i) => ({ ...e, seq: base + i })));
+      await this.outbox.insertEvents(testCaseOutboxEvents(events, testCases));
     }
   }
 
@@ -106,6 +113,31 @@ export class MongoFlakyCollections implements FlakyTestStore {
       .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
       .toArray();
     return rows as TestResult[];
+  }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const base = { repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } };
+    // The latest flaky events of single commits per test case, as latestFlakyCommits picks them.
+    const latest = await this.results
+      .aggregate<{ _id: string; commits: string[] }>([
+        { $match: { ...base, ignoredForDetection: false, outcome: { $ne: 'skipped' } } },
+        { $group: { _id: { t: '$testCaseId', c: '$commitSha' }, last: { $max: '$at' }, failed: { $max: '$failedAttempts' }, passed: { $max: '$passedAttempts' } } },
+        { $match: { failed: { $gt: 0 }, passed: { $gt: 0 }, last: { $lte: scope.until } } },
+        { $sort: { last: -1 } },
+        { $group: { _id: '$_id.t', commits: { $push: '$_id.c' } } },
+        { $project: { commits: { $slice: ['$commits', scope.flakyCommits] } } },
+      ])
+      .toArray();
+    const picked = new Set(latest.flatMap((l) => l.commits.map((c) => `${l._id}\n${c}`)));
+    const shas = [...new Set([scope.commitSha, ...latest.flatMap((l) => l.commits)])];
+    const rows = await this.results
+      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .toArray();
+    // A commit picked for one test case brings only that test case's results on it.
+    return (rows as TestResult[]).filter(
+      (r) => r.commitSha === scope.commitSha || (r.branch !== null && scope.targetBranches.includes(r.branch)) || picked.has(`${r.testCaseId}\n${r.commitSha}`),
+    );
   }
 
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {

@@ -1,5 +1,3 @@
-import { targetNameBytes } from '../../domain/retention.js';
-import { randomUUID } from 'node:crypto';
 import { MongoClient, type Collection, type Db, type Filter, type MongoClientOptions } from 'mongodb';
 import type { Entry } from '../../domain/entry.js';
 import type { ApiToken, Org } from '../../domain/org.js';
@@ -10,35 +8,13 @@ import type { ImpactedTargets } from '../../domain/targets.js';
 import { conflictOnDuplicate, findMany, findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import { MongoQueueCollections } from './queue-collection.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
-import { chunkNames } from './target-chunks.js';
-
-/** The key of an impacted-target list: one PR head. */
-interface TargetsKey {
-  repoKey: string;
-  prNumber: number;
-  sha: string;
-}
-
-/** Written after its chunks, so a reader that finds a header finds the whole list. */
-interface TargetsHeader extends TargetsKey {
-  all: boolean;
-  count: number;
-  /** When the list was last put or needed by a queued entry (absent on lists stored before retention). */
-  usedAt?: string;
-  /** UTF-8 bytes of its names. */
-  bytes?: number;
-  /** Tells this list's chunks from those of a list it replaced or that replaces it. */
-  generation: string;
-  chunks: number;
-}
-
-interface TargetsChunk extends TargetsKey {
-  generation: string;
-  index: number;
-  names: string[];
-}
+import { MongoOutbox } from './outbox-collection.js';
+import type { OutboxEvent } from '../../events/event-types.js';
+import { MongoLeases } from './mongo-leases.js';
+import type { Lease } from '../lease-store.js';
+import { MongoTargetCollections } from './target-collections.js';
 
 interface Secret {
   name: string;
@@ -62,12 +38,13 @@ export class MongoStore implements Store {
   private readonly orgs: Collection<Org>;
   private readonly tokens: Collection<ApiToken>;
   private readonly queueCollections: MongoQueueCollections;
-  private readonly targetHeaders: Collection<TargetsHeader>;
-  private readonly targetChunks: Collection<TargetsChunk>;
+  private readonly targets: MongoTargetCollections;
   private readonly secrets: Collection<Secret>;
   private readonly testCases: Collection<TestCase>;
   private readonly deliveries: Collection<WebhookDelivery>;
   private readonly flaky: MongoFlakyCollections;
+  readonly outbox: MongoOutbox;
+  private readonly leases: MongoLeases;
 
   private constructor(
     private readonly client: MongoClient,
@@ -75,13 +52,14 @@ export class MongoStore implements Store {
   ) {
     this.orgs = db.collection('orgs');
     this.tokens = db.collection('tokens');
-    this.queueCollections = new MongoQueueCollections(db);
-    this.targetHeaders = db.collection('impacted_targets');
-    this.targetChunks = db.collection('impacted_target_chunks');
+    this.targets = new MongoTargetCollections(db);
     this.secrets = db.collection('secrets');
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
-    this.flaky = new MongoFlakyCollections(db, this.testCases);
+    this.outbox = new MongoOutbox(db, db.collection('queues'));
+    this.queueCollections = new MongoQueueCollections(db, this.outbox);
+    this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox);
+    this.leases = new MongoLeases(db);
   }
 
   /** Connects and creates the indexes (creating an existing index is a no-op). */
@@ -92,6 +70,7 @@ export class MongoStore implements Store {
       const store = new MongoStore(client, client.db(dbName));
       await store.createIndexes();
       await store.flaky.createIndexes();
+      await store.outbox.createIndexes();
       return store;
     } catch (err) {
       await client.close();
@@ -114,14 +93,7 @@ export class MongoStore implements Store {
         { key: { orgId: 1 } },
       ]),
       this.queueCollections.createIndexes(),
-      this.targetHeaders.createIndexes([
-        { key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true },
-        { key: { usedAt: 1 } },
-        { key: { repoKey: 1, usedAt: 1 } },
-      ]),
-      this.targetChunks.createIndexes([
-        { key: { repoKey: 1, prNumber: 1, sha: 1, generation: 1, index: 1 }, unique: true },
-      ]),
+      this.targets.createIndexes(),
       this.secrets.createIndexes([{ key: { name: 1 }, unique: true }]),
       this.testCases.createIndexes([
         { key: { repoKey: 1, testCaseId: 1 }, unique: true },
@@ -194,8 +166,8 @@ export class MongoStore implements Store {
 
   // Queues and their archive (queue-collection.ts)
 
-  insertQueue(queue: QueueDoc): Promise<void> {
-    return this.queueCollections.insertQueue(queue);
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
+    return this.queueCollections.insertQueue(queue, events);
   }
   getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
     return this.queueCollections.getQueue(repoKey, branch);
@@ -209,8 +181,8 @@ export class MongoStore implements Store {
   commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
     return this.queueCollections.commitQueue(queue, expectedVersion, archive);
   }
-  deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    return this.queueCollections.deleteQueue(id, expectedVersion);
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    return this.queueCollections.deleteQueue(id, expectedVersion, events);
   }
   latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
     return this.queueCollections.latestArchivedEntry(queueId, prNumber);
@@ -225,86 +197,18 @@ export class MongoStore implements Store {
     return this.queueCollections.pruneHistory(endedBefore);
   }
 
-  // Impacted targets
-
-  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
-    const key: TargetsKey = { repoKey, prNumber, sha };
-    const generation = randomUUID();
-    const chunks = targets.all ? [] : chunkNames(targets.targets);
-    if (chunks.length > 0) {
-      await this.targetChunks.insertMany(
-        chunks.map((names, index) => ({ ...key, generation, index, names })),
-        { ordered: false },
-      );
-    }
-    const header: TargetsHeader = {
-      ...key,
-      all: targets.all,
-      count: targets.all ? 0 : targets.targets.length,
-      generation,
-      chunks: chunks.length,
-      usedAt: options.at ?? new Date().toISOString(),
-      bytes: targets.all ? 0 : targetNameBytes(targets.targets),
-    };
-    const replaced = await retryOnDuplicate(() =>
-      this.targetHeaders.findOneAndReplace(key, header, { upsert: true, returnDocument: 'before' }),
-    );
-    // Each writer removes the chunks of the list it replaced, so concurrent writers never delete
-    // the chunks of the list that is current.
-    if (replaced) await this.targetChunks.deleteMany({ ...key, generation: replaced.generation });
-    if (options.maxBytesPerRepo !== undefined) await this.capTargets(key, options.maxBytesPerRepo);
+  // Impacted targets (target-collections.ts)
+  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options?: PutTargetsOptions): Promise<void> {
+    return this.targets.put(repoKey, prNumber, sha, targets, options);
   }
-
-  /** Drops the repository's least recently used lists, other than `kept`, until it holds at most `maxBytes`. */
-  private async capTargets(kept: TargetsKey, maxBytes: number): Promise<void> {
-    const lists = await this.targetHeaders
-      .find({ repoKey: kept.repoKey }, { projection: { _id: 0, prNumber: 1, sha: 1, bytes: 1, generation: 1 } })
-      .sort({ usedAt: 1, prNumber: 1, sha: 1 })
-      .toArray();
-    let total = lists.reduce((sum, l) => sum + (l.bytes ?? 0), 0);
-    for (const list of lists) {
-      if (total <= maxBytes) break;
-      if (list.prNumber === kept.prNumber && list.sha === kept.sha) continue;
-      await this.deleteTargets({ repoKey: kept.repoKey, prNumber: list.prNumber, sha: list.sha }, list.generation);
-      total -= list.bytes ?? 0;
-    }
+  getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
+    return this.targets.get(repoKey, prNumber, sha);
   }
-
-  /** Header first: a reader never finds a header without its chunks. */
-  private async deleteTargets(key: TargetsKey, generation: string): Promise<boolean> {
-    const deleted = await this.targetHeaders.deleteOne({ ...key, generation });
-    await this.targetChunks.deleteMany({ ...key, generation });
-    return deleted.deletedCount === 1;
+  touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
+    return this.targets.touch(repoKey, heads, at);
   }
-
-  async touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
-    if (heads.length === 0) return;
-    await this.targetHeaders.updateMany(
-      { repoKey, $or: heads.map((h) => ({ prNumber: h.prNumber, sha: h.sha })) },
-      { $max: { usedAt: at } },
-    );
-  }
-
-  async pruneImpactedTargets(unusedSince: string): Promise<number> {
-    const unused = await this.targetHeaders
-      .find({ $or: [{ usedAt: { $lt: unusedSince } }, { usedAt: { $exists: false } }] }, { projection: { _id: 0, repoKey: 1, prNumber: 1, sha: 1, generation: 1 } })
-      .toArray();
-    let pruned = 0;
-    for (const h of unused) if (await this.deleteTargets({ repoKey: h.repoKey, prNumber: h.prNumber, sha: h.sha }, h.generation)) pruned++;
-    return pruned;
-  }
-
-  async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
-    const key: TargetsKey = { repoKey, prNumber, sha };
-    // A list replaced between reading its header and its chunks is gone: read the new one.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const header = await findOne(this.targetHeaders, key);
-      if (!header) return null;
-      if (header.all) return { all: true };
-      const chunks = await findMany(this.targetChunks, { ...key, generation: header.generation }, { index: 1 });
-      if (chunks.length === header.chunks) return { all: false, targets: chunks.flatMap((c) => c.names) };
-    }
-    throw new Error(`impacted targets of ${repoKey}#${prNumber} at ${sha} kept changing while being read`);
+  pruneImpactedTargets(unusedSince: string): Promise<number> {
+    return this.targets.prune(unusedSince);
   }
 
   // Secrets
@@ -335,6 +239,15 @@ export class MongoStore implements Store {
     }
   }
 
+  // Leases (mongo-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   async releaseWebhookDelivery(deliveryId: string): Promise<void> {
     await this.deliveries.deleteOne({ id: deliveryId });
   }
@@ -362,6 +275,10 @@ export class MongoStore implements Store {
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     return this.flaky.testResults(repoKey, testCaseIds, since);
   }
+
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    return this.flaky.detectionResults(repoKey, testCaseIds, since, scope);
+  }
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return this.flaky.testCaseEvents(repoKey, testCaseId);
   }
@@ -384,12 +301,17 @@ export class MongoStore implements Store {
     return findOne(this.testCases, { repoKey, testCaseId });
   }
 
-  async listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
-    const query: Filter<TestCase> = { repoKey, quarantinedAt: { $ne: null } };
-    const rows =
-      page.limit > 0
-        ? this.testCases.find(query, { projection: { _id: 0 } }).sort({ quarantinedAt: -1, testCaseId: 1 }).skip(page.offset).limit(page.limit).toArray()
-        : Promise.resolve([]);
+  listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.testCasePage({ repoKey, quarantinedAt: { $ne: null } }, { quarantinedAt: -1, testCaseId: 1 }, page);
+  }
+
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const query: Filter<TestCase> = { repoKey, $or: [{ status: { $ne: 'healthy' } }, { quarantinedAt: { $ne: null } }] };
+    return this.testCasePage(query, { statusLastUpdatedAt: -1, testCaseId: 1 }, page);
+  }
+
+  private async testCasePage(query: Filter<TestCase>, sort: Record<string, 1 | -1>, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const rows = page.limit > 0 ? this.testCases.find(query, { projection: { _id: 0 }, sort }).skip(page.offset).limit(page.limit).toArray() : Promise.resolve([]);
     const [found, total] = await Promise.all([rows, this.testCases.countDocuments(query)]);
     return { rows: found as TestCase[], total };
   }

@@ -1,10 +1,12 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { Entry } from '../../domain/entry.js';
 import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
 import type { Archive, RunFilter } from '../store.js';
 import { conflictOnDuplicate, findMany, upsertAll } from './collection-ops.js';
+import { commitPipeline, PENDING_EVENTS, QUEUE_PROJECTION, type MongoOutbox } from './outbox-collection.js';
+import type { OutboxEvent } from '../../events/event-types.js';
 
 /** A row of a queue document: the entry or run and its position in the document's array. */
 interface Slot<T> {
@@ -16,7 +18,7 @@ interface Slot<T> {
  * One MongoDB document per queue, its entries, runs and units kept as maps by id, so a commit is one
  * `updateOne` under the version filter that `$set`s and `$unset`s the changed keys (see
  * queue-rows.ts). Documents written before (`entries` an array) are read as they are and rewritten
- * whole by their next commit.
+ * whole by their next commit. A commit's outbound events ride in the same update (outbox-collection.ts).
  */
 interface StoredQueue {
   id: string;
@@ -29,6 +31,8 @@ interface StoredQueue {
   runs: Record<string, Slot<TestRun>> | TestRun[];
   /** Absent in documents written before. */
   units?: Record<string, Slot<Unit>>;
+  /** Outbound events of commits not yet moved to the outbox (never read with the queue). */
+  pendingEvents?: OutboxEvent[];
 }
 
 export class MongoQueueCollections {
@@ -37,7 +41,10 @@ export class MongoQueueCollections {
   private readonly runs: Collection<TestRun>;
   private readonly snapshots = new Map<string, QueueSnapshot>();
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly outbox: Pick<MongoOutbox, 'movePending' | 'insertEvents'>,
+  ) {
     this.queues = db.collection('queues');
     this.entries = db.collection('archived_entries');
     this.runs = db.collection('archived_runs');
@@ -59,8 +66,10 @@ export class MongoQueueCollections {
     ]);
   }
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
-    await conflictOnDuplicate(`a queue exists for ${queue.repoKey} ${queue.branch}`, () => this.queues.insertOne(stored(queue)));
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
+    await conflictOnDuplicate(`a queue exists for ${queue.repoKey} ${queue.branch}`, () =>
+      this.queues.insertOne({ ...stored(queue), [PENDING_EVENTS]: events ?? [] }),
+    );
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
@@ -90,14 +99,15 @@ export class MongoQueueCollections {
     }
     await upsertAll(this.entries, archive?.entries ?? []);
     await upsertAll(this.runs, archive?.runs ?? []);
+    const events = archive?.events ?? [];
     let snapshot = this.snapshots.get(queue.id);
     if (snapshot?.doc.version !== expectedVersion) {
-      const raw = await this.queues.findOne({ id: queue.id }, { projection: { _id: 0 } });
+      const raw = await this.queues.findOne({ id: queue.id }, { projection: QUEUE_PROJECTION });
       if (!raw || raw.version !== expectedVersion) return false;
-      if (Array.isArray(raw.entries) || Array.isArray(raw.runs) || !raw.head || !safeKeys(queue)) return this.replace(queue, expectedVersion);
+      if (Array.isArray(raw.entries) || Array.isArray(raw.runs) || !raw.head || !safeKeys(queue)) return this.replace(queue, expectedVersion, events);
       snapshot = this.keep(raw);
     }
-    if (!safeKeys(queue)) return this.replace(queue, expectedVersion);
+    if (!safeKeys(queue)) return this.replace(queue, expectedVersion, events);
     this.snapshots.delete(queue.id);
     const changes = changeSnapshot(snapshot, queue);
     const set: Record<string, unknown> = { version: queue.version };
@@ -106,16 +116,24 @@ export class MongoQueueCollections {
     addChanges('entries', changes.entries, set, unset);
     addChanges('runs', changes.runs, set, unset);
     addChanges('units', changes.units, set, unset);
-    const update = Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set };
+    const update: UpdateFilter<StoredQueue> = { $set: set };
+    if (Object.keys(unset).length > 0) update.$unset = unset;
+    if (events.length > 0) update.$push = { [PENDING_EVENTS]: { $each: events } } as UpdateFilter<StoredQueue>['$push'];
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
     if (result.matchedCount !== 1) return false;
     this.snapshots.set(queue.id, snapshot);
     return true;
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+  /**
+   * The events the document still carries are moved out first; the deletion's own events are stored
+   * before the compare-and-set, marked to be sent only once the queue is gone (outbox-collection.ts).
+   */
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     this.snapshots.delete(id);
-    const result = await this.queues.deleteOne({ id, version: expectedVersion });
+    await this.outbox.movePending(id);
+    await this.outbox.insertEvents(events, { requiresQueueGone: id });
+    const result = await this.queues.deleteOne({ id, version: expectedVersion, [`${PENDING_EVENTS}.0`]: { $exists: false } });
     return result.deletedCount === 1;
   }
 
@@ -155,7 +173,7 @@ export class MongoQueueCollections {
     }
     const kept = this.snapshots.get(filter.id as string);
     if (kept?.doc.version === knownVersion) return kept.doc;
-    const raw = await this.queues.findOne(filter, { projection: { _id: 0 } });
+    const raw = await this.queues.findOne(filter, { projection: QUEUE_PROJECTION });
     return raw ? this.keep(raw).doc : null;
   }
 
@@ -169,9 +187,9 @@ export class MongoQueueCollections {
   }
 
   /** Writes the whole document (the first commit over one stored before, or ids unsafe as keys). */
-  private async replace(queue: QueueDoc, expectedVersion: number): Promise<boolean> {
+  private async replace(queue: QueueDoc, expectedVersion: number, events: readonly OutboxEvent[]): Promise<boolean> {
     this.snapshots.delete(queue.id);
-    const result = await this.queues.replaceOne({ id: queue.id, version: expectedVersion }, stored(queue));
+    const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, commitPipeline(stored(queue), events));
     return result.matchedCount === 1;
   }
 }

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import type { SqliteOutboxTable } from './outbox-table.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
@@ -22,7 +24,10 @@ export class SqliteFlakyTables implements FlakyTestStore {
   private readonly commitTx;
   private readonly writeTx;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly outbox: Pick<SqliteOutboxTable, 'insertEvents'>,
+  ) {
     this.stmt = {
       upload: db.prepare('SELECT doc FROM test_uploads WHERE repo_key = ? AND upload_id = ?').pluck(),
       insertUpload: db.prepare('INSERT OR IGNORE INTO test_uploads (repo_key, upload_id, doc) VALUES (?, ?, ?)'),
@@ -47,6 +52,24 @@ export class SqliteFlakyTables implements FlakyTestStore {
         `SELECT * FROM test_results WHERE repo_key = ? AND test_case_id IN (SELECT value FROM json_each(?)) AND at >= ?
          ORDER BY at, seq`,
       ),
+      // The flaky events of single commits (usable results with a failed and a passed attempt), the
+      // latest `flakyCommits` of each test case: what latestFlakyCommits picks.
+      detectionResults: db.prepare(
+        `WITH flaky AS (
+           SELECT test_case_id, commit_sha, max(at) AS last FROM test_results
+           WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since
+             AND ignored = 0 AND outcome <> 'skipped'
+           GROUP BY test_case_id, commit_sha
+           HAVING max(failed_attempts) > 0 AND max(passed_attempts) > 0 AND max(at) <= @until),
+         latest AS (
+           SELECT test_case_id, commit_sha FROM (
+             SELECT test_case_id, commit_sha, row_number() OVER (PARTITION BY test_case_id ORDER BY last DESC) AS n FROM flaky)
+           WHERE n <= @flakyCommits)
+         SELECT * FROM test_results WHERE repo_key = @repoKey AND test_case_id IN (SELECT value FROM json_each(@ids)) AND at >= @since
+           AND (commit_sha = @commitSha OR branch IN (SELECT value FROM json_each(@targets))
+                OR (test_case_id, commit_sha) IN (SELECT test_case_id, commit_sha FROM latest))
+         ORDER BY at, seq`,
+      ),
       settings: db.prepare('SELECT doc FROM flaky_settings WHERE repo_key = ?').pluck(),
       putSettings: db.prepare('INSERT OR REPLACE INTO flaky_settings (repo_key, doc) VALUES (?, ?)'),
       counts: db.prepare(
@@ -62,6 +85,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
     this.writeTx = db.transaction((cases: TestCase[], events: TestCaseEvent[]) => {
       for (const tc of cases) this.upsertCase(tc);
       for (const e of events) this.stmt.insertEvent.run(e.repoKey, e.testCaseId, JSON.stringify(e));
+      this.outbox.insertEvents(testCaseOutboxEvents(events, cases));
     });
 
     this.commitTx = db.transaction((w: TestUploadWrite): boolean => {
@@ -114,20 +138,23 @@ export class SqliteFlakyTables implements FlakyTestStore {
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
-    const rows = this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[];
-    return rows.map((r) => ({
-      repoKey: r.repo_key,
-      testCaseId: r.test_case_id,
-      uploadId: r.upload_id,
-      commitSha: r.commit_sha,
-      branch: r.branch,
-      outcome: r.outcome,
-      failedAttempts: r.failed_attempts,
-      passedAttempts: r.passed_attempts,
-      at: r.at,
-      ignoredForDetection: r.ignored === 1,
-    }));
+    return (this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[]).map(resultOf);
   }
+
+  async detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    if (testCaseIds.length === 0) return [];
+    const params = {
+      repoKey,
+      ids: JSON.stringify(testCaseIds),
+      since,
+      commitSha: scope.commitSha,
+      targets: JSON.stringify(scope.targetBranches),
+      flakyCommits: scope.flakyCommits,
+      until: scope.until,
+    };
+    return (this.stmt.detectionResults.all(params) as ResultRow[]).map(resultOf);
+  }
+
 
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return (this.stmt.events.all(repoKey, testCaseId) as string[]).map((d) => JSON.parse(d) as TestCaseEvent);
@@ -146,4 +173,19 @@ export class SqliteFlakyTables implements FlakyTestStore {
     if (ownerKeys.length === 0) return [];
     return this.stmt.counts.all(JSON.stringify(ownerKeys)) as TestCaseCounts[];
   }
+}
+
+function resultOf(r: ResultRow): TestResult {
+  return {
+    repoKey: r.repo_key,
+    testCaseId: r.test_case_id,
+    uploadId: r.upload_id,
+    commitSha: r.commit_sha,
+    branch: r.branch,
+    outcome: r.outcome,
+    failedAttempts: r.failed_attempts,
+    passedAttempts: r.passed_attempts,
+    at: r.at,
+    ignoredForDetection: r.ignored === 1,
+  };
 }

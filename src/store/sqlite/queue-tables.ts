@@ -6,6 +6,8 @@ import { ConflictError } from '../errors.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueChanges, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
 import type { Archive, RunFilter } from '../store.js';
 import { SqliteArchiveTables } from './archive-tables.js';
+import type { SqliteOutboxTable } from './outbox-table.js';
+import type { OutboxEvent } from '../../events/event-types.js';
 
 type Statement = Database.Statement;
 
@@ -13,7 +15,7 @@ type Statement = Database.Statement;
  * Queues: a row per queue (head document and version) and a row per entry and per run, so that a
  * commit writes what changed (see queue-rows.ts). Reads answer from the document last read or
  * committed in this process when the stored version is still its version (one indexed read), and
- * load the rows otherwise.
+ * load the rows otherwise. The outbound events of a change are stored in its transaction.
  */
 export class SqliteQueueTables {
   private readonly snapshots = new Map<string, QueueSnapshot>();
@@ -24,7 +26,10 @@ export class SqliteQueueTables {
   private readonly insertTx;
   private readonly deleteTx;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly outbox: Pick<SqliteOutboxTable, 'insertEvents'>,
+  ) {
     this.archive = new SqliteArchiveTables(db);
     this.stmt = {
       insertQueue: db.prepare(
@@ -68,7 +73,7 @@ export class SqliteQueueTables {
 
     this.loadTx = db.transaction((id: string): QueueSnapshot | null => this.loadNow(id));
 
-    this.insertTx = db.transaction((queue: QueueDoc) => {
+    this.insertTx = db.transaction((queue: QueueDoc, events: OutboxEvent[] | undefined) => {
       this.stmt.insertQueue!.run({
         id: queue.id,
         repoKey: queue.repoKey,
@@ -80,12 +85,14 @@ export class SqliteQueueTables {
       queue.entries.forEach((e, ord) => this.stmt.upsertEntry!.run(queue.id, e.id, ord, JSON.stringify(e)));
       queue.runs.forEach((r, ord) => this.stmt.upsertRun!.run(queue.id, r.id, ord, JSON.stringify(r)));
       queue.units.forEach((u, ord) => this.stmt.upsertUnit!.run(queue.id, u.id, ord, JSON.stringify(u)));
+      this.outbox.insertEvents(events);
     });
 
     // The one transaction of a commit: archive, compare-and-set of the version, changed rows.
     this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): QueueSnapshot => {
       for (const entry of archive?.entries ?? []) this.archive.putEntry(entry);
       for (const run of archive?.runs ?? []) this.archive.putRun(run);
+      this.outbox.insertEvents(archive?.events);
       const row = this.stmt.versionById!.get(queue.id) as { version: number } | undefined;
       // Throwing rolls back the archive writes too: a failed commit changes nothing.
       if (row?.version !== expectedVersion) throw new VersionConflict();
@@ -99,8 +106,9 @@ export class SqliteQueueTables {
       return snapshot;
     });
 
-    this.deleteTx = db.transaction((id: string, expectedVersion: number): boolean => {
+    this.deleteTx = db.transaction((id: string, expectedVersion: number, events: OutboxEvent[] | undefined): boolean => {
       if (this.stmt.casDelete!.run(id, expectedVersion).changes !== 1) return false;
+      this.outbox.insertEvents(events);
       this.stmt.deleteEntries!.run(id);
       this.stmt.deleteRuns!.run(id);
       this.stmt.deleteUnits!.run(id);
@@ -108,11 +116,11 @@ export class SqliteQueueTables {
     });
   }
 
-  async insertQueue(queue: QueueDoc): Promise<void> {
+  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     // A copy: the caller keeps its object, mutable.
     const copy = structuredClone(queue);
     try {
-      this.insertTx.immediate(copy);
+      this.insertTx.immediate(copy, events);
     } catch (err) {
       throw asConflict(err, `a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
@@ -159,9 +167,9 @@ export class SqliteQueueTables {
     }
   }
 
-  async deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
+  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
     this.snapshots.delete(id);
-    return this.deleteTx.immediate(id, expectedVersion);
+    return this.deleteTx.immediate(id, expectedVersion, events);
   }
 
   latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {

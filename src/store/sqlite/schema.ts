@@ -154,6 +154,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX archived_entries_by_change ON archived_entries(state_changed_at);
   `,
   `
+  -- The per-queue lease: which replica may act on a queue, until when (epoch ms).
+  CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
+  `
   -- A row per active entry, live run and unit of a queue, so a commit writes what changed; the queue
   -- row keeps the rest of the document (its head). ord: the position in the document's array (a
   -- row inserted between two takes a position between theirs). No index on ord: a commit writes

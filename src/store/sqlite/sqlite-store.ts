@@ -8,9 +8,13 @@ import type { TestRun } from '../../domain/run.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
-import type { FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
+import { SqliteOutboxTable } from './outbox-table.js';
+import type { OutboxEvent } from '../../events/event-types.js';
+import { SqliteLeases } from './sqlite-leases.js';
+import type { Lease } from '../lease-store.js';
 import { migrate } from './schema.js';
 
 /** How long a write waits for another process holding the database's write lock. */
@@ -28,6 +32,8 @@ export class SqliteStore implements Store {
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
+  readonly outbox: SqliteOutboxTable;
+  private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly queues: SqliteQueueTables;
 
@@ -42,8 +48,10 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
-    this.flaky = new SqliteFlakyTables(db);
-    this.queues = new SqliteQueueTables(db);
+    this.outbox = new SqliteOutboxTable(db);
+    this.flaky = new SqliteFlakyTables(db, this.outbox);
+    this.leases = new SqliteLeases(db);
+    this.queues = new SqliteQueueTables(db, this.outbox);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -88,6 +96,11 @@ export class SqliteStore implements Store {
          ORDER BY quarantined_at DESC, test_case_id LIMIT ? OFFSET ?`,
       ).pluck(),
       quarantinedCount: db.prepare('SELECT count(*) FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL').pluck(),
+      flaky: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)
+         ORDER BY json_extract(doc, '$.statusLastUpdatedAt') DESC, test_case_id LIMIT ? OFFSET ?`,
+      ).pluck(),
+      flakyCount: db.prepare("SELECT count(*) FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)").pluck(),
     };
 
     this.createOrgTx = db.transaction((org: Org) => {
@@ -194,8 +207,8 @@ export class SqliteStore implements Store {
 
   // Queues and their archive (queue-tables.ts)
 
-  insertQueue(queue: QueueDoc): Promise<void> {
-    return this.queues.insertQueue(queue);
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
+    return this.queues.insertQueue(queue, events);
   }
   getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
     return this.queues.getQueue(repoKey, branch);
@@ -209,8 +222,8 @@ export class SqliteStore implements Store {
   commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
     return this.queues.commitQueue(queue, expectedVersion, archive);
   }
-  deleteQueue(id: string, expectedVersion: number): Promise<boolean> {
-    return this.queues.deleteQueue(id, expectedVersion);
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    return this.queues.deleteQueue(id, expectedVersion, events);
   }
   latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
     return this.queues.latestArchivedEntry(queueId, prNumber);
@@ -307,6 +320,23 @@ export class SqliteStore implements Store {
       total: this.stmt.quarantinedCount.get(repoKey) as number,
     }))();
   }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.db.transaction(() => ({
+      rows: parseAll<TestCase>(this.stmt.flaky.all(repoKey, page.limit, page.offset)),
+      total: this.stmt.flakyCount.get(repoKey) as number,
+    }))();
+  }
+
+  // Leases (sqlite-leases.ts)
+
+  takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
+    return this.leases.takeLease(name, holder, now, expiresAt);
+  }
+  releaseLease(name: string, holder: string): Promise<void> {
+    return this.leases.releaseLease(name, holder);
+  }
+
   // Flaky-test data (flaky-tables.ts)
 
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
@@ -329,6 +359,10 @@ export class SqliteStore implements Store {
   }
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     return this.flaky.testResults(repoKey, testCaseIds, since);
+  }
+
+  detectionResults(repoKey: string, testCaseIds: string[], since: string, scope: DetectionScope): Promise<TestResult[]> {
+    return this.flaky.detectionResults(repoKey, testCaseIds, since, scope);
   }
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
     return this.flaky.testCaseEvents(repoKey, testCaseId);

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type express from 'express';
 import { pino, type Logger } from 'pino';
 import type { ApiToken, Org } from '../../../src/domain/org.js';
-import type { Clock } from '../../../src/engine/clock.js';
+import type { Clock } from '../../../src/domain/clock.js';
 import type { GitHost } from '../../../src/githost/githost.js';
 import { NoGitHost } from '../../../src/githost/none.js';
 import { createHttpApp, type HttpDeps } from '../../../src/http/app.js';

@@ -1,11 +1,11 @@
-import type { Entry, Readiness } from './entry.js';
-import { InvalidStateError } from './errors.js';
-import type { ResolvedPriority } from './priority.js';
-import type { QueueDoc } from './queue.js';
-import { reason, type Reason } from './reasons.js';
-import type { QueueSettings } from './settings.js';
-import { isActive, type SettableQueueState } from './states.js';
-import { transition } from './transition.js';
+import type { Entry, Readiness } from '../../domain/entry.js';
+import { InvalidStateError } from '../../domain/errors.js';
+import type { ResolvedPriority } from '../../domain/priority.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import { reason, type Reason } from '../../domain/reasons.js';
+import type { QueueSettings } from '../../domain/settings.js';
+import { isActive, type SettableQueueState } from '../../domain/states.js';
+import { transition } from '../../domain/transition.js';
 
 /**
  * The client commands as pure changes of a queue document. They record what was asked; the planner

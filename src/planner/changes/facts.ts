@@ -1,14 +1,14 @@
-import type { Entry } from '../domain/entry.js';
-import type { QueueDoc } from '../domain/queue.js';
-import { reason, type Reason } from '../domain/reasons.js';
-import type { FailedTest, StatusCheck, TestRun } from '../domain/run.js';
-import { isActive } from '../domain/states.js';
-import type { PullRequestInfo } from '../githost/githost.js';
-import { Draft, applyingSink } from './draft.js';
-import { isLive } from './run-status.js';
-import { dropResultsWithout, dropResultsWith, dropRun } from './invalidation.js';
-import { mergeFailedTests } from './test-results.js';
-import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from './target-base.js';
+import type { Entry } from '../../domain/entry.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import { reason, type Reason } from '../../domain/reasons.js';
+import type { FailedTest, StatusCheck, TestRun } from '../../domain/run.js';
+import { isActive } from '../../domain/states.js';
+import type { PullRequestInfo } from '../../domain/pull-request.js';
+import { Draft, applyingSink } from '../draft.js';
+import { isLive } from '../run-status.js';
+import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
+import { mergeFailedTests } from '../test-results.js';
+import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from '../target-base.js';
 
 /**
  * Facts: what the outside world said, recorded as pure QueueDoc -> QueueDoc changes. The engine

@@ -1,6 +1,6 @@
-import type { QueueDoc } from '../domain/queue.js';
-import type { StatusCheck } from '../domain/run.js';
-import { isActive } from '../domain/states.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import type { StatusCheck } from '../../domain/run.js';
+import { isActive } from '../../domain/states.js';
 
 export interface DirectMergeFacts {
   /** The target head the PR head was seen to contain, or null. */

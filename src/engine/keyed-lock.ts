@@ -1,6 +1,7 @@
 /**
- * One holder per key at a time, in arrival order. The service's writes to one queue run one after
- * another in this process, so they do not spend their compare-and-set retries on each other.
+ * One holder per key at a time, in arrival order: the per-queue lock of this process. The engine's
+ * reconciles of one queue run one after another under it, and so do the service's writes to one
+ * queue (under their own key), so they do not spend their compare-and-set retries on each other.
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();
@@ -18,5 +19,10 @@ export class KeyedLock {
       release();
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
+  }
+
+  /** Resolves once every holder of the key that is queued now is done. */
+  idle(key: string): Promise<void> {
+    return this.tails.get(key) ?? Promise.resolve();
   }
 }

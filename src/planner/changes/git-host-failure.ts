@@ -1,7 +1,7 @@
-import type { QueueDoc } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import { isActive } from '../domain/states.js';
-import { transition } from '../domain/transition.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import { isActive } from '../../domain/states.js';
+import { transition } from '../../domain/transition.js';
 
 /**
  * Ends entries as FAILED (`github_error`) once the git host kept failing an operation they need

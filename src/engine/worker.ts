@@ -1,0 +1,186 @@
+import type { Logger } from 'pino';
+import type { QueueDoc } from '../domain/queue.js';
+import type { TargetSet } from '../domain/targets.js';
+import { nextWakeUp } from '../planner/index.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from '../domain/clock.js';
+import type { Fact } from './fact.js';
+import { KeyedLock } from './keyed-lock.js';
+import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
+import type { ReconcileOutcome } from './reconciler.js';
+import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+
+const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
+
+export interface WorkerOptions {
+  store: Store;
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: Logger;
+  pollIntervalMs: number;
+  reconcile: (queueId: string, rt: QueueRuntime, facts: readonly Fact[]) => Promise<ReconcileOutcome>;
+  /** Told the wall time of every reconcile, finished or failed. */
+  onReconciled?: (queueId: string, seconds: number) => void;
+  /** The queue is gone: whatever else is kept about it can go too. */
+  onForget: (queueId: string) => void;
+}
+
+/**
+ * The worker: turns notifications, wake-ups and polling into reconciles, one at a time per queue
+ * (the per-queue lock), many notifications while one runs coalescing into one more run.
+ */
+export class QueueWorker {
+  private readonly queues = new Map<string, QueueRuntime>();
+  private readonly lock = new KeyedLock();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private started = false;
+  private stopped = false;
+  private pollTimer: TimerHandle | null = null;
+  private lastTick: Date | null = null;
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  /** Asks for a reconcile of the queue soon. Many calls while one runs coalesce into one more run. */
+  notify(queueId: string): void {
+    if (this.stopped) return;
+    const rt = this.runtime(queueId);
+    if (rt.notifyPending) return;
+    rt.notifyPending = true;
+    const run = this.lock
+      .run(queueId, async () => {
+        rt.notifyPending = false;
+        await this.reconcileNow(queueId, rt, []);
+      })
+      .catch((err: unknown) => this.o.logger.error({ err, queueId }, 'reconcile failed'));
+    this.track(run);
+  }
+
+  /** Reconciles the queue now (after any reconcile of it under way); errors reach the caller. */
+  reconcile(queueId: string, facts: readonly Fact[]): Promise<void> {
+    const rt = this.runtime(queueId);
+    const run = this.lock.run(queueId, () => this.reconcileNow(queueId, rt, facts));
+    this.track(run.catch(() => undefined));
+    return run;
+  }
+
+  /** Resolves when the reconciles of the queue queued now are done. */
+  idle(queueId: string): Promise<void> {
+    return this.lock.idle(queueId);
+  }
+
+  get busy(): boolean {
+    return this.inflight.size > 0;
+  }
+
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  track(promise: Promise<unknown>): void {
+    this.inflight.add(promise);
+    void promise.finally(() => this.inflight.delete(promise));
+  }
+
+  runtime(queueId: string): QueueRuntime {
+    let rt = this.queues.get(queueId);
+    if (!rt) {
+      rt = newQueueRuntime(this.o.store);
+      this.queues.set(queueId, rt);
+    }
+    return rt;
+  }
+
+  runtimes(): Iterable<QueueRuntime> {
+    return this.queues.values();
+  }
+
+  wakeUpAt(queueId: string): number | null {
+    return this.queues.get(queueId)?.wakeAt ?? null;
+  }
+
+  get size(): number {
+    return this.queues.size;
+  }
+
+  /** Reconciles every queue once (catching up after a restart), then polls and honours wake-ups. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    this.pollTick(true);
+  }
+
+  /** Stops the timers; reconciles under way finish (see `settle`). */
+  stop(): void {
+    this.stopped = true;
+    this.pollTimer?.cancel();
+    this.pollTimer = null;
+    for (const rt of this.queues.values()) {
+      rt.wakeTimer?.cancel();
+      rt.wakeTimer = null;
+    }
+  }
+
+  private async reconcileNow(queueId: string, rt: QueueRuntime, facts: readonly Fact[]): Promise<void> {
+    const started = performance.now();
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await this.o.reconcile(queueId, rt, facts);
+    } finally {
+      this.o.onReconciled?.(queueId, (performance.now() - started) / 1000);
+    }
+    if (outcome.gone) this.forget(queueId);
+    else this.scheduleWakeUp(queueId, rt, outcome.wakeAt);
+  }
+
+  private pollTick(all: boolean): void {
+    if (this.stopped) return;
+    const now = this.o.clock.now();
+    const since = this.lastTick ?? now;
+    this.lastTick = now;
+    const tick = this.o.store
+      .listQueues({})
+      .then((queues) => {
+        for (const q of queues) if (all || needsPolling(q) || wakeUpCameDue(q, since, now)) this.notify(q.id);
+      })
+      .catch((err: unknown) => this.o.logger.error({ err }, 'polling the queues failed'));
+    this.track(tick);
+    if (Number.isFinite(this.o.pollIntervalMs)) this.pollTimer = this.o.scheduler.schedule(this.o.pollIntervalMs, () => this.pollTick(false));
+  }
+
+  private scheduleWakeUp(queueId: string, rt: QueueRuntime, at: number | null): void {
+    rt.wakeAt = at;
+    rt.wakeTimer?.cancel();
+    rt.wakeTimer = null;
+    if (at === null || !this.started || this.stopped) return;
+    rt.wakeTimer = this.o.scheduler.schedule(at - this.o.clock.now().getTime(), () => {
+      rt.wakeTimer = null;
+      this.notify(queueId);
+    });
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** The queue is gone (deleted): nothing of it is kept. */
+  private forget(queueId: string): void {
+    const rt = this.queues.get(queueId);
+    rt?.wakeTimer?.cancel();
+    for (const pending of rt?.pendingFacts.splice(0) ?? []) pending.recorded(false);
+    this.queues.delete(queueId);
+    this.o.onForget(queueId);
+  }
+}
+
+/**
+ * Whether the planner wanted to act on the queue at a time in (since, now]. The wake-up timer is
+ * kept by the replica that last reconciled the queue; if that one died, the others' polling sees it.
+ */
+function wakeUpCameDue(queue: QueueDoc, since: Date, now: Date): boolean {
+  const at = nextWakeUp({ queue, targets: NO_TARGETS }, since);
+  return at !== null && at.getTime() <= now.getTime();
+}
+
+function needsPolling(queue: QueueDoc): boolean {
+  return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some((r) => r.status === 'pending' || r.status === 'creating');
+}

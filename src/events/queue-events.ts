@@ -1,0 +1,120 @@
+import type { Entry, Transition } from '../domain/entry.js';
+import { derivedId } from '../domain/ids.js';
+import { positionsOf } from '../domain/position.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { FailedTest, StatusCheck } from '../domain/run.js';
+import type { EventType, OutboxEvent, QueueHeader } from './event-types.js';
+
+/**
+ * The events of one commit of a queue document, `prev` → `next` (null: the queue is created or
+ * deleted). Pure: the same documents give the same events with the same ids, so a commit retried on
+ * a reloaded document cannot invent a second event for one transition.
+ *
+ * New history transitions of entries give `pull_request.*` events, in history order; a change of
+ * the queue's state gives `queue.state_changed`, of its settings `queue.updated`.
+ */
+export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: string): OutboxEvent[] {
+  if (!next) return prev ? [queueEvent(prev, 'queue.deleted', `${prev.id}/deleted`, at, null)] : [];
+  if (!prev) return [queueEvent(next, 'queue.created', `${next.id}/created`, at, null)];
+  const events: OutboxEvent[] = [];
+  if (prev.state !== next.state) events.push(queueEvent(next, 'queue.state_changed', `${next.id}/v${next.version}/state`, at, prev.state));
+  if (JSON.stringify(prev.settings) !== JSON.stringify(next.settings)) {
+    events.push(queueEvent(next, 'queue.updated', `${next.id}/v${next.version}/settings`, at, null));
+  }
+  const before = new Map(prev.entries.map((e) => [e.id, e.history.length]));
+  const header = headerOf(next);
+  let positions: Map<string, number> | undefined;
+  for (const entry of next.entries) {
+    const seen = before.get(entry.id) ?? 0;
+    for (let i = seen; i < entry.history.length; i++) {
+      const step = entry.history[i] as Transition;
+      const type = pullRequestEventType(step, i);
+      if (!type) continue;
+      positions ??= positionsOf(next);
+      const failing = type === 'pull_request.failed' || type === 'pull_request.pending_failure' ? failureOf(next, entry) : null;
+      events.push({
+        id: eventId(next.id, entry.id, i),
+        type,
+        at: step.at,
+        orgId: next.orgId,
+        repoKey: next.repoKey,
+        branch: next.branch,
+        orderKey: `${next.id}#${entry.prNumber}`,
+        data: {
+          kind: 'pull_request',
+          queue: header,
+          entry: entryAt(entry, i),
+          position: i === entry.history.length - 1 ? (positions.get(entry.id) ?? null) : null,
+          failingChecks: failing?.checks ?? [],
+          failedTests: failing?.tests ?? [],
+        },
+      });
+    }
+  }
+  return events;
+}
+
+/** Which event a transition is; null for those no event names (back to NOT_READY). */
+export function pullRequestEventType(step: Transition, index: number): EventType | null {
+  if (index === 0) return 'pull_request.submitted';
+  if (step.reason.code === 'restarted_by_user' || step.reason.code === 'readmitted') return 'pull_request.restarted';
+  switch (step.state) {
+    case 'PENDING':
+      return 'pull_request.ready';
+    case 'TESTING':
+      return 'pull_request.testing';
+    case 'TESTS_PASSED':
+      return 'pull_request.tests_passed';
+    case 'MERGED':
+      return 'pull_request.merged';
+    case 'FAILED':
+      return 'pull_request.failed';
+    case 'CANCELLED':
+      return 'pull_request.cancelled';
+    case 'PENDING_FAILURE':
+      return 'pull_request.pending_failure';
+    case 'NOT_READY':
+      return null;
+  }
+}
+
+export function eventId(...parts: (string | number)[]): string {
+  return `evt_${derivedId('outbound-event', ...parts)}`;
+}
+
+export function headerOf(queue: QueueDoc): QueueHeader {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { entries, units, runs, targetLineage, ...header } = queue;
+  return header;
+}
+
+function queueEvent(queue: QueueDoc, type: EventType, key: string, at: string, previousState: QueueDoc['state'] | null): OutboxEvent {
+  return {
+    id: eventId(key),
+    type,
+    at,
+    orgId: queue.orgId,
+    repoKey: queue.repoKey,
+    branch: queue.branch,
+    orderKey: queue.id,
+    data: { kind: 'queue', queue: headerOf(queue), previousState },
+  };
+}
+
+function entryAt(entry: Entry, index: number): Entry {
+  if (index === entry.history.length - 1) return entry;
+  const step = entry.history[index] as Transition;
+  return { ...entry, state: step.state, stateChangedAt: step.at, reason: step.reason, history: entry.history.slice(0, index + 1) };
+}
+
+/** The run that decided the entry (its current one, else the newest that tested it and did not pass). */
+function failureOf(queue: QueueDoc, entry: Entry): { checks: StatusCheck[]; tests: FailedTest[] } | null {
+  const run =
+    queue.runs.find((r) => r.id === entry.testRunId) ??
+    [...queue.runs].reverse().find((r) => r.status !== 'passed' && r.prs.some((p) => p.entryId === entry.id));
+  if (!run) return null;
+  return {
+    checks: run.statusChecks.filter((c) => c.state === 'failure' || c.state === 'error'),
+    tests: run.testResults?.failedTests ?? [],
+  };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { EVENT_PATTERN } from '../../events/event-filter.js';
+import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS } from '../../store/outbox-store.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
+import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
+import { MAX_URL_LENGTH } from '../../webhooks/receiver-url.js';
+import { body, repoSchema, targetBranchSchema } from './common.js';
+import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+
+/** Request and response bodies of POST /v1/webhooks/* (docs/webhooks.md). */
+
+const MAX_EVENT_PATTERNS = 32;
+const idField = (what: string) => nonEmptyString(100, what);
+
+const urlField = nonEmptyString(MAX_URL_LENGTH, 'where events are POSTed: https, or http to a loopback address');
+const eventsField = z
+  .array(
+    z
+      .string({ error: 'expected a string' })
+      .max(64, { error: 'must be at most 64 characters' })
+      .regex(EVENT_PATTERN, { error: 'expected an event type such as "pull_request.merged", a group such as "pull_request.*", or "*"' }),
+    { error: (iss) => (iss.input === undefined ? 'Required' : 'expected an array of event types') },
+  )
+  .min(1, { error: 'name at least one event type' })
+  .max(MAX_EVENT_PATTERNS, { error: `at most ${MAX_EVENT_PATTERNS} entries` })
+  .describe('event types to send; wildcards "pull_request.*", "queue.*", "test_case.*", "*"');
+const formatField = liberalEnum(SUBSCRIPTION_FORMATS, 'standard (signed JSON event) or slack (a short message for merged, failed, cancelled)');
+const descriptionField = z.string({ error: 'expected a string' }).max(500, { error: 'must be at most 500 characters' }).describe('a note for people');
+
+export const createWebhookSchema = body({
+  url: urlField,
+  events: eventsField,
+  format: optionalField(formatField),
+  repo: optionalField(repoSchema).describe('only events of this repository'),
+  targetBranch: optionalField(targetBranchSchema).describe('only events of queues of this branch'),
+  description: optionalField(descriptionField),
+  enabled: optionalField(boolean('default true')),
+});
+
+export const webhookRefSchema = body({ id: idField('the webhook id (wh_…)') });
+
+/** Omitted fields stay unchanged; `repo`/`targetBranch`/`description` null remove the filter or note. */
+export const updateWebhookSchema = body({
+  id: idField('the webhook id (wh_…)'),
+  url: optionalField(urlField),
+  events: optionalField(eventsField),
+  format: optionalField(formatField),
+  repo: repoSchema.nullable().optional().describe('only events of this repository; null: all'),
+  targetBranch: targetBranchSchema.nullable().optional().describe('only events of queues of this branch; null: all'),
+  description: descriptionField.nullable().optional(),
+  enabled: optionalField(boolean('false stops deliveries; true starts them again (and clears a disabled reason)')),
+  rotateSecret: optionalField(boolean('replace the secret; the new one is answered once')),
+});
+
+export const listWebhookDeliveriesSchema = body({
+  webhookId: optionalField(idField('only deliveries of this webhook')),
+  status: optionalField(liberalEnum(DELIVERY_STATUSES, 'only deliveries in this status')),
+  eventId: optionalField(idField('only deliveries of this event (evt_…)')),
+  page_query: z
+    .object(
+      {
+        page_size: optionalField(liberalInt(MIN_PAGE_SIZE, MAX_PAGE_SIZE, `page size, default ${DEFAULT_PAGE_SIZE}`)).transform((v) => v ?? DEFAULT_PAGE_SIZE),
+        page_token: optionalField(z.string({ error: 'expected a string' }))
+          .transform((v) => v ?? '')
+          .describe('a token from a previous page object; empty or absent: the first page'),
+      },
+      { error: 'expected an object {page_size, page_token}' },
+    )
+    .optional()
+    .transform((v) => v ?? { page_size: DEFAULT_PAGE_SIZE, page_token: '' })
+    .describe('pagination options; the first page by default'),
+});
+
+export const redeliverSchema = body({ deliveryId: idField('the delivery id (dlv_…)') });
+
+const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+const repoRecord = z.object({ host: z.string(), owner: z.string(), name: z.string() });
+
+const webhookRecordShape = {
+  id: z.string(),
+  url: z.string(),
+  format: z.enum(SUBSCRIPTION_FORMATS),
+  events: z.array(z.string()),
+  repo: repoRecord.nullable(),
+  branch: z.string().nullable(),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable().describe('why mergeq disabled it (failing for 3 days); null otherwise'),
+  failingSince: timestamp.nullable().describe('first failed attempt since the last success'),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+export const webhookRecordSchema = z.object(webhookRecordShape) satisfies z.ZodType<WebhookRecord>;
+export const webhookWithSecretSchema = z.object({
+  ...webhookRecordShape,
+  secret: z.string().optional().describe('whsec_…: shown only when created or rotated; verifies the webhook-signature header'),
+});
+export const webhookListSchema = z.object({ webhooks: z.array(webhookRecordSchema) });
+export const webhookDeletedSchema = z.object({ deleted: z.boolean() });
+
+export const deliveryRecordSchema = z.object({
+  id: z.string(),
+  webhookId: z.string(),
+  eventId: z.string().describe('also the webhook-id header'),
+  eventType: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  nextAttemptAt: timestamp.nullable(),
+  lastAttemptAt: timestamp.nullable(),
+  responseStatus: z.number().int().nullable().describe("the receiver's last HTTP status; null: no answer"),
+  lastError: z.string().nullable(),
+  createdAt: timestamp,
+}) satisfies z.ZodType<DeliveryRecord>;
+
+export const deliveriesResponseSchema = z.object({
+  deliveries: z.array(deliveryRecordSchema),
+  page: z.object({
+    total_rows: z.number().int(),
+    total_pages: z.number().int(),
+    page_index: z.number().int(),
+    next_page_token: z.string(),
+    prev_page_token: z.string(),
+    last_page_token: z.string(),
+  }),
+});

@@ -1,0 +1,99 @@
+import type { RepoRef } from '../domain/repo.js';
+import type { OutboxEvent } from '../events/event-types.js';
+
+export const SUBSCRIPTION_FORMATS = ['standard', 'slack'] as const;
+export type SubscriptionFormat = (typeof SUBSCRIPTION_FORMATS)[number];
+
+/** Where an organization wants its events POSTed. */
+export interface WebhookSubscription {
+  id: string;
+  orgId: string;
+  url: string;
+  format: SubscriptionFormat;
+  /** Event types or patterns (`pull_request.*`, `*`). */
+  events: string[];
+  /** Only this repository / branch; null: all of the organization's. */
+  repo: RepoRef | null;
+  repoKey: string | null;
+  branch: string | null;
+  description: string | null;
+  /** `whsec_<base64>`: signs deliveries; shown once when created. */
+  secret: string;
+  enabled: boolean;
+  /** Why it was disabled by mergeq (failing for days); null when enabled or disabled by a user. */
+  disabledReason: string | null;
+  /** First failed attempt since the last success; null while deliveries succeed. */
+  failingSince: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event to one subscription. */
+export interface OutboundDelivery {
+  id: string;
+  subscriptionId: string;
+  orgId: string;
+  eventId: string;
+  eventType: string;
+  orderKey: string;
+  /** The event's place in the outbox: deliveries with one (subscription, orderKey) go in this order. */
+  seq: number;
+  status: DeliveryStatus;
+  /** Attempts made in all. */
+  attempts: number;
+  /** Attempts since it was created or redelivered: the place in the retry schedule. */
+  retryIndex: number;
+  /** Pending: when it may be tried next (a claim pushes it on, so a crashed attempt is tried again). */
+  nextAttemptAt: string;
+  lastAttemptAt: string | null;
+  responseStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+/** An outbox event with its place in the outbox. */
+export interface StoredEvent extends OutboxEvent {
+  seq: number;
+}
+
+export interface DeliveryFilter {
+  subscriptionId?: string;
+  status?: DeliveryStatus;
+  eventId?: string;
+}
+
+/**
+ * The outbound webhook role of the store: subscriptions, the event outbox (written by commitQueue,
+ * insertQueue, deleteQueue and the flaky-test writes in the same commit), and deliveries.
+ */
+export interface OutboxStore {
+  insertSubscription(subscription: WebhookSubscription): Promise<void>;
+  getSubscription(id: string): Promise<WebhookSubscription | null>;
+  listSubscriptions(orgId: string | null): Promise<WebhookSubscription[]>;
+  putSubscription(subscription: WebhookSubscription): Promise<void>;
+  /** Deletes it and its deliveries; false when there is none. */
+  deleteSubscription(id: string): Promise<boolean>;
+
+  /** Events not yet fanned out to subscriptions, oldest first. */
+  undispatchedEvents(limit: number): Promise<StoredEvent[]>;
+  /** Creates the deliveries of an event (ignoring those that exist) and marks it fanned out, at once. */
+  dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void>;
+  getEvent(id: string): Promise<StoredEvent | null>;
+
+  /**
+   * Pending deliveries due at `now` of enabled subscriptions, each the oldest pending one of its
+   * (subscription, orderKey): a later event of a PR waits for the earlier ones. Oldest first.
+   */
+  dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]>;
+  /** Takes a due delivery until `until`; false when another took it or it changed. */
+  claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean>;
+  putDelivery(delivery: OutboundDelivery): Promise<void>;
+  getDelivery(id: string): Promise<OutboundDelivery | null>;
+  /** Newest first. */
+  listDeliveries(orgId: string, filter: DeliveryFilter, page: { offset: number; limit: number }): Promise<{ rows: OutboundDelivery[]; total: number }>;
+  /** Drops fanned-out events and finished deliveries older than `before`; how many deliveries. */
+  pruneOutbox(before: string): Promise<number>;
+}
