@@ -100,6 +100,14 @@ async function measureWith(
       baseline: BASELINE_POST,
       spec: { ...op('getQueue'), body: JSON.stringify({ repo: BENCH_REPO, targetBranch: BENCH_BRANCHES.getQueue }) },
     },
+    {
+      name: `getQueue (${s.queuedPrs} PRs enqueued, first page of 100)`,
+      baseline: BASELINE_POST,
+      spec: {
+        ...op('getQueue'),
+        body: JSON.stringify({ repo: BENCH_REPO, targetBranch: BENCH_BRANCHES.getQueue, page_query: { page_size: 100 } }),
+      },
+    },
   ];
   const bigCases: CaseDef[] = [
     {

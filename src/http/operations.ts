@@ -12,10 +12,11 @@ import {
   updateSettingsSchema,
 } from './schemas/flaky-tests.js';
 import { listQuarantinedTestsSchema } from './schemas/quarantine.js';
-import { createQueueSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
+import { createQueueSchema, getQueueSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
 import {
   deleteQueueResponseSchema,
   quarantinedTestsResponseSchema,
+  queuePageSchema,
   queueRecordSchema,
   setImpactedTargetsResponseSchema,
   submittedPullRequestSchema,
@@ -82,10 +83,15 @@ export const OPERATIONS: readonly Operation[] = [
   operation({
     path: '/getQueue',
     summary: 'Queue state, configuration and enqueued pull requests',
-    request: queueRefSchema,
-    response: queueRecordSchema,
+    request: getQueueSchema,
+    response: queuePageSchema,
     errorStatuses: [403, 404],
-    run: (s, org, input) => s.queueService.getQueue(org, input),
+    run: (s, org, input) =>
+      s.queueService.getQueue(org, {
+        repo: input.repo,
+        targetBranch: input.targetBranch,
+        ...(input.page_query ? { page: { pageSize: input.page_query.page_size, pageToken: input.page_query.page_token } } : {}),
+      }),
   }),
   operation({
     path: '/updateQueue',

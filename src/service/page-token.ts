@@ -6,8 +6,8 @@ import { ServiceError } from './errors.js';
 export interface PageQuery {
   repoKey: string;
   pageSize: number;
-  /** Which listing, when not the quarantined tests (whose tokens predate the others). */
-  listing?: 'flaky';
+  /** What else the listing is of: `flaky`, `queue:<branch>`; absent for the quarantined tests (whose tokens predate the others). */
+  scope?: string;
 }
 
 /** The store secret that signs page tokens, shared by every process using the store. */
@@ -58,7 +58,7 @@ export class PageTokens {
 
   private mac(query: PageQuery, payload: string): Buffer {
     return createHmac('sha256', this.key)
-      .update(JSON.stringify(['page-token', query.repoKey, query.pageSize, payload, ...(query.listing ? [query.listing] : [])]), 'utf8')
+      .update(JSON.stringify(['page-token', query.repoKey, query.pageSize, payload, ...(query.scope === undefined ? [] : [query.scope])]), 'utf8')
       .digest();
   }
 }

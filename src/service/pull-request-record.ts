@@ -67,7 +67,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
  * currently submitted while it is active in the queue document.
  */
 export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | null, estimates?: ReadonlyMap<string, MergeEstimate>): SubmittedPullRequestRecord {
-  const inQueue = queue !== null && isActive(entry.state) && queue.entries.some((e) => e.id === entry.id);
+  const inQueue = queue !== null && isActive(entry.state) && (queue.entries.includes(entry) || queue.entries.some((e) => e.id === entry.id));
   const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
   const { readiness } = entry;
   return {

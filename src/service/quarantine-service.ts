@@ -66,7 +66,7 @@ export class QuarantineService {
       ]);
     }
 
-    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize, ...(listing === 'flaky' ? { listing } : {}) };
+    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize, ...(listing === 'flaky' ? { scope: listing } : {}) };
     const tokens = await this.pageTokens();
     const pageIndex = input.pageToken ? tokens.read(query, input.pageToken) : 0;
     // A token past the last page (tests left quarantine since) reads as an empty page.

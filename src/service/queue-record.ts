@@ -1,4 +1,5 @@
 import { positionsOf } from '../domain/position.js';
+import type { Entry } from '../domain/entry.js';
 import type { MergeEstimate } from '../domain/eta.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
@@ -21,8 +22,19 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
 }
 
 export function toQueueRecord(queue: QueueDoc, estimates?: ReadonlyMap<string, MergeEstimate>): QueueRecord {
+  return toQueueRecordPage(queue, estimates, 0, Infinity).record;
+}
+
+/** The queue record with `limit` enqueued pull requests from `offset` on, and how many there are. */
+export function toQueueRecordPage(
+  queue: QueueDoc,
+  estimates: ReadonlyMap<string, MergeEstimate> | undefined,
+  offset: number,
+  limit: number,
+): { record: QueueRecord; total: number } {
   const s = queue.settings;
-  return {
+  const ordered = enqueuedInQueueOrder(queue);
+  const record: QueueRecord = {
     id: queue.id,
     repo: { host: queue.repo.host, owner: queue.repo.owner, name: queue.repo.name },
     branch: queue.branch,
@@ -30,22 +42,22 @@ export function toQueueRecord(queue: QueueDoc, estimates?: ReadonlyMap<string, M
     ...s,
     requiredStatuses: s.requiredStatuses ? [...s.requiredStatuses] : [],
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
-    enqueuedPullRequests: enqueuedInQueueOrder(queue, estimates),
+    enqueuedPullRequests: ordered
+      .slice(offset, offset + limit)
+      .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id))),
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };
+  return { record, total: ordered.length };
 }
 
 /** Active entries: those with a position in queue order first, then the not-ready ones by submission. */
-function enqueuedInQueueOrder(queue: QueueDoc, estimates: ReadonlyMap<string, MergeEstimate> | undefined): EnqueuedPullRequestRecord[] {
+function enqueuedInQueueOrder(queue: QueueDoc): { entry: Entry; position: number | null }[] {
   const positions = positionsOf(queue);
   const active = queue.entries.filter((e) => isActive(e.state));
   const positioned = active
     .filter((e) => positions.has(e.id))
     .sort((a, b) => (positions.get(a.id) ?? 0) - (positions.get(b.id) ?? 0));
   const waiting = active.filter((e) => !positions.has(e.id)).sort((a, b) => a.seq - b.seq);
-  return [
-    ...positioned.map((e) => toEnqueuedPullRequestRecord(e, positions.get(e.id) ?? null, estimates?.get(e.id))),
-    ...waiting.map((e) => toEnqueuedPullRequestRecord(e, null, estimates?.get(e.id))),
-  ];
+  return [...positioned.map((entry) => ({ entry, position: positions.get(entry.id) ?? null })), ...waiting.map((entry) => ({ entry, position: null }))];
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
 import type { Entry } from '../domain/entry.js';
+import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
 import { resolvePriority } from '../domain/priority.js';
@@ -29,7 +30,9 @@ import type {
   TestingDetailsInput,
   UpdateQueueInput,
 } from './queue-inputs.js';
-import { toQueueRecord, type QueueRecord } from './queue-record.js';
+import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
+import { MAX_QUEUE_PAGE_SIZE, QueuePages, type QueuePageInput } from './queue-page.js';
+import type { PageJson } from './quarantine-service.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import { queueEvents } from '../events/queue-events.js';
@@ -75,8 +78,10 @@ export class QueueService {
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
+  private readonly pages: QueuePages;
 
   constructor(deps: QueueServiceDeps) {
+    this.pages = new QueuePages(deps.store);
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
@@ -97,25 +102,29 @@ export class QueueService {
     const before = await this.store.getQueue(key.repoKey, key.branch);
     if (!before) throw notFound.queue(input.targetBranch);
     assertAccepting(before);
-    let fetched: PullRequestFacts | null = activeEntryFor(before, prNumber) ? null : await readFacts(before);
+    const activeBefore = activeEntryFor(before, prNumber);
+    let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
 
-    const { queue, result: id, changed } = await this.writer.update(key, async (current) => {
-      assertAccepting(current);
-      const active = activeEntryFor(current, prNumber);
-      const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
-      const submitted = submitEntry(
-        current,
-        { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
-        this.clock.now(),
-      );
-      if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active.id };
-      return { queue: submitted.queue, result: submitted.entry.id };
-    });
-    const entry = entryIn(queue, id);
+    const { queue, result: entry, changed } = await this.writer.update(
+      key,
+      async (current) => {
+        assertAccepting(current);
+        const active = current === before ? activeBefore : activeEntryFor(current, prNumber);
+        const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
+        const submitted = submitEntry(
+          current,
+          { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
+          this.clock.now(),
+        );
+        if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active };
+        return { queue: submitted.queue, result: submitted.entry };
+      },
+      before,
+    );
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
     else if (changed) this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entry, queue, await this.estimates(queue));
+    return toSubmittedPullRequestRecord(entry, queue, await this.estimatesFor(queue, entry));
   }
 
   async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
@@ -241,9 +250,15 @@ export class QueueService {
     return toQueueRecord(queue, await this.estimates(queue));
   }
 
-  async getQueue(org: Org, input: QueueRefInput): Promise<QueueRecord> {
+  /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
+  async getQueue(org: Org, input: QueueRefInput & { page?: QueuePageInput }): Promise<QueueRecord & { page: PageJson }> {
     const queue = await this.loadQueue(org, input);
-    return toQueueRecord(queue, await this.estimates(queue));
+    const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
+    const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };
+    const pageIndex = await this.pages.pageIndex(query, page);
+    const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
+    const { record, total } = toQueueRecordPage(queue, await this.estimates(queue), offset, page.pageSize);
+    return { ...record, page: await this.pages.page(query, pageIndex, total) };
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
@@ -276,6 +291,17 @@ export class QueueService {
   /** The ETA of each active entry (src/domain/eta.ts). */
   private estimates(queue: QueueDoc) {
     return loadMergeEstimates(this.store, queue, this.clock.now());
+  }
+
+  /**
+   * The ETA of one entry. One that is not ready, or any in a paused queue, has none whatever the rest
+   * of the queue holds: then the queue is not walked (submit at depth).
+   */
+  private estimatesFor(queue: QueueDoc, entry: Entry) {
+    if (entry.state === 'NOT_READY' || queue.state === 'paused' || queue.state === 'switching_modes') {
+      return Promise.resolve(estimateMergeTimes({ ...queue, entries: [entry] }, ciHistoryOf([]), this.clock.now()));
+    }
+    return this.estimates(queue);
   }
 
   private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {

@@ -16,7 +16,7 @@ import type { Store } from '../store/store.js';
 import type { PrOutcome, StopReason } from './measure.js';
 import { EtaRecorder, type EtaErrors } from './eta-error.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
-import { SimulationStore } from './memory-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
 import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
@@ -94,7 +94,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     },
   });
   const store =
-    input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new SimulationStore() : input.store;
+    input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new MemoryStore() : input.store;
   // Nothing reads what the queue says on PRs here: saying it would only cost commits.
   const settings = defaultSettings({ statusCheckEnabled: false, commentsEnabled: false, ...input.settings });
   const queue = newSimQueue(SIM_REPO, BRANCH, settings, time.now());

@@ -89,19 +89,53 @@ export interface PutTargetsOptions {
   maxBytesPerRepo?: number;
 }
 
-/**
- * The storage port. Two adapters (sqlite, mongo) pass one contract suite. All values in and out are
- * plain JSON-compatible objects; adapters return fresh copies, never shared references.
- */
-export interface Store extends FlakyTestStore, LeaseStore {
-  readonly kind: 'sqlite' | 'mongo';
-  /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
-  readonly outbox: OutboxStore;
-  /** Resolves when the store answers; used by /readyz. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
+/** Queues (the documents the engine reconciles) and the archive of what left them. */
+export interface QueueStore {
+  /** Throws ConflictError when a queue exists for (repoKey, branch). Stores a copy of `queue`; `events` are stored with it. */
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void>;
+  /**
+   * Queue reads return the stored document itself, deeply frozen and shared with other readers:
+   * read-only (changing it throws). Change a queue by committing a new document.
+   */
+  getQueue(repoKey: string, branch: string): Promise<QueueDoc | null>;
+  getQueueById(id: string): Promise<QueueDoc | null>;
+  listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
+  /**
+   * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
+   * must be `expectedVersion + 1`. The archive is written in the same transaction where the adapter
+   * has one, else first (upsert by id, so repeating it after a failed or interrupted commit is
+   * harmless); so are the archive's outbound events. Returns false on a version conflict.
+   *
+   * The store takes `queue` over: it is deeply frozen and becomes what reads return. Entries and runs
+   * that are the very objects of the document last read or committed count as unchanged and are not
+   * written again (see queue-rows.ts): build a new document by copying what changes, as the pure
+   * changes of the domain and planner do.
+   */
+  commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean>;
+  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. `events` are stored with it. */
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean>;
 
-  // Organizations and tokens
+  /** The most recent archived entry (highest seq) for that PR in that queue. */
+  latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null>;
+  /** Archived entries whose stateChangedAt is at or after `since`. */
+  archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]>;
+  /** Archived runs of a queue matching the filter, newest first. */
+  archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]>;
+  /** Deletes archived entries that ended, and runs that finished, before `endedBefore`. */
+  pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }>;
+}
+
+/** Impacted targets: large, kept out of the queue document, keyed by PR head SHA. */
+export interface TargetStore {
+  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options?: PutTargetsOptions): Promise<void>;
+  getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null>;
+  /** Marks the lists of these heads (those that exist) as used at `at`. */
+  touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void>;
+  /** Deletes every list last put or used before `unusedSince`; returns how many. */
+  pruneImpactedTargets(unusedSince: string): Promise<number>;
+}
+
+export interface OrgStore {
   /** Throws ConflictError when the slug or one of the owners is taken. */
   createOrg(org: Org): Promise<void>;
   getOrgById(id: string): Promise<Org | null>;
@@ -117,48 +151,25 @@ export interface Store extends FlakyTestStore, LeaseStore {
   /** Returns false when no such token exists; revoking twice keeps the first time. */
   revokeToken(id: string, at: string): Promise<boolean>;
   touchToken(id: string, at: string): Promise<void>;
+}
 
-  // Queues
-  /** Throws ConflictError when a queue exists for (repoKey, branch). `events` are stored with it. */
-  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void>;
-  getQueue(repoKey: string, branch: string): Promise<QueueDoc | null>;
-  getQueueById(id: string): Promise<QueueDoc | null>;
-  listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
-  /**
-   * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
-   * must be `expectedVersion + 1`. The archive is written first (upsert by id, so repeating it after a
-   * failed or interrupted commit is harmless). Returns false on a version conflict.
-   */
-  commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean>;
-  /** Compare-and-set delete. Returns false on a version conflict or when it is gone. `events` are stored with it. */
-  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean>;
+/** Test cases (flaky-test detection and quarantine) and the rest of the flaky-test data. */
+export interface TestCaseStore extends FlakyTestStore {
+  upsertTestCase(testCase: TestCase): Promise<void>;
+  getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
+  /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
+  listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+  /** Tests that are flaky, broken or quarantined: most recent status change first, ties by testCaseId. */
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+}
 
-  // Archive of ended entries and finished runs
-  /** The most recent archived entry (highest seq) for that PR in that queue. */
-  latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null>;
-  /** Archived entries whose stateChangedAt is at or after `since`. */
-  archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]>;
-  /** Archived runs of a queue matching the filter, newest first. */
-  archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]>;
-
-  // Impacted targets: large, kept out of the queue document, keyed by PR head SHA
-  putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options?: PutTargetsOptions): Promise<void>;
-  getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null>;
-  /** Marks the lists of these heads (those that exist) as used at `at`. */
-  touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void>;
-  /** Deletes every list last put or used before `unusedSince`; returns how many. */
-  pruneImpactedTargets(unusedSince: string): Promise<number>;
-
-  // Retention of the archive
-  /** Deletes archived entries that ended, and runs that finished, before `endedBefore`. */
-  pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }>;
-
+/** What the server itself keeps: its secrets and the webhook deliveries it has handled. */
+export interface ServerStore {
   /**
    * A named server secret (e.g. the key that signs page tokens), created on first use and then the
    * same for every process sharing the store. Concurrent first calls agree on one value.
    */
   getOrCreateSecret(name: string, create: () => string): Promise<string>;
-
   /**
    * Claims a webhook delivery id: true the first time it is seen, false for a redelivery. Ids older
    * than `keepSince` (ISO time) may be forgotten at the same time, so the table stays small.
@@ -166,12 +177,18 @@ export interface Store extends FlakyTestStore, LeaseStore {
   claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean>;
   /** Gives a claimed delivery id back (its handling failed), so a redelivery is handled. */
   releaseWebhookDelivery(deliveryId: string): Promise<void>;
+}
 
-  // Test cases (flaky-test detection and quarantine)
-  upsertTestCase(testCase: TestCase): Promise<void>;
-  getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null>;
-  /** Quarantined tests (quarantinedAt not null): most recently quarantined first, ties by testCaseId. */
-  listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
-  /** Tests that are flaky, broken or quarantined: most recent status change first, ties by testCaseId. */
-  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }>;
+/**
+ * The storage port: the union of the roles above, for wiring. Three adapters (sqlite, mongo, and
+ * memory for the simulator) pass one contract suite. Values are plain JSON-compatible objects; apart
+ * from queues (see QueueStore), adapters copy what they are given and return fresh copies.
+ */
+export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore, ServerStore, LeaseStore {
+  readonly kind: 'sqlite' | 'mongo' | 'memory';
+  /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
+  readonly outbox: OutboxStore;
+  /** Resolves when the store answers; used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -37,6 +37,4 @@ export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
 ];
 
 export const SIZE_EXCEPTIONS: readonly { file: string; reason: string }[] = [
-  { file: 'src/store/mongo/mongo-store.ts', reason: 'the store port split by role and row-level writes of issue 17 (17a)' },
-  { file: 'src/store/sqlite/sqlite-store.ts', reason: 'the store port split by role and row-level writes of issue 17 (17a)' },
 ];

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { DEFAULT_FLAKY_SETTINGS, type TestOutcome } from '../../src/domain/flaky.js';
-import { evaluate, isDetectionEvidence, latestFlakyCommits, statusOf, type ResultEvidence } from '../../src/flaky/detection-rules.js';
+import { isDetectionEvidence, latestFlakyCommits, type ResultEvidence } from '../../src/domain/detection-evidence.js';
+import { evaluate, statusOf } from '../../src/flaky/detection-rules.js';
 
 const NOW = new Date(Date.UTC(2026, 10, 22, 12));
 const DAY = 24 * 60 * 60 * 1000;

@@ -86,7 +86,9 @@ describe('createQueue', () => {
       createdAt: '2026-11-22T10:00:00.000Z',
       updatedAt: '2026-11-22T10:00:00.000Z',
     });
-    expect((await post(t, 'getQueue', queueRef())).body).toEqual(res.body);
+    const { page, ...record } = (await post(t, 'getQueue', queueRef())).body;
+    expect(record).toEqual(res.body);
+    expect(page).toEqual({ total_rows: 0, total_pages: 0, page_index: 0, next_page_token: '', prev_page_token: '', last_page_token: '' });
     expect(t.notifier.calls).toEqual([res.body.id]);
   });
 
@@ -188,6 +190,57 @@ describe('getQueue', () => {
     const res = await post(t, 'getQueue', queueRef('main', { host: 'GitHub.com', owner: 'ACME', name: 'Widgets' }));
     expect(res.status).toBe(200);
   });
+
+  describe('pages of enqueued pull requests', () => {
+    beforeEach(async () => {
+      await post(t, 'createQueue', queueRef());
+      await post(t, 'createQueue', queueRef('develop'));
+      for (const n of [11, 12, 13, 14, 15]) expect((await post(t, 'submitPullRequest', prRef(n))).status).toBe(200);
+    });
+    const prs = (body: { enqueuedPullRequests: { prNumber: number }[] }) => body.enqueuedPullRequests.map((p) => p.prNumber);
+
+    test('without a page query: every enqueued PR (up to 1,000) and a page object', async () => {
+      const res = await post(t, 'getQueue', queueRef());
+      expect(res.status).toBe(200);
+      expect(prs(res.body)).toEqual([11, 12, 13, 14, 15]);
+      expect(res.body.page).toMatchObject({ total_rows: 5, total_pages: 1, page_index: 0, next_page_token: '', prev_page_token: '' });
+    });
+
+    test('walks the pages with the tokens, in queue order, and back', async () => {
+      const first = (await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2 } })).body;
+      expect(prs(first)).toEqual([11, 12]);
+      expect(first.page).toMatchObject({ total_rows: 5, total_pages: 3, page_index: 0, prev_page_token: '' });
+      const second = (await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2, page_token: first.page.next_page_token } })).body;
+      expect(prs(second)).toEqual([13, 14]);
+      const last = (await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2, page_token: second.page.last_page_token } })).body;
+      expect(prs(last)).toEqual([15]);
+      expect(last.page).toMatchObject({ page_index: 2, next_page_token: '' });
+      const back = (await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2, page_token: last.page.prev_page_token } })).body;
+      expect(prs(back)).toEqual([13, 14]);
+      // The seed fields of the record are those of the whole queue on every page.
+      const { enqueuedPullRequests: _a, page: _b, ...rest } = back;
+      const { enqueuedPullRequests: _c, page: _d, ...whole } = (await post(t, 'getQueue', queueRef())).body;
+      expect(rest).toEqual(whole);
+    });
+
+    test('400 naming the field for a page size out of bounds or of the wrong type, changing nothing', async () => {
+      for (const page_size of [0, 1001, 'many', 2.5]) {
+        const res = await post(t, 'getQueue', { ...queueRef(), page_query: { page_size } });
+        expectProblem(res, 400, 'invalid_request');
+        expect(JSON.stringify(res.body.errors)).toContain('page_query.page_size');
+      }
+      expectProblem(await post(t, 'getQueue', { ...queueRef(), page_query: 'all' }), 400, 'invalid_request');
+      expect(prs((await post(t, 'getQueue', queueRef())).body)).toEqual([11, 12, 13, 14, 15]);
+    });
+
+    test('400 invalid_page_token for a made-up token, or one of another queue or page size', async () => {
+      const first = (await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2 } })).body;
+      const token = first.page.next_page_token;
+      expectProblem(await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 2, page_token: 'bm9wZQ.bm9wZQ' } }), 400, 'invalid_page_token');
+      expectProblem(await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 3, page_token: token } }), 400, 'invalid_page_token');
+      expectProblem(await post(t, 'getQueue', { ...queueRef('develop'), page_query: { page_size: 2, page_token: token } }), 400, 'invalid_page_token');
+    });
+  });
 });
 
 describe('updateQueue', () => {
@@ -197,7 +250,7 @@ describe('updateQueue', () => {
   });
 
   test('changes only the fields given and moves updatedAt', async () => {
-    const before = (await post(t, 'getQueue', queueRef())).body;
+    const { page: _page, ...before } = (await post(t, 'getQueue', queueRef())).body;
     t.clock.advance(60_000);
     const res = await post(t, 'updateQueue', { ...queueRef(), testingTimeoutMinutes: '90', canOptimisticallyMerge: true });
     expect(res.status).toBe(200);
@@ -207,7 +260,7 @@ describe('updateQueue', () => {
       canOptimisticallyMerge: true,
       updatedAt: '2026-11-22T10:01:00.000Z',
     });
-    expect((await post(t, 'getQueue', queueRef())).body).toEqual(res.body);
+    expect((await post(t, 'getQueue', queueRef())).body).toEqual({ ...res.body, page: _page });
     expect(t.notifier.calls).toEqual([before.id]);
   });
 

@@ -2,7 +2,7 @@ import { runStrategy } from '../../src/sim/benchmark.js';
 import { measure, oracle, stopBacklog } from '../../src/sim/measure.js';
 import { formatTable } from '../../src/sim/table.js';
 import { SCENARIOS, type Scenario } from '../../src/sim/scenario.js';
-import { SimulationStore } from '../../src/sim/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { generateWorkload } from '../../src/sim/workload.js';
 
@@ -100,12 +100,12 @@ describe('simulator over the real engine and planner', () => {
     expect(wide.keptUp).toBe(true);
   });
 
-  it('gives the same results on the simulation store as on SQLite, and never changes a stored document', async () => {
+  it('gives the same results on the memory store as on SQLite, and never changes a stored document', async () => {
     const prs = generateWorkload(tiny, 11);
     for (const settings of [{ concurrency: 4 }, { concurrency: 6, canOptimisticallyMerge: true, pendingFailureDepth: 1 }]) {
       const real = await simulate({ scenario: tiny, prs, settings, seed: 11, store: 'sqlite' });
       // Frozen documents: a change in place anywhere in the engine or planner would throw.
-      const frozen = await simulate({ scenario: tiny, prs, settings, seed: 11, store: new SimulationStore({ freeze: true }) });
+      const frozen = await simulate({ scenario: tiny, prs, settings, seed: 11, store: new MemoryStore() });
       expect(frozen.outcomes).toEqual(real.outcomes);
       expect(frozen.ciRuns).toBe(real.ciRuns);
       expect(frozen.reasons).toEqual(real.reasons);

@@ -1,14 +1,16 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
+import { queueRowsContract } from './queue-rows-contract.js';
 import { outboxContract } from './outbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
  * The behaviour every Store adapter must have. `openFresh` returns a new, empty store; each test
- * gets its own and closes it.
+ * gets its own and closes it. `openPeer`, when the adapter can, opens another store on the data of
+ * the last fresh one (as another process would).
  */
-export function storeContract(name: string, openFresh: () => Promise<Store>): void {
+export function storeContract(name: string, openFresh: () => Promise<Store>, openPeer?: () => Promise<Store>): void {
   describe(`${name} store contract`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -509,20 +511,43 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
     });
 
     describe('isolation of returned and stored objects', () => {
-      it('is not changed by mutating what it returned or what it was given', async () => {
+      it('returns queues read-only: changing one in place throws, and the stored queue stays', async () => {
         const queue = aQueue();
         queue.entries = [anEntry(queue.id)];
         const stored = structuredClone(queue);
         await store.insertQueue(queue);
+        // insertQueue copies: the caller's object stays its own.
         queue.entries[0]!.state = 'MERGED';
         queue.settings.concurrency = 99;
 
-        const read = await store.getQueueById(queue.id);
-        read!.entries.push(anEntry(queue.id));
-        read!.settings.mode = 'parallel';
-        (await store.listQueues({}))[0]!.branch = 'changed';
+        const read = (await store.getQueueById(queue.id))!;
+        expect(() => read.entries.push(anEntry(queue.id))).toThrow();
+        expect(() => {
+          read.settings.mode = 'parallel';
+        }).toThrow();
+        expect(() => {
+          read.entries[0]!.history.length = 0;
+        }).toThrow();
+        expect(() => {
+          (read as { branch: string }).branch = 'changed';
+        }).toThrow();
         expect(await store.getQueue(stored.repoKey, 'main')).toEqual(stored);
+      });
 
+      it('takes a committed queue over: it is frozen, so the stored queue cannot change behind the store', async () => {
+        const queue = aQueue({ version: 1 });
+        await store.insertQueue(queue);
+        const next = { ...queue, version: 2, entries: [anEntry(queue.id)] };
+        expect(await store.commitQueue(next, 1)).toBe(true);
+        expect(() => {
+          next.entries[0]!.state = 'MERGED';
+        }).toThrow();
+        expect((await store.getQueueById(queue.id))?.entries[0]?.state).toBe('PENDING');
+      });
+
+      it('is not changed by mutating the other things it returned or was given', async () => {
+        const queue = aQueue();
+        await store.insertQueue(queue);
         const org = anOrg({ owners: ['github.com/acme'] });
         await store.createOrg(org);
         (await store.getOrgById(org.id))!.owners.push('github.com/stolen');
@@ -532,7 +557,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         await store.putImpactedTargets('github.com/acme/widgets', 1, 'sha', { all: false, targets });
         targets.push('c');
         const first = await store.getImpactedTargets('github.com/acme/widgets', 1, 'sha');
-        if (first && !first.all) first.targets.push('d');
+        // What a store hands out may be frozen (the memory store shares it): a change then throws.
+        attempt(() => first && !first.all && first.targets.push('d'));
         expect(await store.getImpactedTargets('github.com/acme/widgets', 1, 'sha')).toEqual({ all: false, targets: ['a', 'b'] });
 
         const tc = aTestCase('github.com/acme/widgets');
@@ -541,12 +567,23 @@ export function storeContract(name: string, openFresh: () => Promise<Store>): vo
         expect((await store.getTestCase(tc.repoKey, tc.testCaseId))?.codeowners).toEqual([]);
 
         const ended = anEndedEntry(queue.id, { prNumber: 3 });
-        await store.commitQueue({ ...stored, version: 2 }, 1, { entries: [ended] });
-        (await store.latestArchivedEntry(queue.id, 3))!.history.length = 0;
+        await store.commitQueue({ ...queue, version: 2 }, 1, { entries: [ended] });
+        const archived = (await store.latestArchivedEntry(queue.id, 3))!;
+        attempt(() => (archived.history.length = 0));
         expect(await store.latestArchivedEntry(queue.id, 3)).toEqual(ended);
       });
     });
 
+    queueRowsContract(() => store, openPeer);
     outboxContract(() => store);
   });
+}
+
+/** Tries a change of something a store returned; a frozen one throws, which is as good. */
+function attempt(change: () => unknown): void {
+  try {
+    change();
+  } catch {
+    // frozen
+  }
 }

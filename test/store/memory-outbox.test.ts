@@ -1,11 +1,11 @@
-import { SimulationStore } from '../../src/sim/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { Store } from '../../src/store/store.js';
 import { outboxContract } from './outbox-contract.js';
 
 describe('simulation (in memory) store', () => {
   let store: Store;
   beforeEach(() => {
-    store = new SimulationStore();
+    store = new MemoryStore();
   });
   outboxContract(() => store);
 });

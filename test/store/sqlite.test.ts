@@ -19,7 +19,7 @@ describe('sqlite store on a file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
+  storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)), () => openSqliteStore(join(dir, SQLITE_FILE)));
   flakyStoreContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
 
   it('creates the data directory and keeps everything across a close and reopen', async () => {
@@ -89,6 +89,7 @@ describe('sqlite store on a file', () => {
     const raw = new Database(path);
     raw.exec('DROP TABLE webhook_deliveries');
     // And what later versions added, so the file is what the first version made.
+    undoQueueRowsMigration(raw);
     undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
@@ -108,6 +109,7 @@ describe('sqlite store on a file', () => {
     const path = join(dir, SQLITE_FILE);
     await (await openSqliteStore(path)).close();
     const raw = new Database(path);
+    undoQueueRowsMigration(raw);
     undoLeaseMigration(raw);
     raw.pragma('user_version = 4');
     raw.close();
@@ -127,6 +129,7 @@ describe('sqlite store on a file', () => {
     await first.upsertTestCase(flaky);
     await first.close();
     const raw = new Database(path);
+    undoQueueRowsMigration(raw);
     undoLeaseMigration(raw);
     undoFlakyTestMigration(raw);
     undoRetentionMigration(raw);
@@ -138,6 +141,33 @@ describe('sqlite store on a file', () => {
       expect(await store.testCaseCounts(['github.com/acme'])).toEqual([
         { repoKey: 'github.com/acme/widgets', flaky: 1, broken: 0, quarantined: 1 },
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('moves the queue documents of a schema version 5 database into rows, keeping every entry, run and field', async () => {
+    const path = join(dir, SQLITE_FILE);
+    await (await openSqliteStore(path)).close();
+    const queue = aQueueWithEntries(30, { version: 7, targetSha: 'abc' });
+    queue.runs = [aRun(queue.id, [1, 2], { status: 'pending' }), aRun(queue.id, [3])];
+    const other = aQueue({ branch: 'develop', version: 2 });
+    const raw = new Database(path);
+    undoQueueRowsMigration(raw);
+    raw.pragma('user_version = 5');
+    const insert = raw.prepare('INSERT INTO queues (id, repo_key, branch, org_id, version, doc) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const q of [queue, other]) insert.run(q.id, q.repoKey, q.branch, q.orgId, q.version, JSON.stringify(q));
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    try {
+      expect(await store.getQueueById(queue.id)).toEqual(queue);
+      expect(await store.getQueue(other.repoKey, 'develop')).toEqual(other);
+      const next = { ...queue, version: 8, entries: queue.entries.slice(1) };
+      expect(await store.commitQueue(next, 7)).toBe(true);
+      const again = await openSqliteStore(path);
+      expect(await again.getQueueById(queue.id)).toEqual(next);
+      await again.close();
     } finally {
       await store.close();
     }
@@ -175,6 +205,11 @@ describe('sqlite store on a file', () => {
     }
   });
 });
+
+/** Takes a database back to before migration 6 (entries, runs and units as rows). */
+function undoQueueRowsMigration(raw: Database.Database): void {
+  raw.exec('DROP TABLE queue_entries; DROP TABLE queue_runs; DROP TABLE queue_units;');
+}
 
 /** Takes a database back to before migration 3 (flaky-test tables). */
 function undoFlakyTestMigration(raw: Database.Database): void {

@@ -7,6 +7,7 @@ import {
   SETTING_BOUNDS,
 } from '../../domain/settings.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
+import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/queue-page.js';
 import { body, queueRefFields } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
@@ -55,7 +56,25 @@ export const createQueueSchema = body({ ...queueRefFields, ...settingsFields, st
 
 export const updateQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
 
-/** getQueue and deleteQueue. */
+/** deleteQueue. */
 export const queueRefSchema = body({ ...queueRefFields });
+
+/** getQueue: a queue, and optionally which page of its enqueued pull requests. */
+export const getQueueSchema = body({
+  ...queueRefFields,
+  page_query: optionalField(
+    z.object(
+      {
+        page_size: optionalField(
+          liberalInt(MIN_QUEUE_PAGE_SIZE, MAX_QUEUE_PAGE_SIZE, `enqueued pull requests per page, default ${MAX_QUEUE_PAGE_SIZE}`),
+        ).transform((v) => v ?? MAX_QUEUE_PAGE_SIZE),
+        page_token: optionalField(z.string({ error: 'expected a string' }))
+          .transform((v) => v ?? '')
+          .describe('a token from a previous page object; empty or absent: the first page'),
+      },
+      { error: () => 'expected an object {page_size, page_token}' },
+    ),
+  ).describe('which page of enqueuedPullRequests; absent: the first 1,000'),
+});
 
 export type SettingsFields = z.output<z.ZodObject<typeof settingsFields>>;

@@ -59,6 +59,15 @@ export const submittedPullRequestSchema = z.object({
   history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;
 
+const pageSchema = z.object({
+  total_rows: z.number().int(),
+  total_pages: z.number().int(),
+  page_index: z.number().int(),
+  next_page_token: z.string(),
+  prev_page_token: z.string(),
+  last_page_token: z.string(),
+}) satisfies z.ZodType<PageJson>;
+
 export const queueRecordSchema = z.object({
   id: z.string(),
   repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }),
@@ -121,6 +130,9 @@ export const setImpactedTargetsResponseSchema = z.object({
 
 export const deleteQueueResponseSchema = z.object({ deleted: z.boolean() });
 
+/** getQueue: the queue record with a page of its enqueued pull requests. */
+export const queuePageSchema = queueRecordSchema.extend({ page: pageSchema });
+
 export const quarantinedTestsResponseSchema = z.object({
   quarantined_tests: z.array(
     z.object({
@@ -137,14 +149,7 @@ export const quarantinedTestsResponseSchema = z.object({
       quarantine_setting: z.enum(['always', 'auto']),
     }) satisfies z.ZodType<QuarantinedTestJson>,
   ),
-  page: z.object({
-    total_rows: z.number().int(),
-    total_pages: z.number().int(),
-    page_index: z.number().int(),
-    next_page_token: z.string(),
-    prev_page_token: z.string(),
-    last_page_token: z.string(),
-  }) satisfies z.ZodType<PageJson>,
+  page: pageSchema,
 });
 
 export const problemSchema = z.object({

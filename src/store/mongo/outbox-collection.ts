@@ -1,5 +1,4 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import type { QueueDoc } from '../../domain/queue.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
 
@@ -25,13 +24,13 @@ interface Counter {
   value: number;
 }
 
-/** The compare-and-set update of a queue commit: the new document, with `events` appended to those it carries. */
-export function commitPipeline(queue: QueueDoc, events: readonly OutboxEvent[]): Document[] {
+/** The compare-and-set update that replaces a stored queue by `stored`, with `events` appended to those it carries. */
+export function commitPipeline(stored: object, events: readonly OutboxEvent[]): Document[] {
   return [
     {
       $replaceWith: {
         $mergeObjects: [
-          { $literal: queue },
+          { $literal: stored },
           { _id: '$_id', [PENDING_EVENTS]: { $concatArrays: [{ $ifNull: [`$${PENDING_EVENTS}`, []] }, { $literal: events }] } },
         ],
       },
@@ -47,7 +46,7 @@ export class MongoOutbox implements OutboxStore {
 
   constructor(
     db: Db,
-    private readonly queues: Collection<QueueDoc>,
+    private readonly queues: Collection<Document>,
   ) {
     this.events = db.collection('outbox_events');
     this.subscriptions = db.collection('webhook_subscriptions');
@@ -84,7 +83,7 @@ export class MongoOutbox implements OutboxStore {
 
   /** Moves the events carried by queue documents (those of `queueId`, or of every queue) to the outbox. */
   async movePending(queueId?: string): Promise<void> {
-    const filter: Filter<QueueDoc> = { [`${PENDING_EVENTS}.0`]: { $exists: true }, ...(queueId ? { id: queueId } : {}) };
+    const filter: Filter<Document> = { [`${PENDING_EVENTS}.0`]: { $exists: true }, ...(queueId ? { id: queueId } : {}) };
     const carriers = (await this.queues.find(filter, { projection: { _id: 0, id: 1, [PENDING_EVENTS]: 1 } }).toArray()) as unknown as {
       id: string;
       pendingEvents: OutboxEvent[];

@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
  * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append new
  * migrations at the end, never edit one that has shipped.
  *
- * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need.
+ * Documents are stored as JSON text (`doc`); the other columns are the keys the queries need. A
+ * queue's document is split into its head (in `queues`) and rows (`queue_entries`, `queue_runs`, `queue_units`).
  */
 const MIGRATIONS: readonly string[] = [
   `
@@ -159,6 +160,40 @@ const MIGRATIONS: readonly string[] = [
     holder     TEXT NOT NULL,
     expires_at INTEGER NOT NULL
   );
+  `,
+  `
+  -- A row per active entry, live run and unit of a queue, so a commit writes what changed; the queue
+  -- row keeps the rest of the document (its head). ord: the position in the document's array (a
+  -- row inserted between two takes a position between theirs). No index on ord: a commit writes
+  -- fewer pages, and only a first read of a queue in a process sorts its rows.
+  CREATE TABLE queue_entries (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      REAL NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  CREATE TABLE queue_runs (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      REAL NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  CREATE TABLE queue_units (
+    queue_id TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    ord      REAL NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (queue_id, id)
+  );
+  INSERT INTO queue_entries (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(e.value, '$.id'), e.key, e.value FROM queues q, json_each(q.doc, '$.entries') e;
+  INSERT INTO queue_runs (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(r.value, '$.id'), r.key, r.value FROM queues q, json_each(q.doc, '$.runs') r;
+  INSERT INTO queue_units (queue_id, id, ord, doc)
+    SELECT q.id, json_extract(u.value, '$.id'), u.key, u.value FROM queues q, json_each(q.doc, '$.units') u;
+  UPDATE queues SET doc = json_remove(doc, '$.entries', '$.runs', '$.units', '$.version');
   `,
 ];
 

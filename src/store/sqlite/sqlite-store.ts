@@ -10,6 +10,7 @@ import { ConflictError } from '../errors.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
+import { asConflict, SqliteQueueTables } from './queue-tables.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { SqliteLeases } from './sqlite-leases.js';
@@ -28,14 +29,13 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly stmt;
-  private readonly commitTx;
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
   readonly outbox: SqliteOutboxTable;
   private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
-  private readonly pruneHistoryTx;
+  private readonly queues: SqliteQueueTables;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -51,6 +51,7 @@ export class SqliteStore implements Store {
     this.outbox = new SqliteOutboxTable(db);
     this.flaky = new SqliteFlakyTables(db, this.outbox);
     this.leases = new SqliteLeases(db);
+    this.queues = new SqliteQueueTables(db, this.outbox);
     this.stmt = {
       ping: db.prepare('SELECT 1').pluck(),
 
@@ -68,56 +69,6 @@ export class SqliteStore implements Store {
       tokensByOrg: db.prepare("SELECT doc FROM tokens WHERE org_id = ? ORDER BY json_extract(doc, '$.createdAt'), id").pluck(),
       updateTokenDoc: db.prepare('UPDATE tokens SET doc = ? WHERE id = ?'),
 
-      insertQueue: db.prepare(
-        'INSERT INTO queues (id, repo_key, branch, org_id, version, doc) VALUES (@id, @repoKey, @branch, @orgId, @version, @doc)',
-      ),
-      queueByKey: db.prepare('SELECT doc FROM queues WHERE repo_key = ? AND branch = ?').pluck(),
-      queueById: db.prepare('SELECT doc FROM queues WHERE id = ?').pluck(),
-      queuesAll: db.prepare('SELECT doc FROM queues ORDER BY repo_key, branch').pluck(),
-      queuesByOrg: db.prepare('SELECT doc FROM queues WHERE org_id = ? ORDER BY repo_key, branch').pluck(),
-      queuesByRepo: db.prepare('SELECT doc FROM queues WHERE repo_key = ? ORDER BY branch').pluck(),
-      queuesByOrgAndRepo: db.prepare('SELECT doc FROM queues WHERE org_id = ? AND repo_key = ? ORDER BY branch').pluck(),
-      casQueue: db.prepare('UPDATE queues SET version = @version, doc = @doc WHERE id = @id AND version = @expected'),
-      casDeleteQueue: db.prepare('DELETE FROM queues WHERE id = ? AND version = ?'),
-
-      upsertEntry: db.prepare(
-        `INSERT INTO archived_entries (id, queue_id, pr_number, seq, state_changed_at, doc)
-         VALUES (@id, @queueId, @prNumber, @seq, @stateChangedAt, @doc)
-         ON CONFLICT (id) DO UPDATE SET queue_id = excluded.queue_id, pr_number = excluded.pr_number,
-           seq = excluded.seq, state_changed_at = excluded.state_changed_at, doc = excluded.doc`,
-      ),
-      latestEntry: db.prepare(
-        'SELECT doc FROM archived_entries WHERE queue_id = ? AND pr_number = ? ORDER BY seq DESC LIMIT 1',
-      ).pluck(),
-      entriesEndedSince: db.prepare(
-        `SELECT doc FROM archived_entries
-         WHERE queue_id IN (SELECT value FROM json_each(?)) AND state_changed_at >= ?
-         ORDER BY state_changed_at, queue_id, seq`,
-      ).pluck(),
-
-      upsertRun: db.prepare(
-        `INSERT INTO archived_runs (id, queue_id, created_at, finished_at, doc)
-         VALUES (@id, @queueId, @createdAt, @finishedAt, @doc)
-         ON CONFLICT (id) DO UPDATE SET queue_id = excluded.queue_id, created_at = excluded.created_at,
-           finished_at = excluded.finished_at, doc = excluded.doc`,
-      ),
-      deleteRunPrs: db.prepare('DELETE FROM archived_run_prs WHERE run_id = ?'),
-      insertRunPr: db.prepare('INSERT OR IGNORE INTO archived_run_prs (run_id, queue_id, pr_number) VALUES (?, ?, ?)'),
-      // Both run queries take every filter; a null parameter means "not filtered".
-      runs: db.prepare(
-        `SELECT doc FROM archived_runs
-         WHERE queue_id = @queueId AND (@runId IS NULL OR id = @runId)
-           AND (@finishedSince IS NULL OR finished_at >= @finishedSince)
-         ORDER BY finished_at DESC, created_at DESC, id`,
-      ).pluck(),
-      runsOfPr: db.prepare(
-        `SELECT doc FROM archived_runs
-         WHERE id IN (SELECT run_id FROM archived_run_prs WHERE queue_id = @queueId AND pr_number = @prNumber)
-           AND queue_id = @queueId AND (@runId IS NULL OR id = @runId)
-           AND (@finishedSince IS NULL OR finished_at >= @finishedSince)
-         ORDER BY finished_at DESC, created_at DESC, id`,
-      ).pluck(),
-
       putTargets: db.prepare(
         `INSERT OR REPLACE INTO impacted_targets (repo_key, pr_number, sha, all_targets, count, encoding, names, used_at, bytes)
          VALUES (@repoKey, @prNumber, @sha, @all, @count, @encoding, @names, @usedAt, @bytes)`,
@@ -128,11 +79,6 @@ export class SqliteStore implements Store {
       deleteTargets: db.prepare('DELETE FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
       touchTargets: db.prepare('UPDATE impacted_targets SET used_at = ? WHERE repo_key = ? AND pr_number = ? AND sha = ? AND used_at < ?'),
       pruneTargets: db.prepare('DELETE FROM impacted_targets WHERE used_at < ?'),
-      pruneEntries: db.prepare('DELETE FROM archived_entries WHERE state_changed_at < ?'),
-      pruneRunPrs: db.prepare(
-        'DELETE FROM archived_run_prs WHERE run_id IN (SELECT id FROM archived_runs WHERE COALESCE(finished_at, created_at) < ?)',
-      ),
-      pruneRuns: db.prepare('DELETE FROM archived_runs WHERE COALESCE(finished_at, created_at) < ?'),
       getTargets: db.prepare(
         'SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?',
       ),
@@ -157,23 +103,6 @@ export class SqliteStore implements Store {
       flakyCount: db.prepare("SELECT count(*) FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)").pluck(),
     };
 
-    this.commitTx = db.transaction((queue: QueueDoc, expectedVersion: number, archive: Archive | undefined): boolean => {
-      for (const entry of archive?.entries ?? []) this.archiveEntry(entry);
-      for (const run of archive?.runs ?? []) this.archiveRun(run);
-      this.outbox.insertEvents(archive?.events);
-      const { changes } = this.stmt.casQueue.run({
-        id: queue.id,
-        version: queue.version,
-        expected: expectedVersion,
-        doc: JSON.stringify(queue),
-      });
-      if (changes !== 1) {
-        // Throwing rolls back the archive writes too: a failed commit changes nothing.
-        throw new VersionConflict();
-      }
-      return true;
-    });
-
     this.createOrgTx = db.transaction((org: Org) => {
       this.stmt.insertOrg.run(org.id, org.slug, JSON.stringify(org));
       for (const owner of new Set(org.owners)) this.stmt.insertOwner.run(owner, org.id);
@@ -190,12 +119,6 @@ export class SqliteStore implements Store {
         this.stmt.deleteTargets.run(row.repoKey, list.prNumber, list.sha);
         total -= list.bytes;
       }
-    });
-    this.pruneHistoryTx = db.transaction((endedBefore: string) => {
-      const entries = this.stmt.pruneEntries.run(endedBefore).changes;
-      this.stmt.pruneRunPrs.run(endedBefore);
-      const runs = this.stmt.pruneRuns.run(endedBefore).changes;
-      return { entries, runs };
     });
     this.claimDeliveryTx = db.transaction((deliveryId: string, at: string, keepSince: string): boolean => {
       this.stmt.pruneDeliveries.run(keepSince);
@@ -282,101 +205,37 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
-  // Queues
+  // Queues and their archive (queue-tables.ts)
 
-  async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
-    try {
-      this.db.transaction(() => {
-        this.stmt.insertQueue.run({
-          id: queue.id,
-          repoKey: queue.repoKey,
-          branch: queue.branch,
-          orgId: queue.orgId,
-          version: queue.version,
-          doc: JSON.stringify(queue),
-        });
-        this.outbox.insertEvents(events);
-      }).immediate();
-    } catch (err) {
-      throw asConflict(err, `a queue exists for ${queue.repoKey} ${queue.branch}`);
-    }
+  insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
+    return this.queues.insertQueue(queue, events);
   }
-
-  async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
-    return parse<QueueDoc>(this.stmt.queueByKey.get(repoKey, branch));
+  getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
+    return this.queues.getQueue(repoKey, branch);
   }
-
-  async getQueueById(id: string): Promise<QueueDoc | null> {
-    return parse<QueueDoc>(this.stmt.queueById.get(id));
+  getQueueById(id: string): Promise<QueueDoc | null> {
+    return this.queues.getQueueById(id);
   }
-
-  async listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
-    const { orgId, repoKey } = filter;
-    if (orgId !== undefined && repoKey !== undefined) return parseAll(this.stmt.queuesByOrgAndRepo.all(orgId, repoKey));
-    if (orgId !== undefined) return parseAll(this.stmt.queuesByOrg.all(orgId));
-    if (repoKey !== undefined) return parseAll(this.stmt.queuesByRepo.all(repoKey));
-    return parseAll(this.stmt.queuesAll.all());
+  listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]> {
+    return this.queues.listQueues(filter);
   }
-
-  async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
-    assertNextVersion(queue, expectedVersion);
-    try {
-      return this.commitTx.immediate(queue, expectedVersion, archive);
-    } catch (err) {
-      if (err instanceof VersionConflict) return false;
-      throw err;
-    }
+  commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
+    return this.queues.commitQueue(queue, expectedVersion, archive);
   }
-
-  async deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
-    return this.db.transaction(() => {
-      const deleted = this.stmt.casDeleteQueue.run(id, expectedVersion).changes === 1;
-      if (deleted) this.outbox.insertEvents(events);
-      return deleted;
-    }).immediate();
+  deleteQueue(id: string, expectedVersion: number, events?: OutboxEvent[]): Promise<boolean> {
+    return this.queues.deleteQueue(id, expectedVersion, events);
   }
-
-  // Archive
-
-  private archiveEntry(entry: Entry): void {
-    this.stmt.upsertEntry.run({
-      id: entry.id,
-      queueId: entry.queueId,
-      prNumber: entry.prNumber,
-      seq: entry.seq,
-      stateChangedAt: entry.stateChangedAt,
-      doc: JSON.stringify(entry),
-    });
+  latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
+    return this.queues.latestArchivedEntry(queueId, prNumber);
   }
-
-  private archiveRun(run: TestRun): void {
-    this.stmt.upsertRun.run({
-      id: run.id,
-      queueId: run.queueId,
-      createdAt: run.createdAt,
-      finishedAt: run.finishedAt,
-      doc: JSON.stringify(run),
-    });
-    this.stmt.deleteRunPrs.run(run.id);
-    for (const pr of run.prs) this.stmt.insertRunPr.run(run.id, run.queueId, pr.prNumber);
+  archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
+    return this.queues.archivedEntriesEndedSince(queueIds, since);
   }
-
-  async latestArchivedEntry(queueId: string, prNumber: number): Promise<Entry | null> {
-    return parse<Entry>(this.stmt.latestEntry.get(queueId, prNumber));
+  archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]> {
+    return this.queues.archivedRuns(queueId, filter);
   }
-
-  async archivedEntriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
-    if (queueIds.length === 0) return [];
-    return parseAll<Entry>(this.stmt.entriesEndedSince.all(JSON.stringify(queueIds), since));
-  }
-
-  async archivedRuns(queueId: string, filter: RunFilter): Promise<TestRun[]> {
-    const params = { queueId, runId: filter.runId ?? null, finishedSince: filter.finishedSince ?? null };
-    const rows =
-      filter.prNumber === undefined
-        ? this.stmt.runs.all(params)
-        : this.stmt.runsOfPr.all({ ...params, prNumber: filter.prNumber });
-    return parseAll<TestRun>(rows);
+  pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
+    return this.queues.pruneHistory(endedBefore);
   }
 
   // Impacted targets
@@ -410,10 +269,6 @@ export class SqliteStore implements Store {
 
   async pruneImpactedTargets(unusedSince: string): Promise<number> {
     return this.stmt.pruneTargets.run(unusedSince).changes;
-  }
-
-  async pruneHistory(endedBefore: string): Promise<{ entries: number; runs: number }> {
-    return this.pruneHistoryTx.immediate(endedBefore);
   }
 
   async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
@@ -523,8 +378,6 @@ export class SqliteStore implements Store {
   }
 }
 
-class VersionConflict extends Error {}
-
 function parse<T>(doc: unknown): T | null {
   return doc === undefined ? null : (JSON.parse(doc as string) as T);
 }
@@ -537,15 +390,4 @@ function countNewlines(text: string): number {
   let count = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
   return count;
-}
-
-function asConflict(err: unknown, message: string): unknown {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new ConflictError(message) : err;
-}
-
-function assertNextVersion(queue: QueueDoc, expectedVersion: number): void {
-  if (queue.version !== expectedVersion + 1) {
-    throw new Error(`commitQueue: queue.version must be ${expectedVersion + 1}, got ${queue.version}`);
-  }
 }

@@ -1,5 +1,5 @@
-import type { OutboxEvent } from '../events/event-types.js';
-import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
+import type { OutboxEvent } from '../../events/event-types.js';
+import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 

@@ -1,9 +1,9 @@
-import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../domain/flaky.js';
-import type { TestCase } from '../domain/quarantine.js';
-import { latestFlakyCommits } from '../flaky/detection-rules.js';
-import { testCaseOutboxEvents } from '../events/test-case-events.js';
+import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
+import type { TestCase } from '../../domain/quarantine.js';
+import { latestFlakyCommits } from '../../domain/detection-evidence.js';
+import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MemoryOutbox } from './memory-outbox.js';
-import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store/store.js';
+import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
 
 type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests' | 'listFlakyTests'>;
 

@@ -1,34 +1,32 @@
-import { targetNameBytes } from '../domain/retention.js';
-import type { Entry } from '../domain/entry.js';
-import type { QueueDoc } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
-import type { ImpactedTargets } from '../domain/targets.js';
-import { ConflictError } from '../store/errors.js';
-import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store/store.js';
+import { targetNameBytes } from '../../domain/retention.js';
+import type { Entry } from '../../domain/entry.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import type { TestRun } from '../../domain/run.js';
+import type { ImpactedTargets } from '../../domain/targets.js';
+import { ConflictError } from '../errors.js';
+import { deepFreeze } from '../queue-rows.js';
+import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
+import { MemoryOrgTables } from './memory-orgs.js';
 import { MemoryOutbox } from './memory-outbox.js';
-import type { OutboxEvent } from '../events/event-types.js';
-import { MemoryLeases } from '../store/memory/memory-leases.js';
+import { MemoryLeases } from './memory-leases.js';
+import type { OutboxEvent } from '../../events/event-types.js';
 
 /**
- * A store for the simulator only: queue documents kept in memory as they are, without the copy that
- * a real adapter makes (JSON in and out of SQLite was ~70% of a simulation's time with a long queue).
- * It relies on the engine and planner never changing a document in place — `freeze` makes any such
- * change throw, and the simulator's tests run both stores and compare the results.
+ * The store of the simulator (and of tests that need no file): everything in one process's memory.
+ * Queue documents, archived entries and runs and target lists are kept frozen and handed out shared,
+ * as the other adapters hand out queues, since a copy per read made long simulations slow.
  */
-export class SimulationStore implements Store {
-  readonly kind = 'sqlite' as const;
+export class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
   private readonly queues = new Map<string, QueueDoc>();
   private readonly entries = new Map<string, Entry>();
   private readonly runs = new Map<string, TestRun>();
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
-  /** Webhook delivery id -> when it was first seen. */
-  private readonly deliveries = new Map<string, string>();
   readonly outbox = new MemoryOutbox();
   private readonly flaky = new MemoryFlakyTables(this.outbox);
+  private readonly orgs = new MemoryOrgTables();
   private readonly leases = new MemoryLeases();
-
-  constructor(private readonly options: { freeze?: boolean } = {}) {}
 
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
@@ -37,7 +35,7 @@ export class SimulationStore implements Store {
     if ([...this.queues.values()].some((q) => q.repoKey === queue.repoKey && q.branch === queue.branch)) {
       throw new ConflictError(`a queue exists for ${queue.repoKey} ${queue.branch}`);
     }
-    this.queues.set(queue.id, this.keep(queue));
+    this.queues.set(queue.id, deepFreeze(structuredClone(queue)));
     this.outbox.insertEvents(events);
   }
 
@@ -57,11 +55,11 @@ export class SimulationStore implements Store {
 
   async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
     if (queue.version !== expectedVersion + 1) throw new Error(`version must be ${expectedVersion + 1}, not ${queue.version}`);
-    for (const e of archive?.entries ?? []) this.entries.set(e.id, this.keep(e));
-    for (const r of archive?.runs ?? []) this.runs.set(r.id, this.keep(r));
+    for (const e of archive?.entries ?? []) this.entries.set(e.id, deepFreeze(e));
+    for (const r of archive?.runs ?? []) this.runs.set(r.id, deepFreeze(r));
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
-    this.queues.set(queue.id, this.keep(queue));
+    this.queues.set(queue.id, freezeOver(current, queue));
     this.outbox.insertEvents(archive?.events);
     return true;
   }
@@ -92,13 +90,13 @@ export class SimulationStore implements Store {
           (filter.prNumber === undefined || r.prs.some((p) => p.prNumber === filter.prNumber)) &&
           (filter.finishedSince === undefined || (r.finishedAt !== null && r.finishedAt >= filter.finishedSince)),
       )
-      .reverse();
+      .sort(newestFirst);
   }
 
   async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
     const key = `${repoKey}#${prNumber}#${sha}`;
     const bytes = targets.all ? 0 : targetNameBytes(targets.targets);
-    this.targets.set(key, { repoKey, prNumber, sha, list: this.keep(targets), usedAt: options.at ?? new Date().toISOString(), bytes });
+    this.targets.set(key, { repoKey, prNumber, sha, list: deepFreeze(targets.all ? { all: true } : { all: false, targets: targets.targets.slice() }), usedAt: options.at ?? new Date().toISOString(), bytes });
     if (options.maxBytesPerRepo === undefined) return;
     const ofRepo = [...this.targets.entries()].filter(([, t]) => t.repoKey === repoKey).sort(([, a], [, b]) => (a.usedAt < b.usedAt ? -1 : a.usedAt > b.usedAt ? 1 : 0));
     let total = ofRepo.reduce((sum, [, t]) => sum + t.bytes, 0);
@@ -135,17 +133,6 @@ export class SimulationStore implements Store {
     return { entries, runs };
   }
 
-  async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
-    for (const [id, seen] of this.deliveries) if (seen < keepSince) this.deliveries.delete(id);
-    if (this.deliveries.has(deliveryId)) return false;
-    this.deliveries.set(deliveryId, at);
-    return true;
-  }
-
-  async releaseWebhookDelivery(deliveryId: string): Promise<void> {
-    this.deliveries.delete(deliveryId);
-  }
-
   // Flaky-test data (memory-flaky-tables.ts)
   getTestUpload = this.flaky.getTestUpload.bind(this.flaky);
   commitTestUpload = this.flaky.commitTestUpload.bind(this.flaky);
@@ -167,32 +154,39 @@ export class SimulationStore implements Store {
   takeLease = this.leases.takeLease.bind(this.leases);
   releaseLease = this.leases.releaseLease.bind(this.leases);
 
-  // Not used by the simulator.
-  createOrg = unsupported;
-  getOrgById = unsupported;
-  getOrgBySlug = unsupported;
-  findOrgByOwner = unsupported;
-  addOrgOwner = unsupported;
-  createToken = unsupported;
-  findTokenByHash = unsupported;
-  getToken = unsupported;
-  listTokens = unsupported;
-  revokeToken = unsupported;
-  touchToken = unsupported;
-  getOrCreateSecret = unsupported;
-
-  private keep<T>(value: T): T {
-    return this.options.freeze ? deepFreeze(value) : value;
-  }
+  // Organizations, tokens, secrets and deliveries (memory-orgs.ts)
+  createOrg = this.orgs.createOrg.bind(this.orgs);
+  getOrgById = this.orgs.getOrgById.bind(this.orgs);
+  getOrgBySlug = this.orgs.getOrgBySlug.bind(this.orgs);
+  findOrgByOwner = this.orgs.findOrgByOwner.bind(this.orgs);
+  addOrgOwner = this.orgs.addOrgOwner.bind(this.orgs);
+  createToken = this.orgs.createToken.bind(this.orgs);
+  findTokenByHash = this.orgs.findTokenByHash.bind(this.orgs);
+  getToken = this.orgs.getToken.bind(this.orgs);
+  listTokens = this.orgs.listTokens.bind(this.orgs);
+  revokeToken = this.orgs.revokeToken.bind(this.orgs);
+  touchToken = this.orgs.touchToken.bind(this.orgs);
+  getOrCreateSecret = this.orgs.getOrCreateSecret.bind(this.orgs);
+  claimWebhookDelivery = this.orgs.claimWebhookDelivery.bind(this.orgs);
+  releaseWebhookDelivery = this.orgs.releaseWebhookDelivery.bind(this.orgs);
 }
 
-async function unsupported(): Promise<never> {
-  throw new Error('not supported by the simulation store');
+/** As the SQL adapters order runs: finishedAt descending (unfinished last), createdAt descending, id. */
+function newestFirst(a: TestRun, b: TestRun): number {
+  if (a.finishedAt !== b.finishedAt) return a.finishedAt === null ? 1 : b.finishedAt === null ? -1 : a.finishedAt < b.finishedAt ? 1 : -1;
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-  return value;
+/** Freezes `next`, skipping the items it shares with `prev` at the same place (frozen already). */
+function freezeOver(prev: QueueDoc, next: QueueDoc): QueueDoc {
+  const freezeItems = <T>(items: readonly T[], old: readonly T[]) => {
+    if (Object.isFrozen(items)) return;
+    Object.freeze(items);
+    for (let i = 0; i < items.length; i++) if (items[i] !== old[i]) deepFreeze(items[i]);
+  };
+  freezeItems(next.entries, prev.entries);
+  freezeItems(next.runs, prev.runs);
+  freezeItems(next.units, prev.units);
+  return deepFreeze(next);
 }

@@ -1,0 +1,52 @@
+import { MongoServerError, type AnyBulkWriteOperation, type Collection, type Document, type Filter, type WithoutId } from 'mongodb';
+import { ConflictError } from '../errors.js';
+
+/** Reads and writes of MongoDB documents that are the domain objects themselves (without `_id`). */
+
+export async function findOne<T extends Document>(collection: Collection<T>, filter: Filter<T>): Promise<T | null> {
+  return (await collection.findOne(filter, { projection: { _id: 0 } })) as T | null;
+}
+
+export async function findMany<T extends Document>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  sort: Record<string, 1 | -1>,
+  limit = 0,
+): Promise<T[]> {
+  return (await collection.find(filter, { projection: { _id: 0 }, sort, limit }).toArray()) as T[];
+}
+
+/** Upserts by `id`: writing the same archive twice leaves one copy. */
+export async function upsertAll<T extends { id: string }>(collection: Collection<T>, docs: T[]): Promise<void> {
+  if (docs.length === 0) return;
+  const ops: AnyBulkWriteOperation<T>[] = docs.map((doc) => ({
+    replaceOne: { filter: { id: doc.id } as Filter<T>, replacement: { ...doc } as WithoutId<T>, upsert: true },
+  }));
+  await retryOnDuplicate(() => collection.bulkWrite(ops, { ordered: false }));
+}
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
+export async function conflictOnDuplicate<R>(message: string, write: () => Promise<R>): Promise<R> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isDuplicateKey(err)) throw new ConflictError(message);
+    throw err;
+  }
+}
+
+/**
+ * Two concurrent upserts of a new key can both try to insert; the loser fails with a duplicate key
+ * error, and repeating it then finds and updates the winner's document.
+ */
+export async function retryOnDuplicate<R>(write: () => Promise<R>): Promise<R> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    return write();
+  }
+}
