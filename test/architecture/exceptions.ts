@@ -11,14 +11,6 @@ export interface ImportException {
 
 export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
   {
-    reason: 'the webhook schemas and CLI take the delivery statuses and formats from the store\'s outbox types, and the URL bound from the delivery code; they belong beside the event types (open, issue 19)',
-    imports: [
-      'src/cli/commands/webhook.ts -> src/store/outbox-store.ts',
-      'src/http/schemas/webhooks.ts -> src/store/outbox-store.ts',
-      'src/http/schemas/webhooks.ts -> src/webhooks/receiver-url.ts',
-    ],
-  },
-  {
     reason: 'the webhook handlers hand CI results and PR facts to the engine and read the git host directly; a service method should carry them (open)',
     imports: ['src/github-app/app-deps.ts -> src/engine/engine.ts', 'src/github-app/app-deps.ts -> src/githost/githost.ts'],
   },
