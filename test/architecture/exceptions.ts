@@ -15,10 +15,6 @@ export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
     imports: ['src/github-app/app-deps.ts -> src/engine/engine.ts', 'src/github-app/app-deps.ts -> src/githost/githost.ts'],
   },
   {
-    reason: 'the CODEOWNERS port (CodeOwnersSource) and its parser live in src/flaky, which the GitHub adapter implements; they belong in domain (open)',
-    imports: ['src/githost/github/codeowners.ts -> src/flaky/codeowners-source.ts', 'src/githost/github/codeowners.ts -> src/flaky/codeowners-rules.ts'],
-  },
-  {
     reason: 'the metrics read queues, archives and test-case counts from the store; the table has them go through a service (open)',
     imports: [
       'src/metrics/queue-activity.ts -> src/store/store.ts',
