@@ -14,14 +14,6 @@ export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
     reason: 'the webhook handlers hand CI results and PR facts to the engine and read the git host directly; a service method should carry them (open)',
     imports: ['src/github-app/app-deps.ts -> src/engine/engine.ts', 'src/github-app/app-deps.ts -> src/githost/githost.ts'],
   },
-  {
-    reason: 'the metrics read queues, archives and test-case counts from the store; the table has them go through a service (open)',
-    imports: [
-      'src/metrics/queue-activity.ts -> src/store/store.ts',
-      'src/metrics/queue-metrics.ts -> src/store/store.ts',
-      'src/metrics/test-case-metrics.ts -> src/store/store.ts',
-    ],
-  },
 ];
 
 export const SIZE_EXCEPTIONS: readonly { file: string; reason: string }[] = [
