@@ -10,10 +10,6 @@ export interface ImportException {
 }
 
 export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
-  {
-    reason: 'the webhook handlers hand CI results and PR facts to the engine and read the git host directly; a service method should carry them (open)',
-    imports: ['src/github-app/app-deps.ts -> src/engine/engine.ts', 'src/github-app/app-deps.ts -> src/githost/githost.ts'],
-  },
 ];
 
 export const SIZE_EXCEPTIONS: readonly { file: string; reason: string }[] = [
