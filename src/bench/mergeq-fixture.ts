@@ -12,6 +12,7 @@ import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { createLogger } from '../server/logger.js';
 import { apiServices } from '../service/api-services.js';
+import { MetricsService } from '../service/metrics-service.js';
 import { QueueService, type QueueNotifier } from '../service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../service/tokens.js';
 import { openSqliteStore, SQLITE_FILE } from '../store/open.js';
@@ -65,7 +66,7 @@ export async function createMergeqBenchApp(opts: { queuedPrs: number; resubmitPr
   const app = createHttpApp({
     ...apiServices(store, clock),
     queueService,
-    renderMetrics: metricsRenderer(store),
+    renderMetrics: metricsRenderer(new MetricsService(store)),
     logger: createLogger('info', pino.destination('/dev/null')),
     clock,
     // The limiter stays in the path (its cost is part of a request) but never answers 429 to the load.

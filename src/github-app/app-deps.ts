@@ -1,18 +1,16 @@
 import type { Logger } from 'pino';
 import type { RepoRef } from '../domain/repo.js';
-import type { Engine } from '../engine/engine.js';
-import type { GitHost } from '../githost/githost.js';
+import type { GitHostEvents } from '../service/git-host-events.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
 import type { WriteAccess } from './write-access.js';
 
-/** What the GitHub App's handlers use: the same service and engine as the REST API. */
+/** What the GitHub App's handlers use: the same queue service as the REST API, and the git host's events. */
 export interface AppDeps {
   deliveries: WebhookDeliveries;
   queueService: QueueService;
-  engine: Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
-  gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'>;
+  gitHostEvents: GitHostEvents;
   orgs: OwnerOrgs;
   access: WriteAccess;
   /** The host in repository references: `github.com`, or the GitHub Enterprise host. */

@@ -32,7 +32,7 @@ export interface HttpDeps {
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
   webhookService: WebhookService;
-  /** `metricsRenderer(store)` of src/metrics/queue-metrics.ts. */
+  /** `metricsRenderer(metricsService)` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
   /** Time for the rate limiter, token last-use and metrics; the system clock unless a test fixes it. */

@@ -1,7 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import { RUN_KINDS, type RunKind } from '../domain/run.js';
 import { isActive, type PrState } from '../domain/states.js';
-import type { QueueActivity } from './queue-activity.js';
+import type { QueueActivity } from '../service/metrics-service.js';
 
 export const CONCLUSIONS = ['merged', 'failed', 'cancelled'] as const;
 export type Conclusion = (typeof CONCLUSIONS)[number];

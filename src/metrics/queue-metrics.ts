@@ -2,8 +2,7 @@ import { Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueDoc } from '../domain/queue.js';
 import { repoFullName } from '../domain/repo.js';
 import { RUN_KINDS } from '../domain/run.js';
-import type { Store } from '../store/store.js';
-import { loadQueueActivity } from './queue-activity.js';
+import type { MetricsService } from '../service/metrics-service.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
 import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
@@ -75,14 +74,14 @@ type QueueMetrics = ReturnType<typeof defineMetrics>;
  * server's), `mq_reconcile_duration_seconds` follows.
  */
 export async function renderQueueMetrics(
-  store: Store,
+  service: MetricsService,
   orgId: string,
   filter: { repoKey?: string },
   now: Date,
   reconcileDurations?: ReconcileDurations,
 ): Promise<string> {
   const window = { since: now.getTime() - HOUR_MS, until: now.getTime() };
-  const activities = await loadQueueActivity(store, orgId, filter, new Date(window.since).toISOString());
+  const activities = await service.queueActivity(orgId, filter, new Date(window.since).toISOString());
 
   const registry = new Registry();
   const metrics = defineMetrics(registry);
@@ -94,14 +93,14 @@ export async function renderQueueMetrics(
     for (const kind of RUN_KINDS) metrics.testDuration.zero(labels(kind));
   }
   for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
-  await recordTestCaseCounts(registry, store, orgId, activities.map((a) => a.queue));
+  await recordTestCaseCounts(registry, service, orgId, activities.map((a) => a.queue));
   const text = await registry.metrics();
   return reconcileDurations ? `${text}${reconcileDurations.render(activities.map((a) => a.queue))}` : text;
 }
 
-/** `renderQueueMetrics` over one store (and the server's reconcile durations): what the HTTP door calls. */
-export function metricsRenderer(store: Store, reconcileDurations?: ReconcileDurations) {
-  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(store, orgId, filter, now, reconcileDurations);
+/** `renderQueueMetrics` over one MetricsService (and the server's reconcile durations): what the HTTP door calls. */
+export function metricsRenderer(service: MetricsService, reconcileDurations?: ReconcileDurations) {
+  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(service, orgId, filter, now, reconcileDurations);
 }
 
 function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {

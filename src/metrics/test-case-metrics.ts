@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { QueueDoc } from '../domain/queue.js';
 import { repoFullName } from '../domain/repo.js';
-import type { Store } from '../store/store.js';
+import type { MetricsService } from '../service/metrics-service.js';
 
 const LABELS = ['repo', 'branch', 'queue_type'] as const;
 
@@ -10,7 +10,7 @@ const LABELS = ['repo', 'branch', 'queue_type'] as const;
  * and `queue_type` on every series, so a repository's counts appear on each of its queues (main queue
  * type); dashboards filter by branch, and summing across branches counts a repository more than once.
  */
-export async function recordTestCaseCounts(registry: Registry, store: Store, orgId: string, queues: QueueDoc[]): Promise<void> {
+export async function recordTestCaseCounts(registry: Registry, service: MetricsService, orgId: string, queues: QueueDoc[]): Promise<void> {
   const registers = [registry];
   const labelNames = LABELS;
   const flaky = new Gauge({ name: 'mq_flaky_tests_current', help: "Test cases of the queue's repository whose status is flaky now.", labelNames, registers });
@@ -18,8 +18,7 @@ export async function recordTestCaseCounts(registry: Registry, store: Store, org
   const quarantined = new Gauge({ name: 'mq_quarantined_tests_current', help: "Test cases of the queue's repository quarantined now.", labelNames, registers });
   if (queues.length === 0) return;
 
-  const org = await store.getOrgById(orgId);
-  const counts = new Map((org ? await store.testCaseCounts(org.owners) : []).map((c) => [c.repoKey, c]));
+  const counts = new Map((await service.testCaseCounts(orgId)).map((c) => [c.repoKey, c]));
   for (const queue of queues) {
     const c = counts.get(queue.repoKey) ?? { flaky: 0, broken: 0, quarantined: 0 };
     const labels = { repo: repoFullName(queue.repo), branch: queue.branch, queue_type: 'main' };

@@ -10,6 +10,7 @@ import { InstallationClients } from '../githost/github/installation-clients.js';
 import { mergeqApp } from '../github-app/mergeq-app.js';
 import { OwnerOrgs } from '../github-app/owner-orgs.js';
 import { WriteAccess } from '../github-app/write-access.js';
+import { GitHostEvents } from '../service/git-host-events.js';
 import { OrgService } from '../service/org-service.js';
 import { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { QueueService } from '../service/queue-service.js';
@@ -50,8 +51,7 @@ export async function gitHubWebhooks(
   const appFn = mergeqApp({
     deliveries: new WebhookDeliveries(deps.store),
     queueService: deps.queueService,
-    engine: deps.engine,
-    gitHost: app.gitHost,
+    gitHostEvents: new GitHostEvents({ engine: deps.engine, gitHost: app.gitHost }),
     orgs: new OwnerOrgs(new OrgService(deps.store, deps.clock)),
     access: new WriteAccess(),
     host: app.host,

@@ -9,6 +9,7 @@ import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
 import { apiServices } from '../service/api-services.js';
 import { FlakyTestService } from '../service/flaky-test-service.js';
+import { MetricsService } from '../service/metrics-service.js';
 import { QueueService } from '../service/queue-service.js';
 import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
@@ -93,7 +94,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...apiServices(store, clock),
       queueService,
       flakyTestService,
-      renderMetrics: metricsRenderer(store, reconcileDurations),
+      renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,

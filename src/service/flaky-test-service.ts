@@ -6,7 +6,7 @@ import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
 import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
-import { noCodeOwners, type CodeOwnersSource } from '../flaky/codeowners-source.js';
+import { noCodeOwners, type CodeOwnersSource } from '../domain/codeowners-source.js';
 import { evaluate, statusOf } from '../flaky/detection-rules.js';
 import { groupAttempts, type UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';

@@ -1,8 +1,6 @@
 import type { RepoRef } from '../domain/repo.js';
+import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../events/event-types.js';
-
-export const SUBSCRIPTION_FORMATS = ['standard', 'slack'] as const;
-export type SubscriptionFormat = (typeof SUBSCRIPTION_FORMATS)[number];
 
 /** Where an organization wants its events POSTed. */
 export interface WebhookSubscription {
@@ -27,9 +25,6 @@ export interface WebhookSubscription {
   createdAt: string;
   updatedAt: string;
 }
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** One event to one subscription. */
 export interface OutboundDelivery {

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
-
-export const MAX_URL_LENGTH = 2048;
+import { MAX_URL_LENGTH } from '../domain/webhook-delivery.js';
 
 /**
  * Why a receiver URL is refused, or null: it must be https, or http to a loopback address (a

@@ -10,30 +10,6 @@ export interface ImportException {
 }
 
 export const IMPORT_EXCEPTIONS: readonly ImportException[] = [
-  {
-    reason: 'the webhook schemas and CLI take the delivery statuses and formats from the store\'s outbox types, and the URL bound from the delivery code; they belong beside the event types (open, issue 19)',
-    imports: [
-      'src/cli/commands/webhook.ts -> src/store/outbox-store.ts',
-      'src/http/schemas/webhooks.ts -> src/store/outbox-store.ts',
-      'src/http/schemas/webhooks.ts -> src/webhooks/receiver-url.ts',
-    ],
-  },
-  {
-    reason: 'the webhook handlers hand CI results and PR facts to the engine and read the git host directly; a service method should carry them (open)',
-    imports: ['src/github-app/app-deps.ts -> src/engine/engine.ts', 'src/github-app/app-deps.ts -> src/githost/githost.ts'],
-  },
-  {
-    reason: 'the CODEOWNERS port (CodeOwnersSource) and its parser live in src/flaky, which the GitHub adapter implements; they belong in domain (open)',
-    imports: ['src/githost/github/codeowners.ts -> src/flaky/codeowners-source.ts', 'src/githost/github/codeowners.ts -> src/flaky/codeowners-rules.ts'],
-  },
-  {
-    reason: 'the metrics read queues, archives and test-case counts from the store; the table has them go through a service (open)',
-    imports: [
-      'src/metrics/queue-activity.ts -> src/store/store.ts',
-      'src/metrics/queue-metrics.ts -> src/store/store.ts',
-      'src/metrics/test-case-metrics.ts -> src/store/store.ts',
-    ],
-  },
 ];
 
 export const SIZE_EXCEPTIONS: readonly { file: string; reason: string }[] = [

@@ -14,6 +14,7 @@ import type { CiOptions } from '../../src/githost/sandbox/ci.js';
 import { uploadSandboxTestResults } from '../../src/server/sandbox-test-results.js';
 import { FlakyTestService } from '../../src/service/flaky-test-service.js';
 import { apiServices } from '../../src/service/api-services.js';
+import { MetricsService } from '../../src/service/metrics-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -54,7 +55,7 @@ export class SandboxService {
       ...apiServices(store, time),
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
       flakyTestService,
-      renderMetrics: metricsRenderer(store),
+      renderMetrics: metricsRenderer(new MetricsService(store)),
       logger: pino({ level: 'silent' }),
       clock: time,
       rateLimit: false,

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { GitHubCodeOwners } from '../../src/githost/github/codeowners.js';
 import type { Octokit } from '../../src/githost/github/github-client.js';
-import { ownersOf, parseCodeOwners } from '../../src/flaky/codeowners-rules.js';
+import { ownersOf, parseCodeOwners } from '../../src/domain/codeowners-rules.js';
 import { TestOctokit } from './github-test-client.js';
 
 const API = 'https://api.github.com';

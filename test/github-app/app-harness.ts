@@ -11,6 +11,7 @@ import { mergeqApp } from '../../src/github-app/mergeq-app.js';
 import { OwnerOrgs } from '../../src/github-app/owner-orgs.js';
 import { WriteAccess } from '../../src/github-app/write-access.js';
 import type { CreateQueueInput } from '../../src/service/queue-inputs.js';
+import { GitHostEvents } from '../../src/service/git-host-events.js';
 import { OrgService } from '../../src/service/org-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { WebhookDeliveries } from '../../src/service/webhook-deliveries.js';
@@ -47,7 +48,7 @@ export class AppHarness {
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, engine: this.engine, gitHost, orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
+        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
         () => this.time.now(),
       ),
     );

@@ -6,6 +6,7 @@ import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { metricsRenderer } from '../../src/metrics/queue-metrics.js';
 import { apiServices } from '../../src/service/api-services.js';
+import { MetricsService } from '../../src/service/metrics-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -35,7 +36,7 @@ beforeEach(async () => {
   app = createHttpApp({
     ...apiServices(store, time),
     queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: engine }),
-    renderMetrics: metricsRenderer(store),
+    renderMetrics: metricsRenderer(new MetricsService(store)),
     logger: memoryLogger().logger,
     clock: time,
     rateLimit: false,

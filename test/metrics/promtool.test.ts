@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { renderQueueMetrics } from '../../src/metrics/queue-metrics.js';
 import { ReconcileDurations } from '../../src/metrics/reconcile-durations.js';
+import { MetricsService } from '../../src/service/metrics-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { at, entry, queueDoc, run, storeQueue } from './fixtures.js';
@@ -55,7 +56,7 @@ describe('metrics output passes promtool check metrics', () => {
   });
 
   it('for a populated store, odd branch names included', async () => {
-    const text = await renderQueueMetrics(store, 'org-acme', {}, NOW);
+    const text = await renderQueueMetrics(new MetricsService(store), 'org-acme', {}, NOW);
     expect(text).toContain('mq_pr_conclusions_1h_total{');
     expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
   });
@@ -63,7 +64,7 @@ describe('metrics output passes promtool check metrics', () => {
   it('with the reconcile histogram of a server that has reconciled one of the queues', async () => {
     const durations = new ReconcileDurations();
     for (const seconds of [0.0004, 0.003, 0.003, 0.7, 45]) durations.observe('q-busy', seconds);
-    const text = await renderQueueMetrics(store, 'org-acme', {}, NOW, durations);
+    const text = await renderQueueMetrics(new MetricsService(store), 'org-acme', {}, NOW, durations);
     const busy = 'repo="acme/widgets",branch="main",queue_type="main"';
     expect(text).toContain(`mq_reconcile_duration_seconds_bucket{${busy},le="0.001"} 1\n`);
     expect(text).toContain(`mq_reconcile_duration_seconds_bucket{${busy},le="0.005"} 3\n`);
@@ -75,7 +76,7 @@ describe('metrics output passes promtool check metrics', () => {
   });
 
   it('for an organization without queues', async () => {
-    const text = await renderQueueMetrics(store, 'org-empty', {}, NOW);
+    const text = await renderQueueMetrics(new MetricsService(store), 'org-empty', {}, NOW);
     expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
   });
 

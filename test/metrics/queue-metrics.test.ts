@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { metricsRenderer, renderQueueMetrics } from '../../src/metrics/queue-metrics.js';
+import { MetricsService } from '../../src/service/metrics-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { familiesWithHelp, familyTypes, parseSamples, valueOf, type Sample } from './exposition.js';
@@ -105,7 +106,7 @@ async function storeBusyQueue(): Promise<void> {
 }
 
 async function render(orgId = ACME, filter: { repoKey?: string } = {}): Promise<{ text: string; samples: Sample[] }> {
-  const text = await renderQueueMetrics(store, orgId, filter, NOW);
+  const text = await renderQueueMetrics(new MetricsService(store), orgId, filter, NOW);
   return { text, samples: parseSamples(text) };
 }
 
@@ -115,9 +116,9 @@ function bucketsOf(samples: Sample[], name: string, labels: Record<string, strin
 }
 
 describe('renderQueueMetrics', () => {
-  it('metricsRenderer(store) renders the same text for the HTTP door, the store bound', async () => {
+  it('metricsRenderer(service) renders the same text for the HTTP door, the service bound', async () => {
     await storeBusyQueue();
-    expect(await metricsRenderer(store)(ACME, {}, NOW)).toBe((await render()).text);
+    expect(await metricsRenderer(new MetricsService(store))(ACME, {}, NOW)).toBe((await render()).text);
   });
 
   it('reports the live gauges of a queue', async () => {
@@ -184,7 +185,7 @@ describe('renderQueueMetrics', () => {
   it('moves with the clock: an hour later the same history counts nothing', async () => {
     await storeBusyQueue();
     const later = new Date(NOW.getTime() + 2 * 3_600_000);
-    const samples = parseSamples(await renderQueueMetrics(store, ACME, {}, later));
+    const samples = parseSamples(await renderQueueMetrics(new MetricsService(store), ACME, {}, later));
     expect(valueOf(samples, 'mq_pr_conclusions_1h_total', { ...main, conclusion: 'merged' })).toBe(0);
     expect(valueOf(samples, 'mq_pr_restarts_1h_total', main)).toBe(0);
     expect(valueOf(samples, 'mq_pr_time_in_queue_1h_seconds_count', main)).toBe(0);

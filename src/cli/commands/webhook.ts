@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { refNameProblem } from '../../domain/ref-name.js';
 import type { RepoRef } from '../../domain/repo.js';
+import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS, type DeliveryStatus, type SubscriptionFormat } from '../../domain/webhook-delivery.js';
 import { ServiceError } from '../../service/errors.js';
 import { OrgService } from '../../service/org-service.js';
 import { WebhookService, type WebhookRecord } from '../../service/webhook-service.js';
-import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS, type DeliveryStatus, type SubscriptionFormat } from '../../store/outbox-store.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';

@@ -1,7 +1,7 @@
+import { ownersOf, parseCodeOwners, type CodeOwnersRule } from '../../domain/codeowners-rules.js';
+import type { CodeOwnersSource } from '../../domain/codeowners-source.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
-import type { CodeOwnersSource } from '../../flaky/codeowners-source.js';
-import { ownersOf, parseCodeOwners, type CodeOwnersRule } from '../../flaky/codeowners-rules.js';
 import { repoParams, type Octokit } from './github-client.js';
 
 /** Where GitHub looks for CODEOWNERS, in its order: the first that exists is used. */

@@ -31,7 +31,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
       await reply.fail(parsed.message);
       return;
     }
-    const pr = await deps.gitHost.getPullRequest(repo, issue.number);
+    const pr = await deps.gitHostEvents.readPullRequest(repo, issue.number);
     if (!pr) return; // deleted since the comment was made: nothing to act on
     const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
     branch = ref.targetBranch;

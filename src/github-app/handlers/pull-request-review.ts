@@ -7,7 +7,5 @@ import { repoOf, type AppDeps } from '../app-deps.js';
  * afresh and recorded; the planner decides whether it is ready.
  */
 export async function onPullRequestReview(deps: AppDeps, context: Context<'pull_request_review'>): Promise<void> {
-  const repo = repoOf(deps.host, context.payload.repository);
-  const pr = await deps.gitHost.getPullRequest(repo, context.payload.pull_request.number);
-  if (pr) await deps.engine.recordPullRequestInfo(repo, pr);
+  await deps.gitHostEvents.pullRequestReread(repoOf(deps.host, context.payload.repository), context.payload.pull_request.number);
 }

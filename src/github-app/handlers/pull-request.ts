@@ -9,5 +9,5 @@ import { repoOf, type AppDeps } from '../app-deps.js';
  */
 export async function onPullRequest(deps: AppDeps, context: Context<'pull_request'>): Promise<void> {
   const { pull_request: pr, repository } = context.payload;
-  await deps.engine.recordPullRequestInfo(repoOf(deps.host, repository), toPullRequestInfo(pr));
+  await deps.gitHostEvents.pullRequestChanged(repoOf(deps.host, repository), toPullRequestInfo(pr));
 }

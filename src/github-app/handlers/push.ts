@@ -8,5 +8,5 @@ export async function onPush(deps: AppDeps, context: Context<'push'>): Promise<v
   if (deleted || !ref.startsWith('refs/heads/')) return;
   const branch = ref.slice('refs/heads/'.length);
   if (branch.startsWith(TEST_BRANCH_PREFIX)) return;
-  await deps.engine.branchMoved(repoOf(deps.host, repository), branch);
+  await deps.gitHostEvents.branchMoved(repoOf(deps.host, repository), branch);
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../domain/webhook-delivery.js';
 import { EVENT_PATTERN } from '../../events/event-filter.js';
-import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS } from '../../store/outbox-store.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
-import { MAX_URL_LENGTH } from '../../webhooks/receiver-url.js';
 import { body, repoSchema, targetBranchSchema } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 

@@ -10,6 +10,7 @@ import { createHttpApp, type HttpDeps } from '../../../src/http/app.js';
 import type { RateLimitOptions } from '../../../src/http/rate-limit.js';
 import { metricsRenderer } from '../../../src/metrics/queue-metrics.js';
 import { apiServices } from '../../../src/service/api-services.js';
+import { MetricsService } from '../../../src/service/metrics-service.js';
 import { QueueService } from '../../../src/service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../../../src/service/tokens.js';
 import { openSqliteStore } from '../../../src/store/open.js';
@@ -111,7 +112,7 @@ export async function createTestApp(
   const app = createHttpApp({
     ...apiServices(store, clock),
     queueService,
-    renderMetrics: metricsRenderer(store),
+    renderMetrics: metricsRenderer(new MetricsService(store)),
     logger: log.logger,
     clock,
     // Test time stands still, so a bucket would never refill: limits only where a test asks for them.

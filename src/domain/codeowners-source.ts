@@ -1,4 +1,4 @@
-import type { RepoRef } from '../domain/repo.js';
+import type { RepoRef } from './repo.js';
 
 /** Who owns a file of a repository, from its CODEOWNERS; `[]` where unknown. */
 export interface CodeOwnersSource {

@@ -1,0 +1,64 @@
+import type { Entry } from '../domain/entry.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { TestRun } from '../domain/run.js';
+import type { Store, TestCaseCounts } from '../store/store.js';
+
+/** What the metrics of one queue are computed from. */
+export interface QueueActivity {
+  queue: QueueDoc;
+  /** The document's entries plus the archived entries that ended since the window start; each id once. */
+  entries: Entry[];
+  /** The document's runs plus the archived runs that finished since the window start; each id once. */
+  runs: TestRun[];
+}
+
+/** Flaky, broken and quarantined test counts of one repository (its `repoKey`). */
+export type RepoTestCaseCounts = TestCaseCounts;
+
+/** What the Prometheus metrics read: queues with their recent history, and test case counts. */
+export class MetricsService {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * The queues of an organization (optionally one repository) with their recent history, ordered by
+   * repository then branch. An entry or run is either still in its queue document or already
+   * archived; should a retried commit leave it in both, the document's copy wins so nothing is
+   * counted twice.
+   */
+  async queueActivity(orgId: string, filter: { repoKey?: string }, since: string): Promise<QueueActivity[]> {
+    const store = this.store;
+    const queues = await store.listQueues(filter.repoKey === undefined ? { orgId } : { orgId, repoKey: filter.repoKey });
+    queues.sort((a, b) => compare(a.repoKey, b.repoKey) || compare(a.branch, b.branch));
+    if (queues.length === 0) return [];
+
+    const archivedEntries = await store.archivedEntriesEndedSince(
+      queues.map((q) => q.id),
+      since,
+    );
+    const archivedRunsPerQueue = await Promise.all(queues.map((q) => store.archivedRuns(q.id, { finishedSince: since })));
+
+    return queues.map((queue, i) => ({
+      queue,
+      entries: unionById(
+        queue.entries,
+        archivedEntries.filter((e) => e.queueId === queue.id),
+      ),
+      runs: unionById(queue.runs, archivedRunsPerQueue[i] ?? []),
+    }));
+  }
+
+  /** Flaky, broken and quarantined test counts of the organization's repositories; `[]` without it. */
+  async testCaseCounts(orgId: string): Promise<RepoTestCaseCounts[]> {
+    const org = await this.store.getOrgById(orgId);
+    return org ? this.store.testCaseCounts(org.owners) : [];
+  }
+}
+
+function unionById<T extends { id: string }>(current: T[], archived: T[]): T[] {
+  const seen = new Set(current.map((x) => x.id));
+  return [...current, ...archived.filter((x) => !seen.has(x.id))];
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
