@@ -21,6 +21,8 @@ export interface QueueRuntime {
   /** Facts from outside (CI results, webhooks) that the reconcile's next commit records. */
   pendingFacts: PendingFact[];
   wakeTimer: TimerHandle | null;
+  /** The last reconcile's wall time and end (performance.now()), for giving way to the doors. */
+  lastReconcile: { ms: number; endedAt: number } | null;
   wakeAt: number | null;
   prCheckedAt: Map<string, number>;
   statusPolledAt: Map<string, number>;
@@ -36,6 +38,7 @@ export function newQueueRuntime(store: Store): QueueRuntime {
     notifyPending: false,
     pendingFacts: [],
     wakeTimer: null,
+    lastReconcile: null,
     wakeAt: null,
     prCheckedAt: new Map(),
     statusPolledAt: new Map(),

@@ -55,18 +55,28 @@ const MAX_ATTEMPTS = 5;
  */
 export class Reporter {
   private readonly pending = new Map<string, Pending>();
+  /** The document last offered per queue: a report is written with its queue's latest document. */
+  private readonly offered = new Map<string, QueueDoc>();
   private timer: TimerHandle | null = null;
   private timerAt: number | null = null;
   private draining: Promise<void> | null = null;
 
   constructor(private readonly options: ReporterOptions) {}
 
-  /** The document as committed: what each of its entries should say now. */
+  /**
+   * The document as committed: what each of its entries should say now. Only entries that are not
+   * the very objects offered last for this queue are looked at (commits copy what they change), so
+   * an offer costs what changed, not the depth of the queue.
+   */
   offer(doc: QueueDoc): void {
+    const prev = this.offered.get(doc.id);
+    if (prev === doc) return;
+    this.offered.set(doc.id, doc);
     const now = this.options.clock.now().getTime();
+    const changed = prev && prev.settings === doc.settings ? changedEntries(prev, doc) : doc.entries;
     for (const channel of this.options.channels) {
       if (!channel.enabled(doc)) continue;
-      for (const entry of doc.entries) {
+      for (const entry of changed) {
         const id = `${doc.id}|${entry.id}|${channel.name}`;
         const key = channel.key(entry);
         if (entry.reported?.[channel.name] === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
@@ -75,7 +85,7 @@ export class Reporter {
         }
         const known = this.pending.get(id);
         if (known?.key === key) {
-          this.pending.set(id, { ...known, doc, entry });
+          this.pending.set(id, { ...known, entry });
           continue;
         }
         const dueAt = isActive(entry.state) ? now + this.options.debounceMs : now;
@@ -146,7 +156,10 @@ export class Reporter {
       if (!p || p.dueAt > this.options.clock.now().getTime()) continue;
       this.pending.delete(id);
       try {
-        await p.channel.write(p.doc, p.entry);
+        // A queued PR is said with its queue's latest document (its position); an ended one with the
+        // document it ended in (its deciding run, which the latest may have archived).
+        const doc = isActive(p.entry.state) ? (this.offered.get(p.doc.id) ?? p.doc) : p.doc;
+        await p.channel.write(doc, p.entry);
         await this.options.onReported(p.doc.id, p.entry.id, p.channel.name, p.key);
       } catch (err) {
         this.options.logger.warn({ err, queueId: p.doc.id, pr: p.entry.prNumber, report: p.channel.name }, 'could not report on the pull request');
@@ -156,4 +169,26 @@ export class Reporter {
       }
     }
   }
+}
+
+/**
+ * The entries of `next` that are not the same objects in `prev`, and every entry of a PR that has a
+ * new entry (a PR submitted again: its earlier entry may no longer speak for it).
+ */
+function changedEntries(prev: QueueDoc, next: QueueDoc): readonly Entry[] {
+  const changed: Entry[] = [];
+  let prevById: Map<string, Entry> | null = null;
+  let resubmitted: Set<number> | null = null;
+  for (let i = 0; i < next.entries.length; i++) {
+    const entry = next.entries[i]!;
+    if (prev.entries[i] === entry) continue;
+    // Entries are appended in seq order: a seq from nextSeq on is an entry prev did not have.
+    const isNew = entry.seq >= prev.nextSeq || !(prevById ??= new Map(prev.entries.map((e) => [e.id, e]))).has(entry.id);
+    if (prevById?.get(entry.id) === entry) continue;
+    changed.push(entry);
+    if (isNew) (resubmitted ??= new Set()).add(entry.prNumber);
+  }
+  if (!resubmitted) return changed;
+  const again = resubmitted;
+  return next.entries.filter((e) => changed.includes(e) || again.has(e.prNumber));
 }

@@ -12,6 +12,17 @@ import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
 
 const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
+/**
+ * A notified reconcile gives way to the doors (API calls, webhooks) of a deep queue: after one that
+ * took d ms, the next one starts no sooner than YIELD_FACTOR·d ms after it ended, at most
+ * MAX_YIELD_MS later. A reconcile is one synchronous stretch of planning over the whole queue; without
+ * this, a client submitting one PR after another into a queue of thousands waits for one after each
+ * call. Reconciles of a few milliseconds (most queues) never wait.
+ */
+const YIELD_FACTOR = 2;
+const YIELD_FROM_MS = 3;
+const MAX_YIELD_MS = 200;
+
 export interface WorkerOptions {
   store: Store;
   clock: Clock;
@@ -48,6 +59,7 @@ export class QueueWorker {
     rt.notifyPending = true;
     const run = this.lock
       .run(queueId, async () => {
+        await giveWay(rt);
         rt.notifyPending = false;
         await this.reconcileNow(queueId, rt, []);
       })
@@ -126,7 +138,9 @@ export class QueueWorker {
     try {
       outcome = await this.o.reconcile(queueId, rt, facts);
     } finally {
-      this.o.onReconciled?.(queueId, (performance.now() - started) / 1000);
+      const ended = performance.now();
+      rt.lastReconcile = { ms: ended - started, endedAt: ended };
+      this.o.onReconciled?.(queueId, (ended - started) / 1000);
     }
     if (outcome.gone) this.forget(queueId);
     else this.scheduleWakeUp(queueId, rt, outcome.wakeAt);
@@ -183,4 +197,12 @@ function wakeUpCameDue(queue: QueueDoc, since: Date, now: Date): boolean {
 
 function needsPolling(queue: QueueDoc): boolean {
   return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some((r) => r.status === 'pending' || r.status === 'creating');
+}
+
+/** Waits as YIELD_FACTOR says. Real time, not the engine's clock: it shares this process's CPU. */
+async function giveWay(rt: QueueRuntime): Promise<void> {
+  const last = rt.lastReconcile;
+  if (!last || last.ms < YIELD_FROM_MS) return;
+  const wait = Math.min(MAX_YIELD_MS, YIELD_FACTOR * last.ms) - (performance.now() - last.endedAt);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }

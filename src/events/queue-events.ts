@@ -1,6 +1,6 @@
 import type { Entry, Transition } from '../domain/entry.js';
 import { derivedId } from '../domain/ids.js';
-import { positionsOf } from '../domain/position.js';
+import { positionOf, positionsOf } from '../domain/position.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { FailedTest, StatusCheck } from '../domain/run.js';
 import type { EventType, OutboxEvent, QueueHeader } from './event-types.js';
@@ -21,16 +21,17 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   if (JSON.stringify(prev.settings) !== JSON.stringify(next.settings)) {
     events.push(queueEvent(next, 'queue.updated', `${next.id}/v${next.version}/settings`, at, null));
   }
-  const before = new Map(prev.entries.map((e) => [e.id, e.history.length]));
-  const header = headerOf(next);
-  let positions: Map<string, number> | undefined;
-  for (const entry of next.entries) {
-    const seen = before.get(entry.id) ?? 0;
-    for (let i = seen; i < entry.history.length; i++) {
+  let header: QueueHeader | undefined;
+  const positions = new Positions(next);
+  const seen = new SeenHistory(prev);
+  for (let index = 0; index < next.entries.length; index++) {
+    const entry = next.entries[index]!;
+    if (prev.entries[index] === entry) continue;
+    for (let i = seen.lengthOf(entry, index); i < entry.history.length; i++) {
       const step = entry.history[i] as Transition;
       const type = pullRequestEventType(step, i);
       if (!type) continue;
-      positions ??= positionsOf(next);
+      header ??= headerOf(next);
       const failing = type === 'pull_request.failed' || type === 'pull_request.pending_failure' ? failureOf(next, entry) : null;
       events.push({
         id: eventId(next.id, entry.id, i),
@@ -44,7 +45,7 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
           kind: 'pull_request',
           queue: header,
           entry: entryAt(entry, i),
-          position: i === entry.history.length - 1 ? (positions.get(entry.id) ?? null) : null,
+          position: i === entry.history.length - 1 ? positions.of(entry) : null,
           failingChecks: failing?.checks ?? [],
           failedTests: failing?.tests ?? [],
         },
@@ -99,6 +100,41 @@ function queueEvent(queue: QueueDoc, type: EventType, key: string, at: string, p
     orderKey: queue.id,
     data: { kind: 'queue', queue: headerOf(queue), previousState },
   };
+}
+
+/**
+ * How many history steps `prev` held for an entry (0 for a new one). Commits copy what they change,
+ * so an entry at the same place and the same object is unchanged and never asked about; a changed one
+ * is usually at the same place, a new one is known by its seq (entries take `nextSeq` when
+ * submitted); only entries that moved are looked up by id.
+ */
+class SeenHistory {
+  private byId: Map<string, number> | null = null;
+
+  constructor(private readonly prev: QueueDoc) {}
+
+  lengthOf(entry: Entry, index: number): number {
+    const there = this.prev.entries[index];
+    if (there?.id === entry.id) return there.history.length;
+    if (entry.seq >= this.prev.nextSeq) return 0;
+    this.byId ??= new Map(this.prev.entries.map((e) => [e.id, e.history.length]));
+    return this.byId.get(entry.id) ?? 0;
+  }
+}
+
+/** Queue positions, for the few entries with events: walked for each, mapped once when many ask. */
+class Positions {
+  private asked = 0;
+  private map: ReadonlyMap<string, number> | null = null;
+
+  constructor(private readonly queue: QueueDoc) {}
+
+  of(entry: Entry): number | null {
+    // Entries in no unit (NOT_READY) have no position.
+    if (entry.state === 'NOT_READY') return null;
+    if (this.map || ++this.asked > 4) return (this.map ??= positionsOf(this.queue)).get(entry.id) ?? null;
+    return positionOf(this.queue, entry.id);
+  }
 }
 
 function entryAt(entry: Entry, index: number): Entry {

@@ -12,6 +12,8 @@ import { isLive } from './run-status.js';
  * holds it: run contents are compared entry by entry.
  */
 export function archivable(queue: QueueDoc): { entries: Entry[]; runs: TestRun[] } {
+  // Most commits have nothing to archive: no run that could go and no ended entry (a cheap scan first).
+  if (queue.runs.every((r) => isLive(r) || !r.cleanedUp) && queue.entries.every((e) => isActive(e.state))) return { entries: [], runs: [] };
   const referenced = new Set<string>();
   const activeIds = new Set<string>();
   const suspectIds = new Set<string>();
