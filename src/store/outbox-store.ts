@@ -64,6 +64,12 @@ export interface DeliveryFilter {
  * The outbound webhook role of the store: subscriptions, the event outbox (written by commitQueue,
  * insertQueue, deleteQueue and the flaky-test writes in the same commit), and deliveries.
  */
+/** An event and the deliveries it makes. */
+export interface FannedOutEvent {
+  eventSeq: number;
+  deliveries: OutboundDelivery[];
+}
+
 export interface OutboxStore {
   insertSubscription(subscription: WebhookSubscription): Promise<void>;
   getSubscription(id: string): Promise<WebhookSubscription | null>;
@@ -74,8 +80,11 @@ export interface OutboxStore {
 
   /** Events not yet fanned out to subscriptions, oldest first. */
   undispatchedEvents(limit: number): Promise<StoredEvent[]>;
-  /** Creates the deliveries of an event (ignoring those that exist) and marks it fanned out, at once. */
-  dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void>;
+  /**
+   * Creates the deliveries of each event (ignoring those that exist) and marks it fanned out, each
+   * event at once with its deliveries (SQLite: all of them in one transaction, a write per pass).
+   */
+  dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | null>;
 
   /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { derivedId } from '../domain/ids.js';
 import type { Clock } from '../domain/clock.js';
-import type { StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
+import type { FannedOutEvent, StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
 import type { Store } from '../store/store.js';
 import { subscriptionWants } from './fan-out.js';
 import { postDelivery, type PostResult } from './post-delivery.js';
@@ -97,6 +97,7 @@ export class WebhookDispatcher {
     const { store, clock } = this.options;
     const events = await store.outbox.undispatchedEvents(EVENTS_PER_PASS);
     const subscriptionsOf = new Map<string, Awaited<ReturnType<typeof store.outbox.listSubscriptions>>>();
+    const fannedOut: FannedOutEvent[] = [];
     for (const event of events) {
       const orgId = event.orgId ?? (await store.findOrgByOwner(ownerKeyOfRepo(event.repoKey)))?.id ?? null;
       let subscriptions = orgId === null ? [] : subscriptionsOf.get(orgId);
@@ -106,8 +107,9 @@ export class WebhookDispatcher {
       }
       const now = clock.now().toISOString();
       const deliveries = (subscriptions ?? []).filter((s) => subscriptionWants(s, event)).map((s) => newDelivery(s.id, s.orgId, event, now));
-      await store.outbox.dispatchEvent(event.seq, deliveries);
+      fannedOut.push({ eventSeq: event.seq, deliveries });
     }
+    if (fannedOut.length > 0) await store.outbox.dispatchEvents(fannedOut);
     return events.length;
   }
 

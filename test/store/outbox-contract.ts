@@ -87,8 +87,8 @@ export function outboxContract(store: () => Store): void {
       const first = delivery(sub.id, 'e1', 1, 'q#1');
       const second = delivery(sub.id, 'e2', 2, 'q#1');
       const other = delivery(sub.id, 'e3', 3, 'q#2');
-      await store().outbox.dispatchEvent(1, [first, second, other]);
-      await store().outbox.dispatchEvent(1, [first]);
+      await store().outbox.dispatchEvents([{ eventSeq: 1, deliveries: [first, second, other] }]);
+      await store().outbox.dispatchEvents([{ eventSeq: 1, deliveries: [first] }]);
       expect((await store().outbox.dueDeliveries(at(1), 10)).map((d) => d.eventId)).toEqual(['e1', 'e3']);
 
       expect(await store().outbox.claimDelivery(first.id, first.nextAttemptAt, at(5))).toBe(true);
@@ -104,10 +104,26 @@ export function outboxContract(store: () => Store): void {
       expect((await store().outbox.listDeliveries('org-2', {}, { offset: 0, limit: 10 })).total).toBe(0);
     });
 
+    it('fans out several events at once: each is dispatched with its own deliveries', async () => {
+      const sub = subscription();
+      await store().outbox.insertSubscription(sub);
+      const queue = aQueue({ orgId: 'org-1', version: 0 });
+      await store().insertQueue(queue, queueEvents(null, queue, at(1)));
+      const v1 = { ...queue, version: 1, entries: [anEntry(queue.id, { prNumber: 3 })] };
+      await store().commitQueue(v1, 0, { events: queueEvents(queue, v1, at(2)) });
+      const [created, submitted] = await store().outbox.undispatchedEvents(10);
+      await store().outbox.dispatchEvents([
+        { eventSeq: created!.seq, deliveries: [] },
+        { eventSeq: submitted!.seq, deliveries: [delivery(sub.id, submitted!.id, 1, 'q#3')] },
+      ]);
+      expect(await store().outbox.undispatchedEvents(10)).toEqual([]);
+      expect((await store().outbox.dueDeliveries(at(2), 10)).map((d) => d.eventId)).toEqual([submitted!.id]);
+    });
+
     it('sends nothing to a disabled subscription, and deleting one deletes its deliveries', async () => {
       const sub = subscription({ enabled: false });
       await store().outbox.insertSubscription(sub);
-      await store().outbox.dispatchEvent(1, [delivery(sub.id, 'e1', 1, 'q#1')]);
+      await store().outbox.dispatchEvents([{ eventSeq: 1, deliveries: [delivery(sub.id, 'e1', 1, 'q#1')] }]);
       expect(await store().outbox.dueDeliveries(at(1), 10)).toEqual([]);
       expect(await store().outbox.deleteSubscription(sub.id)).toBe(true);
       expect(await store().outbox.deleteSubscription(sub.id)).toBe(false);

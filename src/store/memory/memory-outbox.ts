@@ -1,5 +1,5 @@
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -50,12 +50,14 @@ export class MemoryOutbox implements OutboxStore {
       .map(({ dispatched: _, ...e }) => copy(e));
   }
 
-  async dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void> {
-    for (const d of deliveries) {
-      const exists = [...this.deliveries.values()].some((x) => x.subscriptionId === d.subscriptionId && x.eventId === d.eventId);
-      if (!exists && !this.deliveries.has(d.id)) this.deliveries.set(d.id, copy(d));
+  async dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void> {
+    for (const { eventSeq, deliveries } of fannedOut) {
+      for (const d of deliveries) {
+        const exists = [...this.deliveries.values()].some((x) => x.subscriptionId === d.subscriptionId && x.eventId === d.eventId);
+        if (!exists && !this.deliveries.has(d.id)) this.deliveries.set(d.id, copy(d));
+      }
+      for (const e of this.events.values()) if (e.seq === eventSeq) e.dispatched = true;
     }
-    for (const e of this.events.values()) if (e.seq === eventSeq) e.dispatched = true;
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {

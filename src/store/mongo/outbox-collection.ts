@@ -1,6 +1,6 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
 
 /**
  * Outbound webhooks in MongoDB. Without multi-document transactions, a queue commit carries its
@@ -132,13 +132,15 @@ export class MongoOutbox implements OutboxStore {
     return ready;
   }
 
-  async dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void> {
-    for (const d of deliveries) {
-      await this.deliveries.updateOne({ subscriptionId: d.subscriptionId, eventId: d.eventId }, { $setOnInsert: { ...d } }, { upsert: true }).catch((err: unknown) => {
-        if (!(err instanceof Error && 'code' in err && err.code === 11000)) throw err;
-      });
+  async dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void> {
+    for (const { eventSeq, deliveries } of fannedOut) {
+      for (const d of deliveries) {
+        await this.deliveries.updateOne({ subscriptionId: d.subscriptionId, eventId: d.eventId }, { $setOnInsert: { ...d } }, { upsert: true }).catch((err: unknown) => {
+          if (!(err instanceof Error && 'code' in err && err.code === 11000)) throw err;
+        });
+      }
+      await this.events.updateOne({ seq: eventSeq }, { $set: { dispatched: true } });
     }
-    await this.events.updateOne({ seq: eventSeq }, { $set: { dispatched: true } });
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
 
 /**
  * Outbound webhooks in SQLite. The tables are created here (IF NOT EXISTS) rather than in the
@@ -99,9 +99,11 @@ export class SqliteOutboxTable implements OutboxStore {
            AND id NOT IN (SELECT event_id FROM outbound_deliveries)`,
       ),
     };
-    this.dispatchTx = db.transaction((eventSeq: number, deliveries: OutboundDelivery[]) => {
-      for (const d of deliveries) this.stmt.insertDelivery.run({ ...d, doc: JSON.stringify(d) });
-      this.stmt.markDispatched.run(eventSeq);
+    this.dispatchTx = db.transaction((fannedOut: readonly FannedOutEvent[]) => {
+      for (const { eventSeq, deliveries } of fannedOut) {
+        for (const d of deliveries) this.stmt.insertDelivery.run({ ...d, doc: JSON.stringify(d) });
+        this.stmt.markDispatched.run(eventSeq);
+      }
     });
   }
 
@@ -138,8 +140,8 @@ export class SqliteOutboxTable implements OutboxStore {
     return (this.stmt.undispatched.all(limit) as { seq: number; doc: string }[]).map(toStoredEvent);
   }
 
-  async dispatchEvent(eventSeq: number, deliveries: OutboundDelivery[]): Promise<void> {
-    this.dispatchTx.immediate(eventSeq, deliveries);
+  async dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void> {
+    this.dispatchTx.immediate(fannedOut);
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {
