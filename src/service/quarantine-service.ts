@@ -2,8 +2,9 @@ import type { Org } from '../domain/org.js';
 import type { QuarantineSetting, TestCase, TestStatus } from '../domain/quarantine.js';
 import { ownerKey, repoKey, type RepoRef } from '../domain/repo.js';
 import type { Store } from '../store/store.js';
-import { forbidden, ServiceError } from './errors.js';
-import { PageTokens, type PageQuery } from './page-token.js';
+import { forbidden } from './errors.js';
+import type { PageQuery } from './page-token.js';
+import { Pages, type PageJson } from './pages.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MIN_PAGE_SIZE = 1;
@@ -25,16 +26,6 @@ export interface QuarantinedTestJson {
   quarantine_setting: QuarantineSetting;
 }
 
-/** Seed 2.7. Tokens are `""` where there is no such page. */
-export interface PageJson {
-  total_rows: number;
-  total_pages: number;
-  page_index: number;
-  next_page_token: string;
-  prev_page_token: string;
-  last_page_token: string;
-}
-
 export interface ListQuarantinedInput {
   repo: RepoRef;
   orgUrlSlug: string;
@@ -48,9 +39,11 @@ export type TestListing = 'quarantined' | 'flaky';
 
 /** POST /flaky-tests/list-quarantined-tests. */
 export class QuarantineService {
-  private tokens: Promise<PageTokens> | null = null;
+  private readonly pages: Pages;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.pages = new Pages(store, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
+  }
 
   async list(org: Org, input: ListQuarantinedInput, listing: TestListing = 'quarantined'): Promise<{ quarantined_tests: QuarantinedTestJson[]; page: PageJson }> {
     if (input.orgUrlSlug !== org.slug) {
@@ -59,43 +52,12 @@ export class QuarantineService {
     if (!org.owners.includes(ownerKey(input.repo.host, input.repo.owner))) {
       throw forbidden(`${input.repo.host}/${input.repo.owner} is not owned by this organization`);
     }
-    const { pageSize } = input;
-    if (!Number.isSafeInteger(pageSize) || pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE) {
-      throw new ServiceError(400, 'invalid_request', 'Invalid request', 'page_size is out of bounds', [
-        { path: 'page_query.page_size', message: `must be an integer from ${MIN_PAGE_SIZE} to ${MAX_PAGE_SIZE}` },
-      ]);
-    }
-
-    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize, ...(listing === 'flaky' ? { scope: listing } : {}) };
-    const tokens = await this.pageTokens();
-    const pageIndex = input.pageToken ? tokens.read(query, input.pageToken) : 0;
+    const query: PageQuery = { repoKey: repoKey(input.repo), pageSize: input.pageSize, ...(listing === 'flaky' ? { scope: listing } : {}) };
+    const pageIndex = await this.pages.pageIndex(query, input);
     // A token past the last page (tests left quarantine since) reads as an empty page.
-    const page = { offset: Math.min(pageIndex * pageSize, Number.MAX_SAFE_INTEGER), limit: pageSize };
-    const { rows, total } = listing === 'flaky' ? await this.store.listFlakyTests(query.repoKey, page) : await this.store.listQuarantinedTests(query.repoKey, page);
-
-    const totalPages = Math.ceil(total / pageSize);
-    const lastIndex = totalPages - 1;
-    const tokenFor = (index: number | null): string => (index === null ? '' : tokens.issue(query, index));
-    return {
-      quarantined_tests: rows.map(toJson),
-      page: {
-        total_rows: total,
-        total_pages: totalPages,
-        page_index: pageIndex,
-        next_page_token: tokenFor(pageIndex < lastIndex ? pageIndex + 1 : null),
-        prev_page_token: tokenFor(pageIndex > 0 && totalPages > 0 ? Math.min(pageIndex - 1, lastIndex) : null),
-        last_page_token: tokenFor(totalPages > 0 ? lastIndex : null),
-      },
-    };
-  }
-
-  private pageTokens(): Promise<PageTokens> {
-    if (!this.tokens) {
-      this.tokens = PageTokens.fromStore(this.store);
-      // A store outage must not be remembered: the next call asks again.
-      this.tokens.catch(() => (this.tokens = null));
-    }
-    return this.tokens;
+    const rows = this.pages.rowsOf(query, pageIndex);
+    const found = listing === 'flaky' ? await this.store.listFlakyTests(query.repoKey, rows) : await this.store.listQuarantinedTests(query.repoKey, rows);
+    return { quarantined_tests: found.rows.map(toJson), page: await this.pages.page(query, pageIndex, found.total) };
   }
 }
 

@@ -31,8 +31,7 @@ import type {
   UpdateQueueInput,
 } from './queue-inputs.js';
 import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
-import { MAX_QUEUE_PAGE_SIZE, QueuePages, type QueuePageInput } from './queue-page.js';
-import type { PageJson } from './quarantine-service.js';
+import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
 import { loadMergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import { queueEvents } from '../events/queue-events.js';
@@ -78,10 +77,10 @@ export class QueueService {
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
-  private readonly pages: QueuePages;
+  private readonly pages: Pages;
 
   constructor(deps: QueueServiceDeps) {
-    this.pages = new QueuePages(deps.store);
+    this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
@@ -251,7 +250,7 @@ export class QueueService {
   }
 
   /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
-  async getQueue(org: Org, input: QueueRefInput & { page?: QueuePageInput }): Promise<QueueRecord & { page: PageJson }> {
+  async getQueue(org: Org, input: QueueRefInput & { page?: PageInput }): Promise<QueueRecord & { page: PageJson }> {
     const queue = await this.loadQueue(org, input);
     const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
     const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };

@@ -9,8 +9,8 @@ import type { Store } from '../store/store.js';
 import { receiverUrlProblem } from '../webhooks/receiver-url.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { ServiceError } from './errors.js';
-import { PageTokens } from './page-token.js';
-import type { PageJson } from './quarantine-service.js';
+import { Pages, type PageJson } from './pages.js';
+import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from './quarantine-service.js';
 import { assertOwnsRepo } from './tenancy.js';
 
 /** Subscriptions one organization may have. */
@@ -71,9 +71,11 @@ export interface ListDeliveriesInput {
 
 /** POST /v1/webhooks/*: an organization's outbound webhook subscriptions and their delivery log. */
 export class WebhookService {
-  private tokens: Promise<PageTokens> | null = null;
+  private readonly pages: Pages;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; newId?: () => string }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; newId?: () => string }) {
+    this.pages = new Pages(deps.store, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
+  }
 
   async create(org: Org, input: CreateWebhookInput): Promise<WebhookRecord & { secret: string }> {
     checkUrl(input.url);
@@ -149,26 +151,9 @@ export class WebhookService {
     };
     // A token is bound to the organization and the filter, like the quarantine listing's to its repository.
     const query = { repoKey: `webhook-deliveries\u0000${org.id}\u0000${JSON.stringify(filter)}`, pageSize: input.pageSize };
-    const tokens = await this.pageTokens();
-    const pageIndex = input.pageToken ? tokens.read(query, input.pageToken) : 0;
-    const { rows, total } = await this.deps.store.outbox.listDeliveries(org.id, filter, {
-      offset: Math.min(pageIndex * input.pageSize, Number.MAX_SAFE_INTEGER),
-      limit: input.pageSize,
-    });
-    const totalPages = Math.ceil(total / input.pageSize);
-    const lastIndex = totalPages - 1;
-    const tokenFor = (index: number | null): string => (index === null ? '' : tokens.issue(query, index));
-    return {
-      deliveries: rows.map(toDeliveryRecord),
-      page: {
-        total_rows: total,
-        total_pages: totalPages,
-        page_index: pageIndex,
-        next_page_token: tokenFor(pageIndex < lastIndex ? pageIndex + 1 : null),
-        prev_page_token: tokenFor(pageIndex > 0 && totalPages > 0 ? Math.min(pageIndex - 1, lastIndex) : null),
-        last_page_token: tokenFor(totalPages > 0 ? lastIndex : null),
-      },
-    };
+    const pageIndex = await this.pages.pageIndex(query, input);
+    const { rows, total } = await this.deps.store.outbox.listDeliveries(org.id, filter, this.pages.rowsOf(query, pageIndex));
+    return { deliveries: rows.map(toDeliveryRecord), page: await this.pages.page(query, pageIndex, total) };
   }
 
   /** Sends a delivery again from the start of the retry schedule (its attempts so far are kept). */
@@ -192,16 +177,7 @@ export class WebhookService {
     }
     return s;
   }
-
-  private pageTokens(): Promise<PageTokens> {
-    if (!this.tokens) {
-      this.tokens = PageTokens.fromStore(this.deps.store);
-      this.tokens.catch(() => (this.tokens = null));
-    }
-    return this.tokens;
-  }
 }
-
 
 function checkUrl(url: string): void {
   const problem = receiverUrlProblem(url);

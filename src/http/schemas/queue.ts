@@ -7,7 +7,7 @@ import {
   SETTING_BOUNDS,
 } from '../../domain/settings.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
-import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/queue-page.js';
+import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/pages.js';
 import { body, queueRefFields } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
