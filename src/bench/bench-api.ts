@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { nonNegative, positive, positiveInt } from './option-numbers.js';
 import { bodyLimitOf } from '../http/body/body-limits.js';
 import { measureAll, type CaseSettings } from './api-cases.js';
 import { buildReport, formatReport } from './api-report.js';
@@ -71,22 +72,4 @@ const failed = report.cases.filter((c) => c.non2xx > 0 || c.errors > 0);
 if (failed.length > 0) {
   console.error(`\nNOT VALID: ${failed.map((c) => `${c.name} (${c.non2xx} non-2xx, ${c.errors} errors)`).join('; ')}`);
   process.exitCode = 1;
-}
-
-function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
-  return n;
-}
-
-function nonNegative(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
-  return n;
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
 }

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
+import { positive, positiveInt } from './option-numbers.js';
 import { runBand } from './depth-band.js';
 import { bandReport, checkTargets, formatReport, type BandReport } from './depth-report.js';
 
@@ -64,16 +65,4 @@ function depthList(v: string): number[] {
     throw new InvalidArgumentError('expected comma-separated integers from 1 to 100000, e.g. 100,1000');
   }
   return depths;
-}
-
-function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
-  return n;
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
 }

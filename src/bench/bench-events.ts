@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { positiveInt } from './option-numbers.js';
 import { pino } from 'pino';
 import type { Org } from '../domain/org.js';
 import { systemClock } from '../domain/clock.js';
@@ -168,10 +169,4 @@ rmSync(dir, { recursive: true, force: true });
 if (deliveries !== expected) {
   console.error(`expected ${expected} deliveries, the receiver got ${deliveries}`);
   process.exitCode = 1;
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
 }

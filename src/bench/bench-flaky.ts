@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { positive, positiveInt } from './option-numbers.js';
 import { bodyLimitOf } from '../http/body/body-limits.js';
 
 const UPLOAD_BODY_LIMIT_BYTES = bodyLimitOf('/flaky-tests/upload');
@@ -76,15 +77,3 @@ mkdirSync(dirname(opts.json), { recursive: true });
 writeFileSync(opts.json, `${JSON.stringify({ settings: opts, uploadBytes: uploads.bytes, bigUploadBytes: big.bytes, baseline: strip(baseline), mergeq: strip(mergeq) }, null, 2)}\n`);
 console.log(`wrote ${opts.json}`);
 if (mergeq.load.non2xx + mergeq.load.errors > 0 || !mergeq.bigStatus['200']) process.exitCode = 1;
-
-function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
-  return n;
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
