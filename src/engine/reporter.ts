@@ -188,7 +188,6 @@ function changedEntries(prev: QueueDoc, next: QueueDoc): readonly Entry[] {
     changed.push(entry);
     if (isNew) (resubmitted ??= new Set()).add(entry.prNumber);
   }
-  if (!resubmitted) return changed;
-  const again = resubmitted;
-  return next.entries.filter((e) => changed.includes(e) || again.has(e.prNumber));
+  if (resubmitted) for (const e of next.entries) if (resubmitted.has(e.prNumber) && !changed.includes(e)) changed.push(e);
+  return changed;
 }

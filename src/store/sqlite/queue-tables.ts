@@ -21,6 +21,7 @@ export class SqliteQueueTables {
   private readonly snapshots = new Map<string, QueueSnapshot>();
   private readonly archive: SqliteArchiveTables;
   private readonly stmt: Record<string, Statement>;
+  private readonly rows: { entries: RowStatements; runs: RowStatements; units: RowStatements };
   private readonly commitTx;
   private readonly loadTx;
   private readonly insertTx;
@@ -31,6 +32,7 @@ export class SqliteQueueTables {
     private readonly outbox: Pick<SqliteOutboxTable, 'insertEvents'>,
   ) {
     this.archive = new SqliteArchiveTables(db);
+    this.rows = { entries: rowStatements(db, 'queue_entries'), runs: rowStatements(db, 'queue_runs'), units: rowStatements(db, 'queue_units') };
     this.stmt = {
       insertQueue: db.prepare(
         'INSERT INTO queues (id, repo_key, branch, org_id, version, doc) VALUES (@id, @repoKey, @branch, @orgId, @version, @doc)',
@@ -42,33 +44,9 @@ export class SqliteQueueTables {
       versionsByRepo: db.prepare('SELECT id, version FROM queues WHERE repo_key = ? ORDER BY branch'),
       versionsByOrgAndRepo: db.prepare('SELECT id, version FROM queues WHERE org_id = ? AND repo_key = ? ORDER BY branch'),
       head: db.prepare('SELECT version, doc FROM queues WHERE id = ?'),
-      entries: db.prepare('SELECT ord, doc FROM queue_entries WHERE queue_id = ? ORDER BY ord'),
-      runs: db.prepare('SELECT ord, doc FROM queue_runs WHERE queue_id = ? ORDER BY ord'),
-      units: db.prepare('SELECT ord, doc FROM queue_units WHERE queue_id = ? ORDER BY ord'),
       casVersion: db.prepare('UPDATE queues SET version = ? WHERE id = ? AND version = ?'),
       casHead: db.prepare('UPDATE queues SET version = ?, doc = ? WHERE id = ? AND version = ?'),
-      upsertEntry: db.prepare(
-        `INSERT INTO queue_entries (queue_id, id, ord, doc) VALUES (?, ?, ?, ?)
-         ON CONFLICT (queue_id, id) DO UPDATE SET ord = excluded.ord, doc = excluded.doc`,
-      ),
-      moveEntry: db.prepare('UPDATE queue_entries SET ord = ? WHERE queue_id = ? AND id = ?'),
-      deleteEntry: db.prepare('DELETE FROM queue_entries WHERE queue_id = ? AND id = ?'),
-      upsertRun: db.prepare(
-        `INSERT INTO queue_runs (queue_id, id, ord, doc) VALUES (?, ?, ?, ?)
-         ON CONFLICT (queue_id, id) DO UPDATE SET ord = excluded.ord, doc = excluded.doc`,
-      ),
-      moveRun: db.prepare('UPDATE queue_runs SET ord = ? WHERE queue_id = ? AND id = ?'),
-      deleteRun: db.prepare('DELETE FROM queue_runs WHERE queue_id = ? AND id = ?'),
-      upsertUnit: db.prepare(
-        `INSERT INTO queue_units (queue_id, id, ord, doc) VALUES (?, ?, ?, ?)
-         ON CONFLICT (queue_id, id) DO UPDATE SET ord = excluded.ord, doc = excluded.doc`,
-      ),
-      moveUnit: db.prepare('UPDATE queue_units SET ord = ? WHERE queue_id = ? AND id = ?'),
-      deleteUnit: db.prepare('DELETE FROM queue_units WHERE queue_id = ? AND id = ?'),
       casDelete: db.prepare('DELETE FROM queues WHERE id = ? AND version = ?'),
-      deleteEntries: db.prepare('DELETE FROM queue_entries WHERE queue_id = ?'),
-      deleteRuns: db.prepare('DELETE FROM queue_runs WHERE queue_id = ?'),
-      deleteUnits: db.prepare('DELETE FROM queue_units WHERE queue_id = ?'),
     };
 
     this.loadTx = db.transaction((id: string): QueueSnapshot | null => this.loadNow(id));
@@ -82,9 +60,7 @@ export class SqliteQueueTables {
         version: queue.version,
         doc: JSON.stringify(headOf(queue)),
       });
-      queue.entries.forEach((e, ord) => this.stmt.upsertEntry!.run(queue.id, e.id, ord, JSON.stringify(e)));
-      queue.runs.forEach((r, ord) => this.stmt.upsertRun!.run(queue.id, r.id, ord, JSON.stringify(r)));
-      queue.units.forEach((u, ord) => this.stmt.upsertUnit!.run(queue.id, u.id, ord, JSON.stringify(u)));
+      for (const field of ROW_FIELDS) queue[field].forEach((item, ord) => this.rows[field].upsert.run(queue.id, item.id, ord, JSON.stringify(item)));
       this.outbox.insertEvents(events);
     });
 
@@ -109,9 +85,7 @@ export class SqliteQueueTables {
     this.deleteTx = db.transaction((id: string, expectedVersion: number, events: OutboxEvent[] | undefined): boolean => {
       if (this.stmt.casDelete!.run(id, expectedVersion).changes !== 1) return false;
       this.outbox.insertEvents(events);
-      this.stmt.deleteEntries!.run(id);
-      this.stmt.deleteRuns!.run(id);
-      this.stmt.deleteUnits!.run(id);
+      for (const field of ROW_FIELDS) this.rows[field].deleteAll.run(id);
       return true;
     });
   }
@@ -205,9 +179,9 @@ export class SqliteQueueTables {
     }
     const rows = <T>(all: unknown[]) => (all as { ord: number; doc: string }[]).map((r) => ({ ord: r.ord, item: JSON.parse(r.doc) as T }));
     const snapshot = snapshotOf(JSON.parse(head.doc) as QueueHead, head.version, {
-      entries: rows<Entry>(this.stmt.entries!.all(id)),
-      runs: rows<TestRun>(this.stmt.runs!.all(id)),
-      units: rows<Unit>(this.stmt.units!.all(id)),
+      entries: rows<Entry>(this.rows.entries.all.all(id)),
+      runs: rows<TestRun>(this.rows.runs.all.all(id)),
+      units: rows<Unit>(this.rows.units.all.all(id)),
     });
     this.snapshots.set(id, snapshot);
     return snapshot;
@@ -219,16 +193,40 @@ export class SqliteQueueTables {
       ? this.stmt.casHead!.run(queue.version, JSON.stringify(changes.head), id, expectedVersion)
       : this.stmt.casVersion!.run(queue.version, id, expectedVersion);
     if (cas.changes !== 1) throw new VersionConflict();
-    this.writeRows(id, changes.entries, this.stmt.upsertEntry!, this.stmt.moveEntry!, this.stmt.deleteEntry!);
-    this.writeRows(id, changes.runs, this.stmt.upsertRun!, this.stmt.moveRun!, this.stmt.deleteRun!);
-    this.writeRows(id, changes.units, this.stmt.upsertUnit!, this.stmt.moveUnit!, this.stmt.deleteUnit!);
+    this.writeRows(id, changes.entries, this.rows.entries);
+    this.writeRows(id, changes.runs, this.rows.runs);
+    this.writeRows(id, changes.units, this.rows.units);
   }
 
-  private writeRows<T extends { id: string }>(queueId: string, changes: RowChanges<T>, upsert: Statement, move: Statement, remove: Statement): void {
-    for (const { item, ord } of changes.upserts) upsert.run(queueId, item.id, ord, JSON.stringify(item));
-    for (const { id, ord } of changes.moves) move.run(ord, queueId, id);
-    for (const id of changes.deletes) remove.run(queueId, id);
+  private writeRows<T extends { id: string }>(queueId: string, changes: RowChanges<T>, table: RowStatements): void {
+    for (const { item, ord } of changes.upserts) table.upsert.run(queueId, item.id, ord, JSON.stringify(item));
+    for (const { id, ord } of changes.moves) table.move.run(ord, queueId, id);
+    for (const id of changes.deletes) table.remove.run(queueId, id);
   }
+}
+
+const ROW_FIELDS = ['entries', 'runs', 'units'] as const;
+
+/** The statements of one of the row tables (queue_entries, queue_runs, queue_units), all of one shape. */
+interface RowStatements {
+  all: Statement;
+  upsert: Statement;
+  move: Statement;
+  remove: Statement;
+  deleteAll: Statement;
+}
+
+function rowStatements(db: Database.Database, table: string): RowStatements {
+  return {
+    all: db.prepare(`SELECT ord, doc FROM ${table} WHERE queue_id = ? ORDER BY ord`),
+    upsert: db.prepare(
+      `INSERT INTO ${table} (queue_id, id, ord, doc) VALUES (?, ?, ?, ?)
+       ON CONFLICT (queue_id, id) DO UPDATE SET ord = excluded.ord, doc = excluded.doc`,
+    ),
+    move: db.prepare(`UPDATE ${table} SET ord = ? WHERE queue_id = ? AND id = ?`),
+    remove: db.prepare(`DELETE FROM ${table} WHERE queue_id = ? AND id = ?`),
+    deleteAll: db.prepare(`DELETE FROM ${table} WHERE queue_id = ?`),
+  };
 }
 
 interface StoredVersion {
