@@ -66,8 +66,8 @@ async function measureWith(
   const token = mergeq.fixture!.token;
   const op = (name: string): Spec => ({ url: mergeq.url, method: 'POST', path: `/v1/${name}`, headers: { ...JSON_TYPE, 'x-api-token': token } });
   const queueDepth = async (branch: string) =>
-    ((await call(mergeq.url, token, 'getQueue', { repo: BENCH_REPO, targetBranch: branch })) as { enqueuedPullRequests: unknown[] })
-      .enqueuedPullRequests.length;
+    ((await call(mergeq.url, token, 'getQueue', { repo: BENCH_REPO, targetBranch: branch, page_query: { page_size: 1 } })) as { page: { total_rows: number } })
+      .page.total_rows;
   const depth = await queueDepth(BENCH_BRANCHES.getQueue);
   if (depth !== s.queuedPrs) throw new Error(`getQueue lists ${depth} PRs, expected ${s.queuedPrs}`);
 

@@ -13,7 +13,7 @@ import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
 import { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import type { Fact } from './fact.js';
-import { loadMergeEstimates } from './merge-estimates.js';
+import { MergeEstimates } from './merge-estimates.js';
 import { GitHostObserver } from './observation.js';
 import { QueueCommitter } from './queue-committer.js';
 import { QueueLease } from './queue-lease.js';
@@ -134,8 +134,9 @@ export class Engine {
         for (const [sha, id] of this.testBranchHeads) if (id === queueId) this.testBranchHeads.delete(sha);
       },
     });
+    const estimates = new MergeEstimates(store);
     this.reporter = new Reporter({
-      channels: [statusChannel(gitHost, (doc) => loadMergeEstimates(store, doc, clock.now())), commentChannel(gitHost)],
+      channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now())), commentChannel(gitHost)],
       clock,
       scheduler,
       logger,

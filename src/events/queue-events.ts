@@ -24,9 +24,10 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   let header: QueueHeader | undefined;
   const positions = new Positions(next);
   const seen = new SeenHistory(prev);
-  for (let index = 0; index < next.entries.length; index++) {
-    const entry = next.entries[index]!;
-    if (prev.entries[index] === entry) continue;
+  const [prevEntries, nextEntries] = [prev.entries, next.entries];
+  for (let index = 0; index < nextEntries.length; index++) {
+    const entry = nextEntries[index]!;
+    if (prevEntries[index] === entry) continue;
     for (let i = seen.lengthOf(entry, index); i < entry.history.length; i++) {
       const step = entry.history[i] as Transition;
       const type = pullRequestEventType(step, i);

@@ -105,9 +105,11 @@ export interface PullRequestComment {
 }
 
 /** Thrown by the `none` host: no git host is configured. */
+export const NO_GIT_HOST = 'no git host is configured';
+
 export class NoGitHostError extends Error {
   constructor() {
-    super('no git host is configured');
+    super(NO_GIT_HOST);
     this.name = 'NoGitHostError';
   }
 }

@@ -12,6 +12,7 @@ import { errorHandler, notFoundHandler } from './error-handler.js';
 import { bodyLimitOf } from './body/body-limits.js';
 import { LargeBodiesInFlight } from './body/large-bodies.js';
 import { jsonBody } from './json-body.js';
+import { sendJson } from './json-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
 import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
@@ -111,8 +112,7 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
       .route(op.path)
       .post(...authenticate, readBody(op.path), async (req: Request, res: Response) => {
         const { org, token } = callerOf(res);
-        const result = await op.run(services, org, req.body, token);
-        res.status(200).json(result);
+        sendJson(res, await op.run(services, org, req.body, token));
       })
       .all(methodNotAllowed(['POST']));
   }

@@ -1,6 +1,6 @@
 import { initialReadiness, type Readiness } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
-import { NoGitHostError, type GitHost } from '../githost/githost.js';
+import { NO_GIT_HOST, NoGitHostError, type GitHost } from '../githost/githost.js';
 import type { Store } from '../store/store.js';
 
 /** What a new entry starts with: the PR as the git host describes it, and its initial readiness. */
@@ -31,7 +31,7 @@ export async function readPullRequestFacts(
     readiness: { ...initialReadiness(), requiresImpactedTargets, gitHubMergeability: 'UNSPECIFIED', note },
   });
 
-  if (deps.gitHost.kind === 'none') return unknown(new NoGitHostError().message);
+  if (deps.gitHost.kind === 'none') return unknown(NO_GIT_HOST);
   let info;
   try {
     info = await deps.gitHost.getPullRequest(queue.repo, prNumber);

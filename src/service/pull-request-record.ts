@@ -1,3 +1,4 @@
+import { activeEntryOf } from '../domain/active-entries.js';
 import type { Entry, Readiness } from '../domain/entry.js';
 import type { MergeEstimate } from '../domain/eta.js';
 import { positionsOf } from '../domain/position.js';
@@ -67,7 +68,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
  * currently submitted while it is active in the queue document.
  */
 export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | null, estimates?: ReadonlyMap<string, MergeEstimate>): SubmittedPullRequestRecord {
-  const inQueue = queue !== null && isActive(entry.state) && (queue.entries.includes(entry) || queue.entries.some((e) => e.id === entry.id));
+  const inQueue = queue !== null && isActive(entry.state) && activeEntryOf(queue.entries, entry.prNumber)?.id === entry.id;
   const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
   const { readiness } = entry;
   return {

@@ -51,8 +51,19 @@ export function toQueueRecordPage(
   return { record, total: ordered.length };
 }
 
+type Enqueued = readonly { entry: Entry; position: number | null }[];
+
+/** Documents are never changed in place: the order of one holds for good (pages of a deep queue). */
+const orderOf = new WeakMap<QueueDoc, Enqueued>();
+
 /** Active entries: those with a position in queue order first, then the not-ready ones by submission. */
-function enqueuedInQueueOrder(queue: QueueDoc): { entry: Entry; position: number | null }[] {
+function enqueuedInQueueOrder(queue: QueueDoc): Enqueued {
+  let ordered = orderOf.get(queue);
+  if (!ordered) orderOf.set(queue, (ordered = inQueueOrder(queue)));
+  return ordered;
+}
+
+function inQueueOrder(queue: QueueDoc): Enqueued {
   const positions = positionsOf(queue);
   const active = queue.entries.filter((e) => isActive(e.state));
   const positioned = active

@@ -32,8 +32,9 @@ import type {
 } from './queue-inputs.js';
 import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
-import { loadMergeEstimates } from '../engine/merge-estimates.js';
+import { MergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
+import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
@@ -78,9 +79,12 @@ export class QueueService {
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
   private readonly pages: Pages;
+  private readonly mergeEstimates: MergeEstimates;
+  private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
 
   constructor(deps: QueueServiceDeps) {
     this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
+    this.mergeEstimates = new MergeEstimates(deps.store);
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
@@ -255,9 +259,12 @@ export class QueueService {
     const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
     const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };
     const pageIndex = await this.pages.pageIndex(query, page);
-    const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
-    const { record, total } = toQueueRecordPage(queue, await this.estimates(queue), offset, page.pageSize);
-    return { ...record, page: await this.pages.page(query, pageIndex, total) };
+    const estimates = await this.estimates(queue);
+    return this.queuePages.get(queue, estimates, `${pageIndex}/${page.pageSize}`, async () => {
+      const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
+      const { record, total } = toQueueRecordPage(queue, estimates, offset, page.pageSize);
+      return { ...record, page: await this.pages.page(query, pageIndex, total) };
+    });
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
@@ -289,7 +296,7 @@ export class QueueService {
 
   /** The ETA of each active entry (src/domain/eta.ts). */
   private estimates(queue: QueueDoc) {
-    return loadMergeEstimates(this.store, queue, this.clock.now());
+    return this.mergeEstimates.of(queue, this.clock.now());
   }
 
   /**

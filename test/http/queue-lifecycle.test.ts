@@ -223,6 +223,18 @@ describe('getQueue', () => {
       expect(rest).toEqual(whole);
     });
 
+    test('a page read again is the same page, and any change of the queue shows in the next read at once', async () => {
+      const page = { ...queueRef(), page_query: { page_size: 3 } };
+      const first = await post(t, 'getQueue', page);
+      expect((await post(t, 'getQueue', page)).text).toBe(first.text);
+      expect((await post(t, 'submitPullRequest', prRef(16))).status).toBe(200);
+      expect((await post(t, 'getQueue', queueRef())).body.page.total_rows).toBe(6);
+      expect((await post(t, 'cancelPullRequest', prRef(12))).status).toBe(200);
+      expect(prs((await post(t, 'getQueue', page)).body)).toEqual([11, 13, 14]);
+      // The same clock second, another page size: its own page, not a kept one.
+      expect(prs((await post(t, 'getQueue', { ...queueRef(), page_query: { page_size: 1 } })).body)).toEqual([11]);
+    });
+
     test('400 naming the field for a page size out of bounds or of the wrong type, changing nothing', async () => {
       for (const page_size of [0, 1001, 'many', 2.5]) {
         const res = await post(t, 'getQueue', { ...queueRef(), page_query: { page_size } });

@@ -1,4 +1,5 @@
 import type { Entry, Readiness } from '../../domain/entry.js';
+import { activeEntryOf, appendEntry } from '../../domain/active-entries.js';
 import { InvalidStateError } from '../../domain/errors.js';
 import type { ResolvedPriority } from '../../domain/priority.js';
 import type { QueueDoc } from '../../domain/queue.js';
@@ -24,8 +25,8 @@ export interface SubmitInput {
   readiness: Readiness;
 }
 
-export function activeEntryFor(queue: QueueDoc, prNumber: number): Entry | undefined {
-  return queue.entries.find((e) => e.prNumber === prNumber && isActive(e.state));
+export function activeEntryFor(queue: Pick<QueueDoc, 'entries'>, prNumber: number): Entry | undefined {
+  return activeEntryOf(queue.entries, prNumber);
 }
 
 /**
@@ -67,7 +68,7 @@ export function submitEntry(queue: QueueDoc, input: SubmitInput, now: Date): { q
     mergeCommitSha: null,
     history: [{ state: 'NOT_READY', at, reason: submitted }],
   };
-  return { queue: { ...queue, nextSeq: queue.nextSeq + 1, entries: [...queue.entries, entry] }, entry, created: true };
+  return { queue: { ...queue, nextSeq: queue.nextSeq + 1, entries: appendEntry(queue.entries, entry) }, entry, created: true };
 }
 
 /** Ends an active entry as CANCELLED. A PR whose merge is under way cannot be cancelled. */

@@ -1,4 +1,5 @@
 import type { Entry } from '../../domain/entry.js';
+import { activeEntryOf } from '../../domain/active-entries.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import { reason, type Reason } from '../../domain/reasons.js';
 import type { FailedTest, StatusCheck, TestRun } from '../../domain/run.js';
@@ -134,7 +135,7 @@ export function recordPullRequest(
 ): QueueDoc {
   const number = pr?.number ?? prNumber;
   if (number === undefined) return q;
-  const entry = q.entries.find((e) => e.prNumber === number && isActive(e.state));
+  const entry = activeEntryOf(q.entries, number);
   if (!entry) return q;
   const queued = entry.state !== 'NOT_READY';
 
@@ -182,8 +183,8 @@ export function recordPullRequest(
 
 /** Impacted targets are known for that PR head. */
 export function recordImpactedTargets(q: QueueDoc, prNumber: number, sha: string): QueueDoc {
-  const entry = q.entries.find((e) => e.prNumber === prNumber && isActive(e.state) && e.prSha === sha);
-  if (!entry || entry.readiness.hasImpactedTargets) return q;
+  const entry = activeEntryOf(q.entries, prNumber);
+  if (!entry || entry.prSha !== sha || entry.readiness.hasImpactedTargets) return q;
   return replaceEntry(q, { ...entry, readiness: { ...entry.readiness, hasImpactedTargets: true } });
 }
 
