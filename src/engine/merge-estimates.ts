@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 const HISTORY_WINDOW_MS = 24 * 3_600_000;
 
 /** How long the estimates of one queue document are reused: an ETA is not read to the second. */
-export const ESTIMATE_REUSE_MS = 1_000;
+const ESTIMATE_REUSE_MS = 1_000;
 
 /** The ETA of every active entry of a queue, from its runs in the document and the archived ones of the last day. */
 export async function loadMergeEstimates(store: Pick<Store, 'archivedRuns'>, queue: QueueDoc, now: Date): Promise<Map<string, MergeEstimate>> {

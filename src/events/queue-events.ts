@@ -24,7 +24,8 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   let header: QueueHeader | undefined;
   const positions = new Positions(next);
   const seen = new SeenHistory(prev);
-  const [prevEntries, nextEntries] = [prev.entries, next.entries];
+  const prevEntries = prev.entries;
+  const nextEntries = next.entries;
   for (let index = 0; index < nextEntries.length; index++) {
     const entry = nextEntries[index]!;
     if (prevEntries[index] === entry) continue;

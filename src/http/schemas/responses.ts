@@ -60,7 +60,8 @@ export const submittedPullRequestSchema = z.object({
   history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;
 
-const pageSchema = z.object({
+/** Seed 2.7's page object, in every paged answer. */
+export const pageSchema = z.object({
   total_rows: z.number().int(),
   total_pages: z.number().int(),
   page_index: z.number().int(),

@@ -4,6 +4,7 @@ import { EVENT_PATTERN } from '../../events/event-filter.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
 import { body, repoSchema, targetBranchSchema } from './common.js';
+import { pageSchema } from './responses.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
 /** Request and response bodies of POST /v1/webhooks/* (docs/webhooks.md). */
@@ -113,12 +114,5 @@ export const deliveryRecordSchema = z.object({
 
 export const deliveriesResponseSchema = z.object({
   deliveries: z.array(deliveryRecordSchema),
-  page: z.object({
-    total_rows: z.number().int(),
-    total_pages: z.number().int(),
-    page_index: z.number().int(),
-    next_page_token: z.string(),
-    prev_page_token: z.string(),
-    last_page_token: z.string(),
-  }),
+  page: pageSchema,
 });
