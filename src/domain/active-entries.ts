@@ -1,3 +1,4 @@
+import { appended } from './appended-arrays.js';
 import type { Entry } from './entry.js';
 import { isActive } from './states.js';
 
@@ -19,7 +20,7 @@ export function activeEntryOf(entries: readonly Entry[], prNumber: number): Entr
 
 /** `[...entries, entry]`, with the index of `entries` moved to it when there is one. */
 export function appendEntry(entries: readonly Entry[], entry: Entry): Entry[] {
-  const next = [...entries, entry];
+  const next = appended(entries, entry);
   const index = byEntries.get(entries);
   if (index && !(isActive(entry.state) && index.has(entry.prNumber))) {
     // Moved, not copied: `entries` builds a new index if it is ever looked at again.

@@ -1,3 +1,4 @@
+import { knownSharedPrefix } from '../domain/appended-arrays.js';
 import type { Entry, Transition } from '../domain/entry.js';
 import { derivedId } from '../domain/ids.js';
 import { positionOf, positionsOf } from '../domain/position.js';
@@ -26,7 +27,7 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   const seen = new SeenHistory(prev);
   const prevEntries = prev.entries;
   const nextEntries = next.entries;
-  for (let index = 0; index < nextEntries.length; index++) {
+  for (let index = knownSharedPrefix(prevEntries, nextEntries) ?? 0; index < nextEntries.length; index++) {
     const entry = nextEntries[index]!;
     if (prevEntries[index] === entry) continue;
     for (let i = seen.lengthOf(entry, index); i < entry.history.length; i++) {

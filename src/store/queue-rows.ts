@@ -1,3 +1,4 @@
+import { knownSharedPrefix } from '../domain/appended-arrays.js';
 import type { QueueDoc } from '../domain/queue.js';
 
 /**
@@ -74,28 +75,24 @@ export class RowIndex<T extends Row> {
     const prev = this.items;
     if (next.length < prev.length) return null;
     const upserts: { item: T; ord: number }[] = [];
-    for (let i = 0; i < prev.length; i++) {
+    for (let i = knownSharedPrefix(prev, next) ?? 0; i < prev.length; i++) {
       const item = next[i]!;
       if (item === prev[i]) continue;
       if (item.id !== prev[i]!.id) return null;
       upserts.push({ item, ord: this.ords[i]! });
     }
-    let maxOrd = this.maxOrd;
-    const ords = next.length > prev.length ? this.ords.slice() : this.ords;
-    for (let i = prev.length; i < next.length; i++) {
-      const item = next[i]!;
-      // An id already stored, moved to the end: not this case.
-      if (this.slots.has(item.id)) return null;
-      ords.push(++maxOrd);
-      upserts.push({ item, ord: maxOrd });
-    }
+    // An id already stored, moved to the end: not this case.
+    for (let i = prev.length; i < next.length; i++) if (this.slots.has(next[i]!.id)) return null;
     if (next.length - prev.length > 1 && new Set(next.slice(prev.length).map((x) => x.id)).size !== next.length - prev.length) {
       throw new Error('duplicate id in a queue document');
     }
+    for (let i = prev.length; i < next.length; i++) {
+      const ord = ++this.maxOrd;
+      this.ords.push(ord);
+      upserts.push({ item: next[i]!, ord });
+    }
     for (const u of upserts) this.slots.set(u.item.id, u);
     this.items = next;
-    this.ords = ords;
-    this.maxOrd = maxOrd;
     return { upserts, moves: [], deletes: [] };
   }
 
