@@ -10,19 +10,41 @@ export type { QueueChange } from '../engine/queue-committer.js';
 /** Compare-and-set conflicts in a row (with the engine or another replica) before giving up. */
 const MAX_CONFLICTS = 9;
 
+/** Changes stored in one commit at most: a batch of a busy queue stays quick to apply and to write. */
+const MAX_BATCH = 64;
+
 export interface QueueKey {
   repoKey: string;
   branch: string;
 }
 
+/** One caller's change waiting in a batch, and how to answer it. */
+interface Waiting {
+  change: (queue: QueueDoc) => QueueChange<unknown> | Promise<QueueChange<unknown>>;
+  known: QueueDoc | undefined;
+  resolve: (answer: { queue: QueueDoc; result: unknown; changed: boolean }) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What one change did when the batch applied it: its result, or what it threw (it then wrote nothing). */
+type Outcome = { result: unknown; changed: boolean } | { error: unknown };
+
 /**
- * The service's writes of queue documents: one at a time per queue in this process (the per-queue
- * lock), each through the engine's compare-and-set loop (QueueCommitter), so a change is always
- * decided on the document it is written over. A change that throws writes nothing.
+ * The service's writes of queue documents, through the engine's compare-and-set loop
+ * (QueueCommitter), so a change is always decided on the document it is written over. A change that
+ * throws writes nothing.
+ *
+ * Group commit: the writes to one queue that arrive in one turn of the event loop (the requests whose
+ * bytes came in together), and those that come while the queue's lock is held, form a batch (up to
+ * MAX_BATCH), applied one after another in arrival order on one document and stored in one commit. Batches of a queue are committed one at a time (the per-queue lock), and
+ * a change that throws fails only its own caller. Every caller of a batch is answered with the
+ * document as stored, which holds the changes of the whole batch.
  */
 export class QueueDocWriter {
   private readonly lock = new KeyedLock();
   private readonly committer: QueueCommitter;
+  /** The batch of each queue still taking changes (until it starts). */
+  private readonly forming = new Map<string, Waiting[]>();
 
   /** `now`: the time of the outbound events of each commit. */
   constructor(
@@ -32,22 +54,69 @@ export class QueueDocWriter {
     this.committer = new QueueCommitter(store, now);
   }
 
-  async update<T>(
+  update<T>(
     key: QueueKey,
     change: (queue: QueueDoc) => QueueChange<T> | Promise<QueueChange<T>>,
-    /** The document the caller read already: the first attempt is made on it (a stale one fails its compare-and-set). */
+    /** The document the caller read already: a batch is first tried on it (a stale one fails its compare-and-set). */
     known?: QueueDoc,
   ): Promise<{ queue: QueueDoc; result: T; changed: boolean }> {
-    const committed = await this.lock.run(lockKey(key), () =>
-      this.committer.update(known ?? null, () => this.store.getQueue(key.repoKey, key.branch), change, {
-        archive: false,
-        confirmUnchanged: true,
-        maxConflicts: MAX_CONFLICTS,
-        tooBusy: () => queueErrors.busy(key.branch),
-      }),
-    );
-    if (!committed) throw notFound.queue(key.branch);
-    return { queue: committed.queue, result: committed.result, changed: committed.changed };
+    return new Promise((resolve, reject) => {
+      const id = lockKey(key);
+      let batch = this.forming.get(id);
+      if (!batch || batch.length >= MAX_BATCH) {
+        const forming: Waiting[] = [];
+        this.forming.set(id, (batch = forming));
+        // Joined until it starts: at the end of this turn, or later when the queue's lock is busy.
+        setImmediate(() =>
+          void this.lock.run(id, () => {
+            if (this.forming.get(id) === forming) this.forming.delete(id);
+            return this.commitBatch(key, forming);
+          }),
+        );
+      }
+      batch.push({ change, known, resolve: resolve as Waiting['resolve'], reject });
+    });
+  }
+
+  /** Applies a batch's changes in order and commits them once; answers every caller. */
+  private async commitBatch(key: QueueKey, batch: Waiting[]): Promise<void> {
+    let committed;
+    try {
+      committed = await this.committer.update(
+        batch[0]!.known ?? null,
+        () => this.store.getQueue(key.repoKey, key.branch),
+        async (base) => {
+          let queue = base;
+          const outcomes: Outcome[] = [];
+          for (const waiting of batch) {
+            try {
+              const decided = await waiting.change(queue);
+              if ('unchanged' in decided) outcomes.push({ result: decided.result, changed: false });
+              else {
+                queue = decided.queue;
+                outcomes.push({ result: decided.result, changed: true });
+              }
+            } catch (err) {
+              outcomes.push({ error: err });
+            }
+          }
+          return queue === base ? { unchanged: true as const, result: outcomes } : { queue, result: outcomes };
+        },
+        { archive: false, confirmUnchanged: true, maxConflicts: MAX_CONFLICTS, tooBusy: () => queueErrors.busy(key.branch) },
+      );
+    } catch (err) {
+      for (const waiting of batch) waiting.reject(err);
+      return;
+    }
+    if (!committed) {
+      for (const waiting of batch) waiting.reject(notFound.queue(key.branch));
+      return;
+    }
+    committed.result.forEach((outcome, i) => {
+      const waiting = batch[i]!;
+      if ('error' in outcome) waiting.reject(outcome.error);
+      else waiting.resolve({ queue: committed.queue, result: outcome.result, changed: outcome.changed });
+    });
   }
 
   /** Deletes the queue when `mayDelete` allows it (it throws otherwise); false when there is none. */

@@ -127,7 +127,10 @@ export class QueueService {
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
     else if (changed) this.notifier.notify(queue.id);
-    return toSubmittedPullRequestRecord(entry, queue, await this.estimatesFor(queue, entry));
+    // The stored document may hold later changes of the same batch (queue-doc-writer.ts): answer with the PR as stored.
+    const activeNow = activeEntryFor(queue, prNumber);
+    const stored = activeNow?.id === entry.id ? activeNow : entryIn(queue, entry.id);
+    return toSubmittedPullRequestRecord(stored, queue, await this.estimatesFor(queue, stored));
   }
 
   async cancelPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
