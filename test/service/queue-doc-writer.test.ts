@@ -1,8 +1,8 @@
 import type { QueueDoc } from '../../src/domain/queue.js';
-import { defaultSettings } from '../../src/domain/settings.js';
 import { QueueDocWriter } from '../../src/service/queue-doc-writer.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { aQueue } from '../store/fixtures.js';
 
 /**
  * Group commit, with a real SQLite store: the writes to one queue that arrive together are applied
@@ -10,30 +10,11 @@ import type { Store } from '../../src/store/store.js';
  */
 
 const KEY = { repoKey: 'github.com/acme/widgets', branch: 'main' };
-const AT = '2026-11-24T10:00:00.000Z';
 
 let store: Store;
 beforeEach(async () => {
   store = await openSqliteStore(':memory:');
-  const queue: QueueDoc = {
-    id: 'q1',
-    orgId: 'org-acme',
-    repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
-    repoKey: KEY.repoKey,
-    branch: KEY.branch,
-    state: 'running',
-    switching: null,
-    settings: defaultSettings(),
-    createdAt: AT,
-    updatedAt: AT,
-    version: 0,
-    nextSeq: 1,
-    targetSha: null,
-    entries: [],
-    units: [],
-    runs: [],
-  };
-  await store.insertQueue(queue);
+  await store.insertQueue(aQueue({ id: 'q1', version: 0 }));
 });
 afterEach(async () => {
   await store.close();
