@@ -8,7 +8,7 @@ import { dropResultsWith, restartUnit } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
-import { containsEntry, isLive, isLiveOrPassed } from './run-status.js';
+import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
 import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from './test-results.js';
@@ -52,7 +52,7 @@ export function resolveSuspects(s: Sink): void {
     const deps = run.prs.map((p) => p.entryId).filter((id) => !own.has(id) && !isLanded(d.entry(id)));
     const stale = staleDependency(d, unit, deps, exclusion);
     if (stale) {
-      if (!leftOutBehind(d, exclusion, unit) || (process.env.EXP_FREE_READMIT && nothingBuiltWithoutIt(d, unit))) {
+      if (!leftOutBehind(d, exclusion, unit)) {
         readmit(s, unit, run, stale);
       } else if (d.state === 'running') {
         // Single mode: the units behind were rebuilt without it, and re-admitting it at its place
@@ -241,23 +241,6 @@ function leftOutBehind(d: Draft, exclusion: SuspectExclusion, unit: Unit): boole
   if (d.settings.mode === 'parallel' || unit.entryIds.length > 1) return false;
   const at = d.unitIndex().get(unit.id)!;
   return exclusion.excludes(unit, at, at + 1);
-}
-
-/**
- * Single mode: no unit behind the suspect holds a result (a run in flight or passed) that left it
- * out, and none merged past it — typically because the PR ahead that explained its failure was just
- * removed, which sends every unit behind back to testing anyway. Re-admitting it at its place then
- * costs no run behind it anything (docs/readmission.md).
- */
-function nothingBuiltWithoutIt(d: Draft, unit: Unit): boolean {
-  const first = unit.entryIds[0]!;
-  if (wasOvertaken(d.entry(first)!)) return false;
-  const units = d.units;
-  for (let i = d.unitIndex().get(unit.id)! + 1; i < units.length; i++) {
-    const run = decidingRun(d, units[i]!);
-    if (run && isLiveOrPassed(run) && !containsEntry(run, first)) return false;
-  }
-  return true;
 }
 
 function readmit(s: Sink, unit: Unit, run: TestRun | undefined, why: Reason): void {

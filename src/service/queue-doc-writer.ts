@@ -36,9 +36,10 @@ type Outcome = { result: unknown; changed: boolean } | { error: unknown };
  *
  * Group commit: the writes to one queue that arrive in one turn of the event loop (the requests whose
  * bytes came in together), and those that come while the queue's lock is held, form a batch (up to
- * MAX_BATCH), applied one after another in arrival order on one document and stored in one commit. Batches of a queue are committed one at a time (the per-queue lock), and
- * a change that throws fails only its own caller. Every caller of a batch is answered with the
- * document as stored, which holds the changes of the whole batch.
+ * MAX_BATCH), applied one after another in arrival order on one document and stored in one commit.
+ * Batches of a queue are committed one at a time (the per-queue lock), and a change that throws
+ * fails only its own caller. Every caller of a batch is answered with the document as stored, which
+ * holds the changes of the whole batch.
  */
 export class QueueDocWriter {
   private readonly lock = new KeyedLock();
