@@ -104,9 +104,10 @@ export interface PullRequestComment {
   body: string;
 }
 
-/** Thrown by the `none` host: no git host is configured. */
+/** What the `none` host says, as an error's message or a readiness note. */
 export const NO_GIT_HOST = 'no git host is configured';
 
+/** Thrown by the `none` host: no git host is configured. */
 export class NoGitHostError extends Error {
   constructor() {
     super(NO_GIT_HOST);

@@ -193,12 +193,10 @@ export class SqliteQueueTables {
       ? this.stmt.casHead!.run(queue.version, JSON.stringify(changes.head), id, expectedVersion)
       : this.stmt.casVersion!.run(queue.version, id, expectedVersion);
     if (cas.changes !== 1) throw new VersionConflict();
-    this.writeRows(id, changes.entries, this.rows.entries);
-    this.writeRows(id, changes.runs, this.rows.runs);
-    this.writeRows(id, changes.units, this.rows.units);
+    for (const field of ROW_FIELDS) this.writeRows(id, changes[field], this.rows[field]);
   }
 
-  private writeRows<T extends { id: string }>(queueId: string, changes: RowChanges<T>, table: RowStatements): void {
+  private writeRows(queueId: string, changes: RowChanges<{ id: string }>, table: RowStatements): void {
     for (const { item, ord } of changes.upserts) table.upsert.run(queueId, item.id, ord, JSON.stringify(item));
     for (const { id, ord } of changes.moves) table.move.run(ord, queueId, id);
     for (const id of changes.deletes) table.remove.run(queueId, id);
