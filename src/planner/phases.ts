@@ -2,6 +2,7 @@ import type { Sink } from './draft.js';
 import { applyOutcomes } from './phase-outcomes.js';
 import { formPendingBatches } from './phase-batching.js';
 import { decideMerges } from './phase-merging.js';
+import { blameByTests } from './phase-blame.js';
 import { settleQueueState } from './phase-queue-state.js';
 import { updateReadiness } from './phase-readiness.js';
 import { maintainRuns } from './phase-runs.js';
@@ -17,6 +18,7 @@ export function runPhases(s: Sink): void {
     const before = countActions(s);
     decideVerdicts(s);
     updateReadiness(s);
+    blameByTests(s);
     applyOutcomes(s);
     resolveSuspects(s);
     decideMerges(s);

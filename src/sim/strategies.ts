@@ -20,9 +20,9 @@ export const BEST_SINGLE: Record<string, { withTestResults: Partial<QueueSetting
     // 1.26x), 50 and 70 1.10-1.81x and 1.20-1.52x on seeds 1-5; flake victims 0.2-0.6%.
     // flakeRetries 0 gave ~2% victims; concurrency 100 fell behind on seed 1.
     withoutTestResults: { mode: 'single', concurrency: 60, flakeRetries: 1, canOptimisticallyMerge: true, pendingFailureDepth: 0 },
-    // With it, seeds 1-16: concurrency 60 gives a median p50 of 1.57x, 80 1.39x, 100 1.37x (120 as
-    // 100 on seeds 1-8), with the same CI runs and flake victims; pendingFailureDepth 1 is 5-11x,
-    // flakyTestRetries 1 and skipRetryOnRealFailure off are no better.
+    // With it, seeds 1-16: concurrency 60 gave a median p50 of 1.57x, 80 1.39x, 100 1.37x before
+    // blame by test (rule 4); pendingFailureDepth 1 was 5-11x, flakyTestRetries 1 and
+    // skipRetryOnRealFailure off no better. With blame by test, 60, 80 and 100 all give 1.13x.
     withTestResults: { mode: 'single', concurrency: 100, flakeRetries: 1, canOptimisticallyMerge: true, pendingFailureDepth: 0 },
   },
 };
