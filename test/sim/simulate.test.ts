@@ -5,6 +5,7 @@ import { SCENARIOS, type Scenario } from '../../src/sim/scenario.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { generateWorkload } from '../../src/sim/workload.js';
+import { singleSettings } from '../../src/sim/strategies.js';
 
 const tiny: Scenario = { ...SCENARIOS.s20!, name: 'tiny', prs: 30, prsPerHour: 6, badRate: 0.1, flakeRate: 0.05, closeAfterMinutes: 600 };
 
@@ -110,5 +111,29 @@ describe('simulator over the real engine and planner', () => {
       expect(frozen.ciRuns).toBe(real.ciRuns);
       expect(frozen.reasons).toEqual(real.reasons);
     }
+  });
+
+  it('in single mode with test results, blame by test names the PRs that broke a test, many before their own runs end', async () => {
+    const scenario = SCENARIOS.s20!;
+    const prs = generateWorkload(scenario, 1).slice(0, 400);
+    const store = new MemoryStore();
+    await simulate({ scenario, prs, settings: singleSettings(scenario), seed: 1, store });
+    const q = (await store.listQueues({}))[0]!;
+    const entries = [...q.entries, ...(await store.archivedEntriesEndedSince([q.id], '1970-01-01T00:00:00.000Z'))];
+    const blames = entries.flatMap((e) =>
+      e.history.flatMap((h, i) => {
+        const test = /^blamed for "(.*?)"/.exec(h.reason.message)?.[1];
+        return test === undefined ? [] : [{ pr: e.prNumber, test, state: e.state, from: e.history[i - 1]!.state }];
+      }),
+    );
+    // The sandbox names a broken test after the PR that broke it ("test of #N", "#M with #N"); the
+    // queue never reads that, so it tells whether blame found the culprit.
+    const right = blames.filter((b) => b.test === `test of #${b.pr}` || b.test.endsWith(` with #${b.pr}`));
+    expect(blames.length).toBeGreaterThanOrEqual(10);
+    expect(right.length).toBeGreaterThanOrEqual(0.9 * blames.length);
+    for (const b of right) expect(b.state).toBe('FAILED');
+    // Many while their own run was still going (blamed from TESTING): 11 of 27 here.
+    expect(right.filter((b) => b.from === 'TESTING').length).toBeGreaterThanOrEqual(5);
+    for (const e of entries) if (e.state === 'MERGED') expect(prs[e.prNumber - 1]!.bad).toBe(false);
   });
 });
