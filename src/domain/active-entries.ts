@@ -7,10 +7,11 @@ import { isActive } from './states.js';
  * and the engine's facts look a PR up several times per change, and a scan of a deep queue each time
  * was the largest cost of a submit.
  *
- * Entries arrays are never changed in place (documents change by copying what changes), so an index
- * holds for its array for good. An index is built on the first lookup in an array; a new array made
- * by appending one entry takes its parent's index over (`appendEntry`), so a run of submits does not
- * rebuild it each time.
+ * Entries arrays are not changed in place (documents change by copying what changes), except by an
+ * append within a batch (appended-arrays.ts), which goes through `appendEntry`; so an index holds
+ * for its array. An index is built on the first lookup in an array; an array made by appending one
+ * entry takes its parent's index over (`appendEntry`), so a run of submits does not rebuild it each
+ * time.
  */
 const byEntries = new WeakMap<readonly Entry[], Map<number, Entry>>();
 

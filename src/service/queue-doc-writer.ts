@@ -1,3 +1,4 @@
+import { AppendScope, appendingInPlace } from '../domain/appended-arrays.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { KeyedLock } from '../engine/keyed-lock.js';
 import { QueueCommitter, type QueueChange } from '../engine/queue-committer.js';
@@ -86,23 +87,7 @@ export class QueueDocWriter {
       committed = await this.committer.update(
         batch[0]!.known ?? null,
         () => this.store.getQueue(key.repoKey, key.branch),
-        async (base) => {
-          let queue = base;
-          const outcomes: Outcome[] = [];
-          for (const waiting of batch) {
-            try {
-              const decided = await waiting.change(queue);
-              if ('unchanged' in decided) outcomes.push({ result: decided.result, changed: false });
-              else {
-                queue = decided.queue;
-                outcomes.push({ result: decided.result, changed: true });
-              }
-            } catch (err) {
-              outcomes.push({ error: err });
-            }
-          }
-          return queue === base ? { unchanged: true as const, result: outcomes } : { queue, result: outcomes };
-        },
+        async (base) => (await applyBatch(batch, base, new AppendScope())) ?? (await applyBatch(batch, base, null))!,
         { archive: false, confirmUnchanged: true, maxConflicts: MAX_CONFLICTS, tooBusy: () => queueErrors.busy(key.branch) },
       );
     } catch (err) {
@@ -130,6 +115,42 @@ export class QueueDocWriter {
     );
     return { deleted: deleted !== null, queueId: deleted?.id ?? null };
   }
+}
+
+/**
+ * The batch's changes applied in order to `base`. With a scope, the arrays the batch makes are
+ * appended to in place (appended-arrays.ts), which changes the document a change was given. That is
+ * sound only when the change returns a document holding every array it appended to; otherwise (it
+ * threw, wrote nothing, or built its answer from the document it was given) the batch is given up
+ * (null) and applied again with copies.
+ */
+async function applyBatch(batch: readonly Waiting[], base: QueueDoc, scope: AppendScope | null): Promise<QueueChange<Outcome[]> | null> {
+  let queue = base;
+  const outcomes: Outcome[] = [];
+  for (const waiting of batch) {
+    scope?.inPlace.clear();
+    try {
+      const decided = await (scope ? appendingInPlace(scope, () => waiting.change(queue)) : waiting.change(queue));
+      if ('unchanged' in decided) {
+        if (scope && scope.inPlace.size > 0) return null;
+        outcomes.push({ result: decided.result, changed: false });
+      } else {
+        if (scope && !holdsAll(decided.queue, scope.inPlace)) return null;
+        queue = decided.queue;
+        outcomes.push({ result: decided.result, changed: true });
+      }
+    } catch (err) {
+      if (scope && scope.inPlace.size > 0) return null;
+      outcomes.push({ error: err });
+    }
+  }
+  return queue === base ? { unchanged: true as const, result: outcomes } : { queue, result: outcomes };
+}
+
+function holdsAll(queue: QueueDoc, arrays: ReadonlySet<readonly unknown[]>): boolean {
+  const held: readonly unknown[] = Object.values(queue);
+  for (const a of arrays) if (!held.includes(a)) return false;
+  return true;
 }
 
 function lockKey(key: QueueKey): string {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { appended, knownSharedPrefix } from '../../src/domain/appended-arrays.js';
+import { AppendScope, appended, appendingInPlace, knownSharedPrefix } from '../../src/domain/appended-arrays.js';
 
 /**
  * Diffs of queue documents (outbound events, the rows a commit writes) skip the prefix this module
@@ -29,10 +29,32 @@ test('arrays appended one after another are known to begin with each other; a br
   expect(knownSharedPrefix(c, [...c])).toBeNull();
 });
 
-type Step = { kind: 'append'; from: number } | { kind: 'copy'; from: number; replace: number } | { kind: 'compare'; a: number; b: number };
+test('in a batch, an array the batch made is appended to in place; any other array is copied', () => {
+  const stored = [item(1)];
+  const batch = new AppendScope();
+  const first = appendingInPlace(batch, () => appended(stored, item(2)));
+  expect(first).not.toBe(stored);
+  expect(stored).toHaveLength(1);
+  const second = appendingInPlace(batch, () => appended(first, item(3)));
+  expect(second).toBe(first);
+  expect(second.map((x) => x.n)).toEqual([1, 2, 3]);
+  expect(batch.inPlace.has(first)).toBe(true);
+  expect(knownSharedPrefix(stored, second)).toBe(1);
+  // Outside the batch, in another batch, or once frozen (stored), it is copied again.
+  expect(appended(first, item(4))).not.toBe(first);
+  const other = appendingInPlace(new AppendScope(), () => appended(first, item(5)));
+  expect(other).not.toBe(first);
+  const frozen = appendingInPlace(batch, () => appended(other, item(6)));
+  Object.freeze(frozen);
+  expect(appendingInPlace(batch, () => appended(frozen, item(7)))).not.toBe(frozen);
+  expect(first.map((x) => x.n)).toEqual([1, 2, 3]);
+});
+
+type Step = { kind: 'append'; from: number } | { kind: 'appendInScope'; from: number } | { kind: 'copy'; from: number; replace: number } | { kind: 'compare'; a: number; b: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('append' as const), from: fc.nat() }),
+  fc.record({ kind: fc.constant('appendInScope' as const), from: fc.nat() }),
   fc.record({ kind: fc.constant('copy' as const), from: fc.nat(), replace: fc.nat() }),
   fc.record({ kind: fc.constant('compare' as const), a: fc.nat(), b: fc.nat() }),
 );
@@ -41,6 +63,8 @@ test('property: a shared prefix is only ever claimed where every item is the sam
   fc.assert(
     fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
       let made = 0;
+      // One batch's scope: arrays made by its appends are appended to in place afterwards.
+      const batch = new AppendScope();
       const versions: { n: number }[][] = [[]];
       const pick = (n: number) => versions[n % versions.length]!;
       const check = (a: readonly { n: number }[], b: readonly { n: number }[]) => {
@@ -52,6 +76,7 @@ test('property: a shared prefix is only ever claimed where every item is the sam
       };
       for (const s of steps) {
         if (s.kind === 'append') versions.push(appended(pick(s.from), item(++made)));
+        else if (s.kind === 'appendInScope') versions.push(appendingInPlace(batch, () => appended(pick(s.from), item(++made))));
         else if (s.kind === 'copy') {
           const from = pick(s.from);
           versions.push(from.map((x, i) => (i === s.replace % Math.max(1, from.length) ? item(++made) : x)));

@@ -2,7 +2,8 @@ import type { QueueDoc } from '../../src/domain/queue.js';
 import { QueueDocWriter } from '../../src/service/queue-doc-writer.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { aQueue } from '../store/fixtures.js';
+import { appendEntry } from '../../src/domain/active-entries.js';
+import { aQueue, anEntry } from '../store/fixtures.js';
 
 /**
  * Group commit, with a real SQLite store: the writes to one queue that arrive together are applied
@@ -88,4 +89,51 @@ test('a batch for a queue that is gone fails every caller with not found', async
   const writer = new QueueDocWriter(store);
   const results = await Promise.allSettled([writer.update({ ...KEY, branch: 'nope' }, setSha('a')), writer.update({ ...KEY, branch: 'nope' }, setSha('b'))]);
   for (const r of results) expect(r.status === 'rejected' && (r.reason as { code?: string }).code).toBe('queue_not_found');
+});
+
+describe('a batch appends to the arrays it made in place, and never stores what a failed change appended', () => {
+  /** A change that appends PR `n`'s entry and then does what `then` says with the two documents. */
+  const appendThen =
+    (n: number, then: 'keep' | 'throw' | 'unchanged' | 'start over') =>
+    (queue: QueueDoc) => {
+      const appended = { ...queue, entries: appendEntry(queue.entries, anEntry(queue.id, { id: `e${n}`, prNumber: n })) };
+      if (then === 'throw') throw new Error(`#${n} refused`);
+      if (then === 'unchanged') return { unchanged: true as const, result: n };
+      return { queue: then === 'keep' ? appended : { ...queue, entries: [...queue.entries] }, result: n };
+    };
+
+  test.each(['throw', 'unchanged'] as const)(
+    'a change that appended and then answered "%s" leaves no entry behind; the others are stored in order',
+    async (then) => {
+      const writer = new QueueDocWriter(store);
+      await Promise.allSettled([
+        writer.update(KEY, appendThen(1, 'keep')),
+        writer.update(KEY, appendThen(2, 'keep')),
+        writer.update(KEY, appendThen(3, then)),
+        writer.update(KEY, appendThen(4, 'keep')),
+      ]);
+      const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+      expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2, 4]);
+      expect(stored!.version).toBe(1);
+    },
+  );
+
+  test('a change that appended and then returned a document without that array is applied with copies', async () => {
+    const writer = new QueueDocWriter(store);
+    await Promise.all([1, 2, 3].map((n) => writer.update(KEY, appendThen(n, n === 3 ? 'start over' : 'keep'))));
+    const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+    expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2]);
+  });
+
+  test('a batch of appends is stored whole, in one commit', async () => {
+    const writer = new QueueDocWriter(store);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => writer.update(KEY, appendThen(n, 'keep'))));
+    const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+    expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2, 3, 4, 5]);
+    expect(stored!.version).toBe(1);
+    // The next batch starts from the stored document, which it never changes.
+    await Promise.all([6, 7].map((n) => writer.update(KEY, appendThen(n, 'keep'))));
+    expect(stored!.entries).toHaveLength(5);
+    expect((await store.getQueue(KEY.repoKey, KEY.branch))!.entries.map((e) => e.prNumber)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
 });
