@@ -100,7 +100,7 @@ function blame(s: Sink, unit: Unit, testName: string): void {
   if (state === 'PENDING_FAILURE' && failureIsConfirmed(d, unit)) return;
   const why = reason(
     'failure_confirmed',
-    `blamed for "${testName}": it is the only pull request not proven good in every run that failed it, and no run that passed it held it; the pull requests behind it are now tested without it`,
+    `blamed for "${testName}": of the pull requests not proven good, it is the only one that every run failing this test held and no run passing it cleared; the pull requests behind it are now tested without it`,
   );
   for (const e of d.unitEntries(unit)) s.emit({ type: 'transition', entryId: e.id, to: 'PENDING_FAILURE', reason: why });
 }
