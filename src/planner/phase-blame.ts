@@ -6,7 +6,7 @@ import type { Sink } from './draft.js';
 import { isLive } from './run-status.js';
 import { failureIsConfirmed } from './suspicion.js';
 import { isForgivable } from './test-results.js';
-import { isLanded, unitState } from './units.js';
+import { isProven, unitState } from './units.js';
 
 /** A finished run with what it says about each test: the ids of the tests it failed. */
 interface RunTests {
@@ -24,7 +24,8 @@ interface RunTests {
  */
 export function blameByTests(s: Sink): void {
   const d = s.d;
-  if (d.settings.mode === 'parallel') return;
+  // No test results, nothing to blame by (a queue whose CI never uploaded any).
+  if (d.settings.mode === 'parallel' || d.testResultsSeenAt === undefined) return;
   const failing = new Map<string, { name: string; runs: RunTests[] }>();
   const ran: RunTests[] = [];
   for (const run of d.runs.values()) {
@@ -61,7 +62,7 @@ function heldByAll(s: Sink, runs: readonly RunTests[]): Set<string> {
   const out = new Set<string>();
   for (const p of runs[0]!.run.prs) {
     const e = s.d.entry(p.entryId);
-    if (isLanded(e) || e?.state === 'TESTS_PASSED') continue;
+    if (isProven(e)) continue;
     if (runs.every((r) => r.held.has(p.entryId) && (e?.readyAt == null || r.run.createdAt >= e.readyAt))) out.add(p.entryId);
   }
   return out;

@@ -6,7 +6,7 @@ import { describeFailure } from './failure-reason.js';
 import { isLanding, restartUnit } from './invalidation.js';
 import { SuspectExclusion } from './suspicion.js';
 import { isLive } from './run-status.js';
-import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitState } from './units.js';
+import { decidingRun, entriesBefore, isProven, isRemoved, prLabel, unitState } from './units.js';
 
 /**
  * What the verdict of a unit's deciding run means for the unit (rules 2, 4, 5, 6): passed ->
@@ -63,10 +63,7 @@ function onFailure(s: Sink, unit: Unit, run: TestRun, exclusion: SuspectExclusio
     transitionUnit(s, unit, 'PENDING_FAILURE', why);
     return;
   }
-  const unresolved = deps.filter((id) => {
-    const e = d.entry(id)!;
-    return !isLanded(e) && e.state !== 'TESTS_PASSED';
-  });
+  const unresolved = deps.filter((id) => !isProven(d.entry(id)));
   const f = f0;
   if (unresolved.length > 0 || conflictAhead) {
     const labels = unresolved.map((id) => prLabel(d.entry(id), id)).join(', ');

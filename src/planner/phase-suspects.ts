@@ -10,7 +10,7 @@ import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
 import { containsEntry, isLive } from './run-status.js';
 import { bisectBatch } from './bisect-batch.js';
-import { decidingRun, entriesBefore, isLanded, isRemoved, prLabel, unitPriority } from './units.js';
+import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from './units.js';
 import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from './test-results.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from './suspicion.js';
 import type { Draft } from './draft.js';
@@ -154,11 +154,7 @@ function ownFailures(d: Draft, unit: Unit): number {
     if (run.unitId !== unit.id || (run.status !== 'failed' && run.status !== 'timed_out') || run.createdAt < since) continue;
     // A bisection prefix that stops before the unit says nothing about it.
     if (!containsEntry(run, first.id)) continue;
-    const proven = entriesBefore(run, unit).every((id) => {
-      const e = d.entry(id);
-      return isLanded(e) || e?.state === 'TESTS_PASSED';
-    });
-    if (proven) n++;
+    if (entriesBefore(run, unit).every((id) => isProven(d.entry(id)))) n++;
   }
   return n;
 }

@@ -3,7 +3,7 @@ import type { ReasonCode } from '../domain/reasons.js';
 import type { Unit } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
-import { decidingRun, isLanded } from './units.js';
+import { decidingRun, isProven } from './units.js';
 
 /**
  * How much failing evidence confirms a suspect. Its own failure counts 1. A further failed run that
@@ -61,7 +61,7 @@ export function evidenceConfirmsFailure(d: Draft, suspect: Unit): boolean {
   for (const p of own.prs) {
     if (suspect.entryIds.includes(p.entryId)) break;
     const e = d.entry(p.entryId);
-    if (!isLanded(e) && e?.state !== 'TESTS_PASSED') return false;
+    if (!isProven(e)) return false;
   }
   let weight = 0;
   for (const run of d.runs.values()) {
@@ -87,7 +87,7 @@ function unprovenBeyond(d: Draft, run: TestRun, suspectContent: ReadonlySet<stri
   for (const p of run.prs) {
     if (suspectContent.has(p.entryId)) continue;
     const e = d.entry(p.entryId);
-    if (!isLanded(e) && e?.state !== 'TESTS_PASSED') n++;
+    if (!isProven(e)) n++;
   }
   return n;
 }

@@ -40,6 +40,11 @@ export function isLanded(e: Entry | undefined): boolean {
   return !!e && (e.state === 'MERGED' || e.mergeIntent !== null);
 }
 
+/** Proven good: merged or about to be, or passed in a run with everything ahead of it. */
+export function isProven(e: Entry | undefined): boolean {
+  return isLanded(e) || e?.state === 'TESTS_PASSED';
+}
+
 /** The entries of a run that come before the unit's own (its dependencies). */
 export function entriesBefore(run: TestRun, unit: Unit): string[] {
   const own = new Set(unit.entryIds);
