@@ -49,6 +49,23 @@ export interface OutboundDelivery {
   createdAt: string;
 }
 
+/**
+ * The events an outbox keeps: those of an organization with an enabled webhook, and those without an
+ * organization (test-case events: theirs is found by repository owner when they are fanned out).
+ * Nobody could receive the others, since events are fanned out to the webhooks enabled at that time
+ * and an event committed before a webhook existed need not reach it; so an organization without
+ * webhooks pays nothing for them. `listening` is asked once per organization.
+ */
+export function eventsToKeep(events: readonly OutboxEvent[], listening: (orgId: string) => boolean): OutboxEvent[] {
+  const answers = new Map<string, boolean>();
+  return events.filter((e) => {
+    if (e.orgId === null) return true;
+    let answer = answers.get(e.orgId);
+    if (answer === undefined) answers.set(e.orgId, (answer = listening(e.orgId)));
+    return answer;
+  });
+}
+
 /** An outbox event with its place in the outbox. */
 export interface StoredEvent extends OutboxEvent {
   seq: number;

@@ -5,7 +5,10 @@ import type { OutboundDelivery, WebhookSubscription } from '../../src/store/outb
 import type { Store } from '../../src/store/store.js';
 import { aQueue, anEntry, at } from './fixtures.js';
 
-/** Outbound webhooks: the outbox is written with the queue commit or not at all; deliveries keep order per PR. */
+/**
+ * Outbound webhooks: the outbox is written with the queue commit or not at all, and only for an
+ * organization with an enabled webhook; deliveries keep order per PR.
+ */
 export function outboxContract(store: () => Store): void {
   describe('outbound webhook outbox', () => {
     const subscription = (overrides: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
@@ -45,6 +48,7 @@ export function outboxContract(store: () => Store): void {
     });
 
     it('stores the events of a commit with it, and none of a commit that lost its compare-and-set', async () => {
+      await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
       await store().insertQueue(queue, queueEvents(null, queue, at(0)));
       const entry = anEntry(queue.id, { prNumber: 7 });
@@ -61,6 +65,7 @@ export function outboxContract(store: () => Store): void {
     });
 
     it('ignores an event id written twice (a repeated commit invents nothing)', async () => {
+      await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
       await store().insertQueue(queue);
       const entry = anEntry(queue.id, { prNumber: 3 });
@@ -73,12 +78,32 @@ export function outboxContract(store: () => Store): void {
     });
 
     it('stores a deletion event only when the queue is deleted', async () => {
+      await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
       await store().insertQueue(queue);
       expect(await store().deleteQueue(queue.id, 5, queueEvents(queue, null, at(1)))).toBe(false);
       expect(await store().outbox.undispatchedEvents(10)).toEqual([]);
       expect(await store().deleteQueue(queue.id, 0, queueEvents(queue, null, at(1)))).toBe(true);
       expect((await store().outbox.undispatchedEvents(10)).map((e) => e.type)).toEqual(['queue.deleted']);
+    });
+
+    it('keeps no queue event of an organization without an enabled webhook, and keeps them from when it has one', async () => {
+      const disabled = subscription({ enabled: false });
+      await store().outbox.insertSubscription(disabled);
+      await store().outbox.insertSubscription(subscription({ orgId: 'org-2' }));
+      const queue = aQueue({ orgId: 'org-1', version: 0 });
+      await store().insertQueue(queue, queueEvents(null, queue, at(0)));
+      const v1 = { ...queue, version: 1, entries: [anEntry(queue.id, { prNumber: 7 })] };
+      expect(await store().commitQueue(v1, 0, { events: queueEvents(queue, v1, at(1)) })).toBe(true);
+      expect(await store().outbox.undispatchedEvents(10)).toEqual([]);
+
+      await store().outbox.putSubscription({ ...disabled, enabled: true });
+      const v2 = { ...v1, version: 2, entries: [...v1.entries, anEntry(queue.id, { prNumber: 8 })] };
+      expect(await store().commitQueue(v2, 1, { events: queueEvents(v1, v2, at(2)) })).toBe(true);
+      const kept = await store().outbox.undispatchedEvents(10);
+      expect(kept.map((e) => [e.type, e.data.kind === 'pull_request' ? e.data.entry.prNumber : null])).toEqual([['pull_request.submitted', 8]]);
+      // The queue's own documents are written all the same.
+      expect(await store().getQueueById(queue.id)).toEqual(v2);
     });
 
     it('fans out once, and only the oldest pending delivery of a PR is due', async () => {

@@ -1,5 +1,5 @@
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -12,8 +12,10 @@ export class MemoryOutbox implements OutboxStore {
 
   /** Repeating an event id is ignored. */
   insertEvents(events: readonly OutboxEvent[] | undefined): void {
+    if (!events?.length) return;
+    const listening = (orgId: string) => [...this.subscriptions.values()].some((s) => s.orgId === orgId && s.enabled);
     // Not copied: events are built fresh for each commit and never changed after (as queue documents here).
-    for (const e of events ?? []) if (!this.events.has(e.id)) this.events.set(e.id, { ...e, seq: ++this.seq, dispatched: false });
+    for (const e of eventsToKeep(events, listening)) if (!this.events.has(e.id)) this.events.set(e.id, { ...e, seq: ++this.seq, dispatched: false });
   }
 
   async insertSubscription(s: WebhookSubscription): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 /**
  * Outbound webhooks in MongoDB. Without multi-document transactions, a queue commit carries its
@@ -69,9 +69,17 @@ export class MongoOutbox implements OutboxStore {
     ]);
   }
 
-  /** Stores events directly (test-case changes, a deleted queue's). Repeating an id is harmless. */
+  /**
+   * Stores events directly (test-case changes, a deleted queue's, those a queue document carried),
+   * those a webhook enabled now could receive (`eventsToKeep`). Repeating an id is harmless.
+   */
   async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
-    for (const e of events ?? []) {
+    if (!events?.length) return;
+    const listening = new Set<string>();
+    for (const orgId of new Set(events.map((e) => e.orgId))) {
+      if (orgId !== null && (await this.subscriptions.findOne({ orgId, enabled: true }, { projection: { _id: 1 } }))) listening.add(orgId);
+    }
+    for (const e of eventsToKeep(events, (orgId) => listening.has(orgId))) {
       if (await this.events.findOne({ id: e.id }, { projection: { _id: 1 } })) continue;
       const seq = await this.nextSeq();
       const doc: EventDoc = { ...e, seq, dispatched: false, ...(options.requiresQueueGone ? { requiresQueueGone: options.requiresQueueGone, writtenAt: new Date().toISOString() } : {}) };

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/event-types.js';
-import type { DeliveryFilter, FannedOutEvent, OutboundDelivery, OutboxStore, StoredEvent, WebhookSubscription } from '../outbox-store.js';
+import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 /**
  * Outbound webhooks in SQLite. The tables are created here (IF NOT EXISTS) rather than in the
  * migration list, so this role stays in one file. `insertEvents` is synchronous: the queue and
  * flaky-test writes call it inside their own transaction, so an event is stored exactly when the
- * change it tells of is.
+ * change it tells of is, if a webhook enabled at that moment could receive it (`eventsToKeep`).
  */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS outbox_events (
@@ -50,6 +50,7 @@ export class SqliteOutboxTable implements OutboxStore {
     db.exec(SCHEMA);
     this.stmt = {
       insertEvent: db.prepare('INSERT OR IGNORE INTO outbox_events (id, at, doc) VALUES (?, ?, ?)'),
+      orgListens: db.prepare("SELECT 1 FROM webhook_subscriptions WHERE org_id = ? AND json_extract(doc, '$.enabled') = 1 LIMIT 1").pluck(),
       undispatched: db.prepare('SELECT seq, doc FROM outbox_events WHERE dispatched = 0 ORDER BY seq LIMIT ?'),
       markDispatched: db.prepare('UPDATE outbox_events SET dispatched = 1 WHERE seq = ?'),
       eventById: db.prepare('SELECT seq, doc FROM outbox_events WHERE id = ?'),
@@ -109,7 +110,10 @@ export class SqliteOutboxTable implements OutboxStore {
 
   /** Synchronous, for use inside another write's transaction. Repeating an event id is ignored. */
   insertEvents(events: readonly OutboxEvent[] | undefined): void {
-    for (const e of events ?? []) this.stmt.insertEvent.run(e.id, e.at, JSON.stringify(e));
+    if (!events?.length) return;
+    for (const e of eventsToKeep(events, (orgId) => this.stmt.orgListens.get(orgId) !== undefined)) {
+      this.stmt.insertEvent.run(e.id, e.at, JSON.stringify(e));
+    }
   }
 
   async insertSubscription(s: WebhookSubscription): Promise<void> {
