@@ -108,8 +108,10 @@ drain.start();
 const deadline = Date.now() + 600_000;
 while (received.count - before < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 const seconds = (performance.now() - t0) / 1000;
-await drain.stop();
+// Stopped only once every result is recorded: stopping aborts the requests in flight, whose
+// deliveries would then stay pending with no dispatcher left to send them.
 await untilDelivered();
+await drain.stop();
 const deliveries = received.count - before;
 
 // Baseline: the same number of signed POSTs straight to the receiver, same concurrency.

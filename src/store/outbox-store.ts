@@ -99,7 +99,8 @@ export interface OutboxStore {
   undispatchedEvents(limit: number): Promise<StoredEvent[]>;
   /**
    * Creates the deliveries of each event (ignoring those that exist) and marks it fanned out, each
-   * event at once with its deliveries (SQLite: all of them in one transaction, a write per pass).
+   * event at once with its deliveries (SQLite: all of them in one transaction; the dispatcher passes
+   * at most a few hundred deliveries per call).
    */
   dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | null>;

@@ -128,3 +128,23 @@ test('stop does not wait for a receiver that hangs; the delivery is sent again a
   await new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }) }).runOnce();
   expect(receiver.accepted()).toHaveLength(1);
 });
+
+test('a pass with more deliveries than one store write holds sends each event once to each webhook', async () => {
+  const hooks = 10;
+  const prs = 40;
+  for (let i = 0; i < hooks; i++) await service.create(acme, { url: receiver.url, events: ['pull_request.*'] });
+  const queue = aQueue({ orgId: acme.id, version: 0 });
+  await store.insertQueue(queue);
+  const v1 = { ...queue, version: 1, entries: Array.from({ length: prs }, (_, i) => anEntry(queue.id, { prNumber: i + 1 })) };
+  await store.commitQueue(v1, 0, { events: queueEvents(queue, v1, clock.now().toISOString()) });
+
+  const d = dispatcher();
+  while ((await d.runOnce()) > 0);
+  const sent = receiver.requests.map((r) => JSON.parse(r.body) as { type: string; data: { pullRequest: { prNumber: number } } });
+  expect(sent).toHaveLength(prs * hooks);
+  const perPr = new Map<number, number>();
+  for (const body of sent) perPr.set(body.data.pullRequest.prNumber, (perPr.get(body.data.pullRequest.prNumber) ?? 0) + 1);
+  expect([...perPr.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: prs }, (_, i) => i + 1));
+  expect(new Set(perPr.values())).toEqual(new Set([hooks]));
+  expect(await store.outbox.undispatchedEvents(10)).toEqual([]);
+});
