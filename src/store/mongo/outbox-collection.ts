@@ -71,7 +71,7 @@ export class MongoOutbox implements OutboxStore {
 
   /**
    * Stores events directly (test-case changes, a deleted queue's, those a queue document carried),
-   * those a webhook enabled now could receive (`eventsToKeep`). Repeating an id is harmless.
+   * when their organization has an enabled webhook now (`eventsToKeep`). Repeating an id is harmless.
    */
   async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
     if (!events?.length) return;

@@ -6,7 +6,7 @@ import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDe
  * Outbound webhooks in SQLite. The tables are created here (IF NOT EXISTS) rather than in the
  * migration list, so this role stays in one file. `insertEvents` is synchronous: the queue and
  * flaky-test writes call it inside their own transaction, so an event is stored exactly when the
- * change it tells of is, if a webhook enabled at that moment could receive it (`eventsToKeep`).
+ * change it tells of is, when its organization has an enabled webhook then (`eventsToKeep`).
  */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS outbox_events (
