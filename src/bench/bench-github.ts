@@ -101,7 +101,7 @@ async function runMode(mode: Mode): Promise<Outcome> {
     }
 
     // The fake CI: every test branch passes 1 s after it is pushed, reported by a status webhook.
-    fake.onBranchCreated = (branch, sha) => {
+    fake.onBranchPushed = (branch, sha) => {
       if (!branch.startsWith('mergeq/')) return;
       setTimeout(() => {
         const status = { context: 'ci', state: 'success', target_url: `https://ci.example.com/${sha}`, description: 'passed' };
@@ -134,7 +134,7 @@ async function runMode(mode: Mode): Promise<Outcome> {
     const total = Object.values(writes).reduce((a, b) => a + b, 0);
     return { mode: mode.name, merged: fake.merged.length, wallSeconds, writes, writesPerMergedPr: fake.merged.length ? total / fake.merged.length : Infinity };
   } finally {
-    fake.onBranchCreated = null;
+    fake.onBranchPushed = null;
     await server.stop();
     await api.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,51 +1,10 @@
+import { FakeCommits } from './fake-commits.js';
+import { ContentLimits } from './fake-github-limits.js';
+import { writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
+
+export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
+
 export const API = 'https://api.github.com';
-
-/** A PR as the fake keeps it; `head` is the commit of its head. */
-interface FakePull {
-  number: number;
-  title: string;
-  author: string;
-  head: string;
-  base: string;
-  state: 'open' | 'closed';
-  merged: boolean;
-  mergeCommitSha: string | null;
-  draft: boolean;
-  /** Branch protection wants a review it does not have yet (`mergeable_state: blocked`). */
-  awaitsReview: boolean;
-}
-
-/** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */
-export interface FakeTestBranchPull {
-  number: number;
-  title: string;
-  body: string;
-  head: string;
-  base: string;
-  draft: boolean;
-  state: 'open' | 'closed';
-}
-
-export interface FakeStatus {
-  context: string;
-  state: string;
-  target_url: string | null;
-  description: string;
-}
-
-/** A comment on a PR; `edits` counts the times its body was replaced. */
-export interface FakeComment {
-  id: number;
-  issue: number;
-  body: string;
-  edits: number;
-}
-
-/** Status, JSON body, headers. */
-export type Reply = [number, unknown?, Record<string, string>?];
-
-/** What kind of write a request is, for counting GitHub writes per merged PR. */
-export type WriteKind = 'merges' | 'refs' | 'statuses' | 'comments' | 'reactions' | 'pulls';
 
 /** An answer to give instead of handling requests that match (`times` of them). */
 interface InjectedFailure {
@@ -79,8 +38,14 @@ export class FakeGitHub {
   /** Comments on PRs, in the order they were created: mergeq's status comments and its replies to commands. */
   readonly comments: FakeComment[] = [];
   readonly reactions: { commentId: number; content: string }[] = [];
-  /** PR numbers in the order the merge API merged them. */
+  /** PR numbers in the order they merged (the merge API, or their head reaching `main` by a fast-forward). */
   readonly merged: number[] = [];
+  /** PR numbers merged by a push of the target branch (a fast-forward), not by the merge API. */
+  readonly mergedByPush: number[] = [];
+  /** Branches whose protection refuses the App's ref updates (no ruleset bypass): 422 "Protected branch update failed". */
+  readonly protectedBranches = new Set<string>();
+  /** GitHub's content limits, when turned on with `limitWrites`. */
+  limits: ContentLimits | null = null;
   /**
    * PRs opened through the API (mergeq's draft PRs from test branches), numbered from 1000 so they
    * never meet the ones a test opens; closed when their head branch is deleted, as on GitHub.
@@ -88,13 +53,11 @@ export class FakeGitHub {
   readonly createdPulls: FakeTestBranchPull[] = [];
   /** Writes mergeq made, by kind (failed ones included: GitHub counts them too). */
   readonly writes: Record<WriteKind, number> = { merges: 0, refs: 0, statuses: 0, comments: 0, reactions: 0, pulls: 0 };
-  /** Called when a branch is created through the API (CI starts on such a push). */
-  onBranchCreated: ((branch: string, sha: string) => void) | null = null;
-  private readonly commits = new Map<string, Set<number>>([['base0', new Set()]]);
-  private readonly messages = new Map<string, string>();
-  private readonly failures: InjectedFailure[] = [];
-  private readonly conflicts: [number, number][] = [];
+  /** Called when a branch is created or moved through the API (CI starts on such a push). */
+  onBranchPushed: ((branch: string, sha: string) => void) | null = null;
   private seq = 0;
+  private readonly commits = new FakeCommits(() => ++this.seq);
+  private readonly failures: InjectedFailure[] = [];
 
   constructor() {
     this.refs.set('main', 'base0');
@@ -106,14 +69,14 @@ export class FakeGitHub {
 
   openPull(number: number, author = 'dev'): FakePull {
     const head = `head${number}`;
-    this.commits.set(head, new Set([number]));
-    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false };
+    this.commits.add(head, [number], this.refs.get('main')!);
+    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false, reviews: [] };
     this.pulls.set(number, pull);
     return pull;
   }
 
   conflict(a: number, b: number): void {
-    this.conflicts.push([a, b]);
+    this.commits.conflict(a, b);
   }
 
   /**
@@ -121,18 +84,42 @@ export class FakeGitHub {
    * change number `change`. Returns the new head.
    */
   pushOutside(change: number, branch = 'main'): string {
-    this.commits.set(`outside${change}`, new Set([change]));
-    const head = this.combine(this.refs.get(branch)!, `outside${change}`);
+    this.commits.add(`outside${change}`, [change], this.refs.get(branch)!);
+    const head = this.commits.merge(this.refs.get(branch)!, `outside${change}`);
     if (head === null) throw new Error(`change ${change} conflicts with ${branch}`);
-    this.refs.set(branch, head);
+    this.moveBranch(branch, head);
     return head;
   }
 
   /** New commits pushed to PR `number`: its head becomes `sha`. */
   pushToPull(number: number, sha: string): void {
     const pull = this.pulls.get(number)!;
-    this.commits.set(sha, new Set([number]));
+    this.commits.add(sha, [number], pull.head);
     pull.head = sha;
+  }
+
+  /** Someone with write access approves PR `number`: branch protection no longer blocks it. */
+  approve(number: number, user = 'reviewer'): void {
+    const pull = this.pulls.get(number)!;
+    pull.reviews.push({ user, state: 'APPROVED' });
+    pull.awaitsReview = false;
+  }
+
+  /** An approval is dismissed (a push, or an admin): branch protection blocks the PR again. */
+  dismissApproval(number: number): void {
+    const pull = this.pulls.get(number)!;
+    pull.reviews = pull.reviews.map((r) => (r.state === 'APPROVED' ? { ...r, state: 'DISMISSED' } : r));
+    pull.awaitsReview = true;
+  }
+
+  /**
+   * Turns on GitHub's secondary limits on content-creating requests for this installation: over
+   * `perMinute` in any minute or `perHour` in any hour (`now` says the time), a write is refused with
+   * 403 and `retry-after`, and does not happen.
+   */
+  limitWrites(perMinute: number, perHour: number, now: () => number = Date.now): ContentLimits {
+    this.limits = new ContentLimits(perMinute, perHour, now);
+    return this.limits;
   }
 
   /** The next `times` requests `method path` (path below the repository, a RegExp) answer `status`. */
@@ -154,7 +141,7 @@ export class FakeGitHub {
   /** The PRs a commit (or a branch's head) holds. */
   contentOf(shaOrBranch: string): number[] {
     const sha = this.refs.get(shaOrBranch) ?? shaOrBranch;
-    return [...(this.commits.get(sha) ?? [])].sort((a, b) => a - b);
+    return this.commits.contentOf(sha);
   }
 
   /** mergeq's replies to comment commands, oldest first (its status comments left out). */
@@ -182,7 +169,11 @@ export class FakeGitHub {
     if (!path.startsWith(prefix)) return notFound();
     const route = `${method} ${path.slice(prefix.length)}`;
     const kind = writeKind(method, path.slice(prefix.length));
-    if (kind) this.writes[kind]++;
+    if (kind) {
+      const refusal = this.limits?.refuse();
+      if (refusal) return refusal;
+      this.writes[kind]++;
+    }
     const failure = this.failures.find((f) => f.times > 0 && f.method === method && f.path.test(path.slice(prefix.length)));
     if (failure) {
       failure.times--;
@@ -195,6 +186,10 @@ export class FakeGitHub {
       return [200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission }];
     }
     if ((m = /^GET \/pulls\/(\d+)$/.exec(route))) return this.getPull(Number(m[1]));
+    if ((m = /^GET \/pulls\/(\d+)\/reviews$/.exec(route))) {
+      const p = this.pulls.get(Number(m[1]));
+      return p ? [200, p.reviews.map((r, i) => ({ id: i + 1, user: { login: r.user }, state: r.state }))] : notFound();
+    }
     if ((m = /^PUT \/pulls\/(\d+)\/merge$/.exec(route))) return this.mergePull(Number(m[1]), body);
     if ((m = /^GET \/git\/ref\/heads\/(.+)$/.exec(route))) {
       const sha = this.refs.get(m[1]!);
@@ -202,14 +197,10 @@ export class FakeGitHub {
     }
     if (route === 'POST /git/refs') return this.createRef(String(body.ref), String(body.sha));
     if ((m = /^GET \/git\/commits\/([^/]+)$/.exec(route))) {
-      return this.commits.has(m[1]!) ? [200, { sha: m[1], message: this.messages.get(m[1]!) ?? '' }] : notFound();
+      const commit = this.commits.describe(m[1]!);
+      return commit ? [200, commit] : notFound();
     }
-    if ((m = /^PATCH \/git\/refs\/heads\/(.+)$/.exec(route))) {
-      if (!this.refs.has(m[1]!)) return [422, { message: 'Reference does not exist' }];
-      if (!this.commits.has(String(body.sha))) return [422, { message: 'Object does not exist' }];
-      this.refs.set(m[1]!, String(body.sha));
-      return [200, { ref: `refs/heads/${m[1]}`, object: { sha: body.sha } }];
-    }
+    if ((m = /^PATCH \/git\/refs\/heads\/(.+)$/.exec(route))) return this.updateRef(m[1]!, String(body.sha), body.force === true);
     if ((m = /^DELETE \/git\/refs\/heads\/(.+)$/.exec(route))) {
       if (!this.refs.delete(m[1]!)) return [422, { message: 'Reference does not exist' }];
       for (const pull of this.createdPulls) if (pull.head === m[1]) pull.state = 'closed';
@@ -232,6 +223,7 @@ export class FakeGitHub {
       return [201, { id: ++this.seq, ...status }];
     }
     if ((m = /^GET \/compare\/([^.]+)\.\.\.(.+)$/.exec(route))) {
+      if (m[1] === m[2]) return [200, { status: 'identical' }];
       const base = this.contentOf(m[1]!);
       const head = new Set(this.contentOf(m[2]!));
       return [200, { status: base.every((n) => head.has(n)) ? 'ahead' : 'diverged' }];
@@ -294,11 +286,13 @@ export class FakeGitHub {
     if (!p) return notFound();
     if (p.state !== 'open') return [405, { message: 'Pull Request is not mergeable' }];
     if (body.sha !== p.head) return [409, { message: 'Head branch was modified. Review and try the merge again.' }];
-    const merged = this.combine(this.refs.get(p.base)!, p.head);
+    if (p.awaitsReview) return [405, { message: 'At least 1 approving review is required by reviewers with write access.' }];
+    const merged = this.commits.merge(this.refs.get(p.base)!, p.head);
     if (merged === null) return [405, { message: 'Merge conflict' }];
     this.refs.set(p.base, merged);
     Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: merged });
     this.merged.push(number);
+    this.markMergedByPush(p.base, merged);
     return [200, { sha: merged, merged: true, message: 'Pull Request successfully merged' }];
   }
 
@@ -327,41 +321,51 @@ export class FakeGitHub {
     if (this.refs.has(branch)) return [422, { message: 'Reference already exists' }];
     if (!this.commits.has(sha)) return [422, { message: 'Object does not exist' }];
     this.refs.set(branch, sha);
-    this.onBranchCreated?.(branch, sha);
+    this.onBranchPushed?.(branch, sha);
     return [201, { ref, object: { sha, type: 'commit' } }];
+  }
+
+  /** PATCH …/git/refs/heads/<branch>: without `force`, only a fast-forward (the head must be an ancestor of `sha`). */
+  private updateRef(branch: string, sha: string, force: boolean): Reply {
+    const head = this.refs.get(branch);
+    if (head === undefined) return [422, { message: 'Reference does not exist' }];
+    if (!this.commits.has(sha)) return [422, { message: 'Object does not exist' }];
+    if (this.protectedBranches.has(branch)) return [422, { message: `Protected branch update failed for refs/heads/${branch}.` }];
+    if (!force && !this.isAncestor(head, sha)) return [422, { message: 'Update is not a fast forward' }];
+    this.moveBranch(branch, sha);
+    if (head !== sha) this.onBranchPushed?.(branch, sha);
+    return [200, { ref: `refs/heads/${branch}`, object: { sha, type: 'commit' } }];
+  }
+
+  /** Moves a branch; a PR into it whose head it now holds is merged, as GitHub marks such PRs. */
+  private moveBranch(branch: string, sha: string): void {
+    this.refs.set(branch, sha);
+    this.markMergedByPush(branch, sha);
+  }
+
+  private markMergedByPush(branch: string, sha: string): void {
+    for (const p of [...this.pulls.values()].sort((a, b) => a.number - b.number)) {
+      if (p.state !== 'open' || p.base !== branch || !this.isAncestor(p.head, sha)) continue;
+      Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: sha });
+      this.merged.push(p.number);
+      this.mergedByPush.push(p.number);
+    }
+  }
+
+  /** Whether `ancestor` is `sha` or reachable from it through parents. */
+  isAncestor(ancestor: string, sha: string): boolean {
+    return this.commits.isAncestor(ancestor, sha);
   }
 
   private mergeInto(base: string, head: string, message: string): Reply {
     const baseSha = this.refs.get(base);
     if (!baseSha || !this.commits.has(head)) return notFound();
-    const have = this.commits.get(baseSha)!;
-    if ([...this.commits.get(head)!].every((n) => have.has(n))) return [204];
-    const merged = this.combine(baseSha, head);
+    if (this.commits.contains(baseSha, head)) return [204];
+    const merged = this.commits.merge(baseSha, head, message);
     if (merged === null) return [409, { message: 'Merge conflict' }];
-    this.messages.set(merged, message);
-    this.refs.set(base, merged);
-    return [201, { sha: merged }];
+    this.moveBranch(base, merged);
+    return [201, { sha: merged, parents: [{ sha: baseSha }, { sha: head }] }];
   }
-
-  /** A new commit holding both; null when two PRs in it conflict. */
-  private combine(a: string, b: string): string | null {
-    const content = new Set([...this.commits.get(a)!, ...this.commits.get(b)!]);
-    if (this.conflicts.some(([x, y]) => content.has(x) && content.has(y))) return null;
-    const sha = `c${++this.seq}`;
-    this.commits.set(sha, content);
-    return sha;
-  }
-}
-
-function writeKind(method: string, route: string): WriteKind | null {
-  if (method === 'GET' || method === 'HEAD') return null;
-  if (route === '/merges' || /^\/pulls\/\d+\/merge$/.test(route)) return 'merges';
-  if (route.startsWith('/git/refs')) return 'refs';
-  if (route.startsWith('/statuses/')) return 'statuses';
-  if (/\/reactions$/.test(route)) return 'reactions';
-  if (route.startsWith('/issues/')) return 'comments';
-  if (route === '/pulls') return 'pulls';
-  return null;
 }
 
 function notFound(): Reply {

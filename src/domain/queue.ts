@@ -46,6 +46,11 @@ export interface QueueDoc {
    * to upload any, and a failed run is decided at once rather than after `testResultsWaitSeconds`.
    */
   testResultsSeenAt?: string;
+  /**
+   * Branch protection refused the App's fast-forward of the target branch (no ruleset bypass): PRs
+   * merge through the merge API until `at` is old enough to try again (FAST_FORWARD_RETRY_MS).
+   */
+  fastForwardRefused?: { at: string; message: string } | null;
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];

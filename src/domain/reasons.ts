@@ -37,6 +37,7 @@ export const REASON_CODES = [
   'mode_switch',
   'direct_merge',
   'github_error',
+  'not_mergeable',
   'queue_deleted',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

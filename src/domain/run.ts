@@ -56,6 +56,11 @@ export interface TestRun {
   testBranch: string;
   testBranchSha: string | null;
   baseSha: string | null;
+  /**
+   * The commit the test branch was built from (the target head, or an earlier run's commit); absent
+   * when not known (older records, a branch adopted after a crash). A fast-forward follows these.
+   */
+  startSha?: string | null;
   createdAt: string;
   finishedAt: string | null;
   requiredStatuses: string[];

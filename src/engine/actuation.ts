@@ -1,15 +1,10 @@
 import type { Logger } from 'pino';
-import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { testBranchName, type TestRun } from '../domain/run.js';
-import type { GitHost, PullRequestInfo, TestBranchSpec } from '../githost/githost.js';
+import type { GitHost, TestBranchSpec } from '../githost/githost.js';
 import {
   failForGitHostError,
-  lineageIndex,
   recordBranchDeleted,
-  recordMergeRefused,
-  recordMerged,
-  recordPullRequest,
   recordRunConflict,
   recordRunCreated,
   recordStatusChecks,
@@ -20,11 +15,13 @@ import type { Clock } from '../domain/clock.js';
 import type { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import { mergesDue, runsToCleanUp, runsToCreate } from './effects.js';
 import type { Fact } from './fact.js';
+import { Merger } from './merging.js';
 
 import type { Retrying } from './observation.js';
 import type { QueueRuntime } from './queue-runtime.js';
 import { describeError } from './retry.js';
 import { draftPullRequestFor } from './test-branch-pr.js';
+import { freeTestBranchSlot, onReusedTestBranch } from './test-branch-slots.js';
 import { testBranchStart } from './test-branch-start.js';
 
 export interface ActuatorOptions {
@@ -42,6 +39,8 @@ export interface ActuatorOptions {
   earlyTestResults: EarlyTestResults;
   /** Test branch head -> queue, to route status reports without a search. */
   testBranchHeads: Map<string, string>;
+  /** Told once per queue when branch protection refuses a fast-forward. */
+  onFastForwardRefused?: (doc: QueueDoc) => void;
 }
 
 export interface EffectsOutcome {
@@ -56,7 +55,12 @@ export interface EffectsOutcome {
  * come from the run id, merges are guarded by the PR head and look before they leap.
  */
 export class Actuator {
-  constructor(private readonly o: ActuatorOptions) {}
+  private readonly merger: Merger;
+
+  constructor(private readonly o: ActuatorOptions) {
+    const { gitHost, clock, logger, withRetry, onFastForwardRefused } = o;
+    this.merger = new Merger({ gitHost, clock, logger, withRetry, ...(onFastForwardRefused ? { onFastForwardRefused } : {}) });
+  }
 
   /**
    * Merges come first, strictly in queue order, and alone: a new test branch is only built once the
@@ -68,17 +72,8 @@ export class Actuator {
     const later = () => this.o.clock.now().getTime() + this.o.effectRetryMs;
     const merges = mergesDue(doc);
     if (merges.length > 0) {
-      const moved = await this.targetMovedOutside(doc);
-      if (moved === undefined) return { facts: [], retryAt: later() };
-      if (moved !== null) return { facts: [(q) => recordTargetHead(q, moved, this.o.clock.now())], retryAt: null };
-      const facts: Fact[] = [];
-      for (const entry of merges) {
-        if (!(await mayAct())) break;
-        const outcome = await this.merge(doc, entry);
-        facts.push(outcome.fact);
-        if (outcome.stop) break;
-      }
-      return { facts, retryAt: null };
+      const { facts, retry } = await this.merger.merge(doc, merges, mayAct);
+      return { facts, retryAt: retry ? later() : null };
     }
 
     const facts: Fact[] = [];
@@ -105,6 +100,12 @@ export class Actuator {
     }
     for (const run of runsToCleanUp(doc)) {
       if (!(await mayAct())) return { facts, retryAt: null };
+      if (onReusedTestBranch(doc, run)) {
+        // Moved by the next run that takes it: nothing to delete.
+        if (run.testBranchSha) this.o.testBranchHeads.delete(run.testBranchSha);
+        facts.push((q) => recordBranchDeleted(q, run.id));
+        continue;
+      }
       try {
         await withRetry(() => gitHost.deleteBranch(doc.repo, testBranchName(doc.branch, run.id)));
         if (run.testBranchSha) this.o.testBranchHeads.delete(run.testBranchSha);
@@ -117,30 +118,17 @@ export class Actuator {
     return { facts, retryAt: failed ? later() : null };
   }
 
-  /**
-   * Reads the target head before merging: a run merges only onto the base it tested plus the queue's
-   * own merges. The head if it moved outside the queue, null if not, undefined if it could not be read.
-   */
-  private async targetMovedOutside(doc: QueueDoc): Promise<string | null | undefined> {
-    let head: string | null;
-    try {
-      head = await this.o.withRetry(() => this.o.gitHost.getBranchHead(doc.repo, doc.branch));
-    } catch (err) {
-      this.o.logger.warn({ err, queueId: doc.id }, 'could not read the head of the target branch before merging; merges wait');
-      return undefined;
-    }
-    if (head === null || lineageIndex(doc, head) >= 0) return null;
-    return head;
-  }
-
   private async createTestBranch(rt: QueueRuntime, doc: QueueDoc, run: TestRun, required: string[] | undefined): Promise<Fact | null> {
     const { clock, logger } = this.o;
-    const name = testBranchName(doc.branch, run.id);
+    // A draft PR per test branch needs a branch per run (deleting it closes the PR).
+    const reuse = this.o.gitHost.reusesTestBranches === true && !doc.settings.createPrsForTestingBranches;
+    const name = reuse ? freeTestBranchSlot(doc, run) : testBranchName(doc.branch, run.id);
     const startFrom = testBranchStart(doc, run);
     const spec: TestBranchSpec = {
       name,
       baseBranch: doc.branch,
-      prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha })),
+      prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha, title: p.prTitle })),
+      ...(reuse ? { reuse } : {}),
       ...(startFrom ? { startFrom } : {}),
       // Opened by the host once the branch exists, or found there after a crash; closed with the branch.
       ...(doc.settings.createPrsForTestingBranches ? { draftPullRequest: draftPullRequestFor(doc.branch, name, run) } : {}),
@@ -154,7 +142,13 @@ export class Actuator {
         logger.warn({ queueId: doc.id, runId: run.id, error: result.draftPullRequestError }, 'could not open the draft pull request of a test branch');
       }
       this.o.testBranchHeads.set(result.sha, doc.id);
-      const created = { sha: result.sha, baseSha: result.baseSha, ...(required ? { requiredStatuses: required } : {}) };
+      const created = {
+        sha: result.sha,
+        baseSha: result.baseSha,
+        ...(result.startSha !== undefined ? { startSha: result.startSha } : {}),
+        ...(reuse ? { testBranch: name } : {}),
+        ...(required ? { requiredStatuses: required } : {}),
+      };
       // A host that built elsewhere than asked read the target head: that is news of where it stands.
       const observed = result.baseSha === startFrom?.baseSha ? null : result.baseSha;
       return (q) => {
@@ -175,42 +169,6 @@ export class Actuator {
       const own = run.prs.map((p) => p.entryId).filter((id) => !dependencies.has(id));
       const message = `the git host failed to create the test branch: ${describeError(err)}`;
       return (q) => failForGitHostError(q, own, message, clock.now());
-    }
-  }
-
-  /** Merges one PR, unless an earlier attempt already did (a crash before it was recorded). */
-  private async merge(doc: QueueDoc, entry: Entry): Promise<{ fact: Fact; stop: boolean }> {
-    const { gitHost, clock, logger } = this.o;
-    const intent = entry.mergeIntent!;
-    const failed = (err: unknown) => {
-      logger.error({ err, queueId: doc.id, pr: entry.prNumber }, 'the git host failed to merge a pull request');
-      const message = `the git host failed to merge: ${describeError(err)}`;
-      return { fact: (q: QueueDoc) => failForGitHostError(q, [entry.id], message, clock.now()), stop: true };
-    };
-    const merged = (sha: string) => ({ fact: (q: QueueDoc) => recordMerged(q, entry.id, sha, clock.now()), stop: false });
-    let pr: PullRequestInfo | null;
-    try {
-      pr = await this.o.withRetry(() => gitHost.getPullRequest(doc.repo, entry.prNumber));
-    } catch (err) {
-      return failed(err);
-    }
-    if (pr?.state === 'merged') return merged(pr.mergeCommitSha ?? '');
-    if (!pr || pr.state !== 'open') {
-      const info = pr;
-      return { fact: (q) => recordPullRequest(q, info, clock.now(), null, entry.prNumber), stop: true };
-    }
-    try {
-      const result = await this.o.withRetry(() =>
-        gitHost.mergePullRequest(doc.repo, entry.prNumber, { expectedSha: intent.expectedSha, method: doc.settings.mergeMethod }),
-      );
-      if (result.ok) return merged(result.sha);
-      logger.info({ queueId: doc.id, pr: entry.prNumber, code: result.code }, 'the git host refused a merge');
-      return { fact: (q) => recordMergeRefused(q, entry.id, result.code, result.message, clock.now()), stop: true };
-    } catch (err) {
-      // The request may have reached the host before it failed: look before failing the PR.
-      const after = await gitHost.getPullRequest(doc.repo, entry.prNumber).catch(() => null);
-      if (after?.state === 'merged') return merged(after.mergeCommitSha ?? '');
-      return failed(err);
     }
   }
 }

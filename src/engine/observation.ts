@@ -4,7 +4,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { PullRequestInfo } from '../domain/pull-request.js';
 import { NO_GIT_HOST_NOTE, type GitHost } from '../githost/githost.js';
 
-import { recordDirectMergeFacts, recordImpactedTargets, recordPullRequest, recordStatusChecks, recordTargetHead, requiredChecksPassed } from '../planner/index.js';
+import { recordDirectMergeFacts, recordImpactedTargets, recordPullRequest, recordStatusChecks, recordTargetRead, requiredChecksPassed } from '../planner/index.js';
 import type { Clock } from '../domain/clock.js';
 
 import type { Fact } from './fact.js';
@@ -45,7 +45,7 @@ export class GitHostObserver {
         const head = await this.o.withRetry(() => gitHost.getBranchHead(doc.repo, doc.branch));
         if (head && head !== doc.targetSha) {
           targetSha = head;
-          facts.push((q) => recordTargetHead(q, head, now));
+          facts.push((q) => recordTargetRead(q, head, now));
         }
       } catch (err) {
         logger.warn({ err, queueId: doc.id }, 'could not read the head of the target branch');

@@ -9,19 +9,25 @@ export type { PullRequestInfo } from '../domain/pull-request.js';
 export const NO_GIT_HOST_NOTE = 'no git host is configured';
 
 /**
- * `draftPullRequestError`: the branch was created but its draft PR could not be opened (only when one
- * was asked for). The run goes on without it: the PR is a convenience, never a reason to fail a run.
+ * `startSha`: the commit the build started from (the target head, or an earlier run's commit), so the
+ * queue knows which commits a test branch head descends from. `draftPullRequestError`: the branch was
+ * created but its draft PR could not be opened (only when one was asked for). The run goes on without it: the PR is a convenience, never a reason to fail a run.
  */
 export type CreateBranchResult =
-  | { ok: true; sha: string; baseSha: string; draftPullRequestError?: string }
+  | { ok: true; sha: string; baseSha: string; startSha?: string; draftPullRequestError?: string }
   | { ok: false; conflictPrNumber: number };
 
 /** What `createTestBranch` builds. */
 export interface TestBranchSpec {
   name: string;
   baseBranch: string;
-  /** Merged in this order. */
-  prs: { number: number; sha: string }[];
+  /** Merged in this order; `title` goes into the merge commit's message. */
+  prs: { number: number; sha: string; title?: string }[];
+  /**
+   * `name` is one of the queue's reused test branches (`reusesTestBranches`): it may hold an earlier
+   * run's commit, which is never adopted; the new commit is published by moving it.
+   */
+  reuse?: boolean;
   /**
    * A commit that holds `baseSha` plus the first `prCount` of `prs`: the target head as the queue
    * knows it (`prCount` 0), or the test branch of a run this one extends. A host may start there and
@@ -37,6 +43,9 @@ export interface DraftPullRequestSpec {
   title: string;
   body: string;
 }
+
+/** How a fast-forward of the target branch went: `protected`, branch protection refused the App. */
+export type FastForwardResult = { ok: true } | { ok: false; code: 'not_fast_forward' | 'protected'; message: string };
 
 export type MergeResult =
   | { ok: true; sha: string }
@@ -84,6 +93,18 @@ export interface GitHost {
     opts: { expectedSha: string; method: MergeMethod },
   ): Promise<MergeResult>;
   reportStatus(repo: RepoRef, sha: string, report: CommitStatusReport): Promise<void>;
+  /**
+   * Moves `branch` forward to `sha` (never backwards or sideways): every PR whose head `sha` holds is
+   * merged by it. Optional: without it, PRs are merged one by one with `mergePullRequest`.
+   */
+  fastForward?(repo: RepoRef, branch: string, sha: string): Promise<FastForwardResult>;
+  /** Test branches are a fixed set per queue, moved for each run and never deleted (`TestBranchSpec.reuse`). */
+  readonly reusesTestBranches?: boolean;
+  /**
+   * What keeps an open PR from merging by the branch's rules (missing or dismissed approvals,
+   * changes requested), in a few words; asked when the host reports a PR not mergeable.
+   */
+  mergeBlockers?(repo: RepoRef, prNumber: number): Promise<string>;
   /**
    * Whether commit `headSha` contains commit `ancestorSha` (a PR head is up to date with that target
    * head), for directMergeMode. Optional: without it, no PR is merged directly.

@@ -16,10 +16,14 @@ export {
   recordBranchDeleted,
   recordMerged,
   recordMergeRefused,
+  recordNotMergeable,
+  recordFastForwardRefused,
+  recordTargetRead,
   recordPullRequest,
   recordImpactedTargets,
 } from './changes/facts.js';
 export { recordTargetHead, lineageOf, lineageIndex } from './target-base.js';
+export { isLive } from './run-status.js';
 export {
   activeEntryFor,
   cancelEntry,

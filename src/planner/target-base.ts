@@ -60,8 +60,11 @@ export function recordTargetHead(q: QueueDoc, sha: string, now: Date): QueueDoc 
  */
 export function recordOwnMerge(q: QueueDoc, entryId: string, mergeCommitSha: string): QueueDoc {
   if (!mergeCommitSha) return q;
+  const last = lineageOf(q).at(-1);
+  // One fast-forward merges several entries: each gets a head of its own, all with that commit.
+  const sameMerge = last?.sha === mergeCommitSha && last.entryId !== undefined && last.entryId !== entryId;
   // Already read as the head (a merge recorded after a restart read it): nothing new.
-  if (lineageIndex(q, mergeCommitSha) >= 0) return q;
+  if (lineageIndex(q, mergeCommitSha) >= 0 && !sameMerge) return q;
   const lineage = [...lineageOf(q), { sha: mergeCommitSha, entryId }];
   let from = lineage.length - 1;
   for (const run of q.runs) {

@@ -49,9 +49,9 @@ describe('createTestBranch', () => {
     return patched.reply(422, { message: 'Reference does not exist' }).post(`${R}/git/refs`, { ref: 'refs/heads/mergeq-tmp/main', sha }).reply(201, {});
   }
 
-  function mergeBody(pr: { number: number; sha: string }, branch = 'mergeq/main/run-1', base = 'base0') {
+  function mergeBody(pr: { number: number; sha: string }, base = 'base0') {
     return (body: { base: string; head: string; commit_message: string }) =>
-      body.base === 'mergeq-tmp/main' && body.head === pr.sha && body.commit_message === `Merge PR ${pr.number} (${pr.sha}) into ${branch}\n\nmergeq-base: ${base}`;
+      body.base === 'mergeq-tmp/main' && body.head === pr.sha && body.commit_message === `Merge pull request #${pr.number}\n\nmergeq-base: ${base}`;
   }
 
   test('merges each PR in order on the scratch branch, then creates the branch once at the last merge; the scratch branch stays', async () => {
@@ -69,7 +69,7 @@ describe('createTestBranch', () => {
       })
       .reply(201, { ref: 'refs/heads/mergeq/main/run-1', object: { sha: 'm3' } });
 
-    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0' });
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base0', startSha: 'base0' });
     expect(created).toEqual([{ ref: 'refs/heads/mergeq/main/run-1', sha: 'm3' }]);
     scope.done();
   });
@@ -88,12 +88,12 @@ describe('createTestBranch', () => {
     const second = nock(API)
       .get(`${R}/git/ref/heads%2Fmergeq%2Fmain%2Frun-2`)
       .reply(404, { message: 'Not Found' })
-      .post(`${R}/merges`, mergeBody(spec.prs[1]!, 'mergeq/main/run-2', 'main1'))
+      .post(`${R}/merges`, mergeBody(spec.prs[1]!, 'main1'))
       .reply(201, { sha: 'm2' })
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-2', sha: 'm2' })
       .reply(201, {});
     const extended = { ...spec, name: 'mergeq/main/run-2', prs: spec.prs.slice(0, 2), startFrom: { sha: 'm1', baseSha: 'main1', prCount: 1 } };
-    await expect(gitHost.createTestBranch(repo, extended)).resolves.toEqual({ ok: true, sha: 'm2', baseSha: 'main1' });
+    await expect(gitHost.createTestBranch(repo, extended)).resolves.toEqual({ ok: true, sha: 'm2', baseSha: 'main1', startSha: 'm1' });
     second.done();
   });
 
@@ -113,7 +113,7 @@ describe('createTestBranch', () => {
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
       .reply(201, {});
     const one = { ...spec, prs: [spec.prs[0]!], startFrom: { sha: 'gone', baseSha: 'main1', prCount: 0 } };
-    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0' });
     scope.done();
   });
 
@@ -127,7 +127,7 @@ describe('createTestBranch', () => {
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
       .reply(201, {});
 
-    await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    await expect(host().createTestBranch(repo, two)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0' });
     scope.done();
   });
 
@@ -146,7 +146,7 @@ describe('createTestBranch', () => {
       .reply(201, { sha: 'm1' })
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
       .reply(201, {});
-    await expect(gitHost.createTestBranch(repo, { ...spec, prs: [spec.prs[0]!] })).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    await expect(gitHost.createTestBranch(repo, { ...spec, prs: [spec.prs[0]!] })).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0' });
     again.done();
     expect(nock.pendingMocks()).toEqual([]);
   });
@@ -179,7 +179,7 @@ describe('createTestBranch', () => {
       .post(`${R}/git/refs`, { ref: 'refs/heads/mergeq/main/run-1', sha: 'm1' })
       .reply(201, {});
 
-    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+    await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0' });
     scope.done();
   });
 
@@ -208,7 +208,7 @@ describe('createTestBranch', () => {
 
     test('opens a draft PR from the test branch into the base once the branch exists', async () => {
       const scope = built(nock(API)).post(`${R}/pulls`, pullBody).reply(201, { number: 40, draft: true });
-      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0' });
       scope.done();
     });
 
@@ -237,12 +237,13 @@ describe('createTestBranch', () => {
         ok: true,
         sha: 'm1',
         baseSha: 'base0',
+        startSha: 'base0',
         draftPullRequestError: '422 Validation Failed: No commits between main and mergeq/main/run-1',
       });
       scope.done();
 
       const unavailable = built(nock(API)).post(`${R}/pulls`, pullBody).reply(503, { message: 'Service Unavailable' });
-      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', draftPullRequestError: '503 Service Unavailable' });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', startSha: 'base0', draftPullRequestError: '503 Service Unavailable' });
       unavailable.done();
     });
 

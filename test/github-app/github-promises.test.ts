@@ -134,7 +134,7 @@ describe('webhook deliveries', () => {
 
   test('CI results that arrive before the run is recorded are used at once, not at the next poll', async () => {
     h.fake.openPull(1);
-    h.fake.onBranchCreated = (branch, sha) => {
+    h.fake.onBranchPushed = (branch, sha) => {
       if (branch.startsWith('mergeq/main/')) void h.ciStatus(sha, 'success');
     };
     await h.comment(1, '/merge');

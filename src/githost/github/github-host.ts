@@ -5,6 +5,7 @@ import type { MergeMethod } from '../../domain/settings.js';
 import type {
   CommitStatusReport,
   CreateBranchResult,
+  FastForwardResult,
   GitHost,
   MergeResult,
   PullRequestComment,
@@ -12,7 +13,7 @@ import type {
   TestBranchSpec,
 } from '../githost.js';
 import { repoParams, type Octokit } from './github-client.js';
-import { describeGitHubError, gitHubMessage, httpStatus, orWhen } from './github-errors.js';
+import { describeGitHubError, gitHubErrorMessages, gitHubMessage, httpStatus, orWhen } from './github-errors.js';
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 import { editComment, findComment } from './pr-comments.js';
 import { deleteRef, refHead } from './refs.js';
@@ -32,6 +33,8 @@ const MAX_REMEMBERED_COMMENTS = 10_000;
  */
 export class GitHubGitHost implements GitHost {
   readonly kind = 'github' as const;
+  /** Test branches are `mergeq/<target>/<n>`, moved for each run: one ref write per run, none to delete. */
+  readonly reusesTestBranches = true;
   /** `repo#pr#marker` -> the id of the comment carrying that marker, so an update need not list the comments. */
   private readonly commentIds = new Map<string, number>();
   private readonly testBranches = new TestBranchBuilder();
@@ -121,6 +124,39 @@ export class GitHubGitHost implements GitHost {
       if (status === 405 || status === 422) return { ok: false, code: 'merge_conflict', message: gitHubMessage(error) };
       throw error;
     }
+  }
+
+  /**
+   * `PATCH …/git/refs/heads/<branch>` with `force: false`: GitHub moves the branch only if its head is
+   * an ancestor of `sha`, and marks merged every PR whose head `sha` now holds. A refusal by branch
+   * protection (422 or 403 naming it: the App may not push there) is `protected`.
+   */
+  async fastForward(repo: RepoRef, branch: string, sha: string): Promise<FastForwardResult> {
+    const octokit = await this.options.octokitFor(repo);
+    try {
+      await octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...repoParams(repo), ref: `heads/${branch}`, sha, force: false });
+      return { ok: true };
+    } catch (error) {
+      const status = httpStatus(error);
+      if (status !== 422 && status !== 403) throw error;
+      const message = gitHubErrorMessages(error).join(': ');
+      if (/protected branch|resource not accessible|not authorized|rule/i.test(message)) return { ok: false, code: 'protected', message };
+      if (status === 422) return { ok: false, code: 'not_fast_forward', message };
+      throw error;
+    }
+  }
+
+  /** The reviews that block the PR (latest per reviewer), or what GitHub's rules still want. */
+  async mergeBlockers(repo: RepoRef, prNumber: number): Promise<string> {
+    const octokit = await this.options.octokitFor(repo);
+    const reviews = await octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...repoParams(repo), pull_number: prNumber, per_page: 100 });
+    const latest = new Map<string, string>();
+    for (const r of reviews) if (r.user && r.state !== 'COMMENTED') latest.set(r.user.login, r.state);
+    const changes = [...latest].filter(([, state]) => state === 'CHANGES_REQUESTED').map(([user]) => `@${user}`);
+    if (changes.length > 0) return `changes requested by ${changes.join(', ')}`;
+    const dismissed = [...latest.values()].some((state) => state === 'DISMISSED');
+    if (![...latest.values()].includes('APPROVED')) return dismissed ? 'its approval was dismissed and an approving review is required' : 'an approving review is required';
+    return 'the branch rules block it (required reviews from code owners, approval of the latest push, or required checks)';
   }
 
   async reportStatus(repo: RepoRef, sha: string, report: CommitStatusReport): Promise<void> {

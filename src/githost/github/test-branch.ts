@@ -26,7 +26,8 @@ export class TestBranchBuilder {
   private readonly scratchHeads = new Map<string, string>();
 
   async build(octokit: Octokit, repo: RepoRef, spec: TestBranchSpec): Promise<CreateBranchResult> {
-    const existing = await refHead(octokit, repo, spec.name);
+    // A reused branch holds an earlier run's commit: nothing to adopt.
+    const existing = spec.reuse ? null : await refHead(octokit, repo, spec.name);
     if (existing !== null) {
       // Built before a crash: adopted only if its base is known, else rebuilt from scratch.
       const base = await baseOf(octokit, repo, existing);
@@ -37,14 +38,19 @@ export class TestBranchBuilder {
     const key = `${repoKey(repo)}#${scratch}`;
     try {
       const start = await this.startOn(octokit, repo, scratch, key, spec);
-      const merged = await mergeAll(octokit, repo, scratch, start.sha, start.prs, spec.name, start.baseSha);
+      const merged = await mergeAll(octokit, repo, scratch, start.sha, start.prs, start.baseSha);
       if ('conflictPrNumber' in merged) {
         this.scratchHeads.delete(key);
         return { ok: false, conflictPrNumber: merged.conflictPrNumber };
       }
       this.scratchHeads.set(key, merged.sha);
+      // One ref write publishes the build: CI sees one push.
+      if (spec.reuse) {
+        await resetRef(octokit, repo, spec.name, merged.sha);
+        return { ok: true, sha: merged.sha, baseSha: start.baseSha, startSha: start.sha };
+      }
       const sha = await createRef(octokit, repo, spec.name, merged.sha);
-      return { ok: true, sha, baseSha: start.baseSha };
+      return { ok: true, sha, baseSha: start.baseSha, ...(sha === merged.sha ? { startSha: start.sha } : {}) };
     } catch (error) {
       this.scratchHeads.delete(key);
       throw error;
@@ -103,14 +109,17 @@ export async function openDraftPullRequest(octokit: Octokit, repo: RepoRef, head
   }
 }
 
-/** Merges each PR head into the scratch branch in order: the resulting head, or the first PR that conflicts. */
+/**
+ * Merges each PR head into the scratch branch in order: the resulting head, or the first PR that
+ * conflicts. The merge commits read like GitHub's own, since a fast-forward makes them the target
+ * branch's history; each names the target head the test branch stands on.
+ */
 async function mergeAll(
   octokit: Octokit,
   repo: RepoRef,
   scratch: string,
   startSha: string,
   prs: TestBranchSpec['prs'],
-  testBranch: string,
   baseSha: string,
 ): Promise<{ sha: string } | { conflictPrNumber: number }> {
   let head = startSha;
@@ -120,8 +129,7 @@ async function mergeAll(
         ...repoParams(repo),
         base: scratch,
         head: pr.sha,
-        // No bare #N: a pushed commit that names a PR shows up in that PR's timeline, on every run.
-        commit_message: `Merge PR ${pr.number} (${pr.sha}) into ${testBranch}\n\nmergeq-base: ${baseSha}`,
+        commit_message: mergeCommitMessage(pr, baseSha),
       });
       // 204: the head is already contained, nothing was merged.
       const status: number = response.status;
@@ -132,4 +140,9 @@ async function mergeAll(
     }
   }
   return { sha: head };
+}
+
+/** `Merge pull request #12`, the PR's title, and the `mergeq-base` trailer. */
+export function mergeCommitMessage(pr: TestBranchSpec['prs'][number], baseSha: string): string {
+  return `Merge pull request #${pr.number}${pr.title ? `\n\n${pr.title}` : ''}\n\nmergeq-base: ${baseSha}`;
 }

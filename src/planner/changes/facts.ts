@@ -9,7 +9,7 @@ import { Draft, applyingSink } from '../draft.js';
 import { isLive } from '../run-status.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
 import { mergeFailedTests } from '../test-results.js';
-import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from '../target-base.js';
+import { lineageIndex, lineageOf, recordOwnMerge, recordTargetHead, testedCurrentHead } from '../target-base.js';
 
 /**
  * Facts: what the outside world said, recorded as pure QueueDoc -> QueueDoc changes. The engine
@@ -28,7 +28,7 @@ import { lineageIndex, lineageOf, recordOwnMerge, testedCurrentHead } from '../t
 export function recordRunCreated(
   q: QueueDoc,
   runId: string,
-  r: { sha: string; baseSha: string; requiredStatuses?: string[] },
+  r: { sha: string; baseSha: string; startSha?: string; testBranch?: string; requiredStatuses?: string[] },
   now: Date,
 ): QueueDoc {
   const lineage = lineageOf(q);
@@ -40,6 +40,8 @@ export function recordRunCreated(
       status: run.status === 'creating' ? 'pending' : run.status,
       testBranchSha: r.sha,
       baseSha: r.baseSha,
+      ...(r.startSha !== undefined ? { startSha: r.startSha } : {}),
+      ...(r.testBranch !== undefined ? { testBranch: r.testBranch } : {}),
       ...(fromProtection ? { requiredStatuses: r.requiredStatuses!.slice(), requiredStatusesSource: 'branch_protection' as const } : {}),
     };
   });
@@ -106,6 +108,33 @@ export function recordMerged(q: QueueDoc, entryId: string, mergeCommitSha: strin
   d.entries.set(entryId, { ...d.entries.get(entryId)!, mergeCommitSha: mergeCommitSha || null });
   d.apply({ type: 'unplaceEntry', entryId });
   return recordOwnMerge(d.toDoc(), entryId, mergeCommitSha);
+}
+
+/**
+ * The target branch was read at `sha`. When that is the tested commit of a passed run whose PRs were
+ * all being merged, it is the queue's own fast-forward (read before it was recorded, or recorded
+ * after a crash): those PRs merged. Any other head is as recordTargetHead says.
+ */
+export function recordTargetRead(q: QueueDoc, sha: string, now: Date): QueueDoc {
+  if (lineageIndex(q, sha) >= 0) return recordTargetHead(q, sha, now);
+  const run = q.runs.find((r) => r.status === 'passed' && r.testBranchSha === sha);
+  const byId = new Map(q.entries.map((e) => [e.id, e]));
+  const merging = run?.prs.map((p) => byId.get(p.entryId)).filter((e) => e !== undefined && e.state !== 'MERGED') ?? [];
+  if (merging.length === 0 || !merging.every((e) => e!.mergeIntent !== null && isActive(e!.state))) return recordTargetHead(q, sha, now);
+  return merging.reduce((doc, e) => recordMerged(doc, e!.id, sha, now), q);
+}
+
+/** The PR may no longer merge by the branch's rules (an approval dismissed, changes requested): it leaves the queue. */
+export function recordNotMergeable(q: QueueDoc, entryId: string, message: string, now: Date): QueueDoc {
+  const entry = q.entries.find((e) => e.id === entryId);
+  if (!entry || !isActive(entry.state)) return q;
+  return removeEntry(q, entry, 'CANCELLED', reason('not_mergeable', `not allowed to merge: ${message}`), now);
+}
+
+/** Branch protection refused the queue's fast-forward; `message` null: it was allowed again. */
+export function recordFastForwardRefused(q: QueueDoc, message: string | null, now: Date): QueueDoc {
+  if (message === null) return q.fastForwardRefused ? { ...q, fastForwardRefused: null } : q;
+  return { ...q, fastForwardRefused: { at: now.toISOString(), message } };
 }
 
 /** The git host refused the merge: the PR fails, and what was to merge after it relied on it. */

@@ -194,7 +194,7 @@ it('two replicas on one SQLite file: only the lease holder acts, and the survivo
   await call('b', 'createQueue', { ...queue, concurrency: 2 });
 
   // CI: each test branch passes 300 ms after it is pushed, reported to one replica or the other.
-  fake.onBranchCreated = (branch, sha) => {
+  fake.onBranchPushed = (branch, sha) => {
     if (!branch.startsWith('mergeq/')) return;
     setTimeout(() => {
       const status = { context: 'ci', state: 'success', target_url: null, description: 'passed' };

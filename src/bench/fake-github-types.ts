@@ -1,0 +1,61 @@
+/** The shapes the fake GitHub keeps and answers, and how it counts writes. */
+
+/** A PR as the fake keeps it; `head` is the commit of its head. */
+export interface FakePull {
+  number: number;
+  title: string;
+  author: string;
+  head: string;
+  base: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergeCommitSha: string | null;
+  draft: boolean;
+  /** Branch protection wants a review it does not have yet (`mergeable_state: blocked`). */
+  awaitsReview: boolean;
+  /** Reviews as GET …/reviews lists them (`APPROVED`, `CHANGES_REQUESTED`, `DISMISSED`), oldest first. */
+  reviews: { user: string; state: string }[];
+}
+
+/** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */
+export interface FakeTestBranchPull {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+}
+
+export interface FakeStatus {
+  context: string;
+  state: string;
+  target_url: string | null;
+  description: string;
+}
+
+/** A comment on a PR; `edits` counts the times its body was replaced. */
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  edits: number;
+}
+
+/** Status, JSON body, headers. */
+export type Reply = [number, unknown?, Record<string, string>?];
+
+/** What kind of write a request is, for counting GitHub writes per merged PR. */
+export type WriteKind = 'merges' | 'refs' | 'statuses' | 'comments' | 'reactions' | 'pulls';
+
+export function writeKind(method: string, route: string): WriteKind | null {
+  if (method === 'GET' || method === 'HEAD') return null;
+  if (route === '/merges' || /^\/pulls\/\d+\/merge$/.test(route)) return 'merges';
+  if (route.startsWith('/git/refs')) return 'refs';
+  if (route.startsWith('/statuses/')) return 'statuses';
+  if (/\/reactions$/.test(route)) return 'reactions';
+  if (route.startsWith('/issues/')) return 'comments';
+  if (route === '/pulls') return 'pulls';
+  return null;
+}

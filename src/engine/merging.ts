@@ -1,0 +1,174 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { Entry } from '../domain/entry.js';
+import type { QueueDoc } from '../domain/queue.js';
+import type { GitHost, PullRequestInfo } from '../githost/githost.js';
+import {
+  failForGitHostError,
+  lineageIndex,
+  recordFastForwardRefused,
+  recordMergeRefused,
+  recordMerged,
+  recordNotMergeable,
+  recordPullRequest,
+  recordTargetRead,
+} from '../planner/index.js';
+import { fastForwardPlan, type FastForwardPlan } from './fast-forward-plan.js';
+import type { Fact } from './fact.js';
+import type { Retrying } from './observation.js';
+import { describeError } from './retry.js';
+
+export interface MergerOptions {
+  gitHost: GitHost;
+  clock: Clock;
+  logger: Logger;
+  withRetry: Retrying;
+  /** Told once per queue when branch protection refuses a fast-forward (a metric). */
+  onFastForwardRefused?: (doc: QueueDoc) => void;
+}
+
+/** How long after branch protection refused a fast-forward the queue tries one again. */
+export const FAST_FORWARD_RETRY_MS = 6 * 60 * 60_000;
+
+/** What a merge step found: facts to record, and whether to stop merging for this reconcile. */
+interface Step {
+  facts: Fact[];
+  stop: boolean;
+}
+
+/**
+ * Carries out the planner's merge decisions on the git host, strictly in queue order (github.md,
+ * "Merging"): a fast-forward of the target branch to the furthest passed run that holds exactly the
+ * due merges, else the merge API one PR at a time, guarded by the tested head. Before either, each PR
+ * must still be allowed to merge: open, head unchanged, not blocked by the branch's rules.
+ */
+export class Merger {
+  constructor(private readonly o: MergerOptions) {}
+
+  async merge(doc: QueueDoc, due: readonly Entry[], mayAct: () => Promise<boolean>): Promise<{ facts: Fact[]; retry: boolean }> {
+    const moved = await this.targetMovedOutside(doc);
+    if (moved === undefined) return { facts: [], retry: true };
+    if (moved !== null) return { facts: [(q) => recordTargetRead(q, moved, this.o.clock.now())], retry: false };
+    const plan = this.fastForwardAllowed(doc) ? fastForwardPlan(doc, due) : null;
+    if (plan) {
+      if (!(await mayAct())) return { facts: [], retry: false };
+      return { facts: (await this.fastForward(doc, plan)).facts, retry: false };
+    }
+    const facts: Fact[] = [];
+    for (const entry of due) {
+      if (!(await mayAct())) break;
+      const step = await this.mergeOne(doc, entry);
+      facts.push(...step.facts);
+      if (step.stop) break;
+    }
+    return { facts, retry: false };
+  }
+
+  private fastForwardAllowed(doc: QueueDoc): boolean {
+    if (!this.o.gitHost.fastForward || doc.settings.mergeMethod !== 'merge_commit') return false;
+    const refused = doc.fastForwardRefused;
+    return !refused || this.o.clock.now().getTime() - Date.parse(refused.at) >= FAST_FORWARD_RETRY_MS;
+  }
+
+  /**
+   * Reads the target head before merging: a run merges only onto the base it tested plus the queue's
+   * own merges. The head if it moved outside the queue, null if not, undefined if it could not be read.
+   */
+  private async targetMovedOutside(doc: QueueDoc): Promise<string | null | undefined> {
+    let head: string | null;
+    try {
+      head = await this.o.withRetry(() => this.o.gitHost.getBranchHead(doc.repo, doc.branch));
+    } catch (err) {
+      this.o.logger.warn({ err, queueId: doc.id }, 'could not read the head of the target branch before merging; merges wait');
+      return undefined;
+    }
+    if (head === null || lineageIndex(doc, head) >= 0) return null;
+    return head;
+  }
+
+  /** One write merges every PR of the plan; the target then holds exactly the tested commit. */
+  private async fastForward(doc: QueueDoc, plan: FastForwardPlan): Promise<Step> {
+    const { gitHost, clock, logger } = this.o;
+    for (const entry of plan.entries) {
+      const blocked = await this.notAllowed(doc, entry);
+      if (blocked) return blocked;
+    }
+    const sha = plan.run.testBranchSha;
+    const merged: Fact = (q) => {
+      const now = clock.now();
+      const recorded = plan.entries.reduce((d, e) => recordMerged(d, e.id, sha, now), q);
+      return recordFastForwardRefused(recorded, null, now);
+    };
+    try {
+      const result = await this.o.withRetry(() => gitHost.fastForward!(doc.repo, doc.branch, sha));
+      if (result.ok) return { facts: [merged], stop: true };
+      if (result.code === 'protected') {
+        logger.warn({ queueId: doc.id, message: result.message }, 'branch protection refused the fast-forward: merging through the merge API (allow the App to bypass the rule to merge the tested commits)');
+        this.o.onFastForwardRefused?.(doc);
+        return { facts: [(q) => recordFastForwardRefused(q, result.message, clock.now())], stop: true };
+      }
+    } catch (err) {
+      // The request may have reached GitHub before it failed: look before failing the PRs.
+      const head = await gitHost.getBranchHead(doc.repo, doc.branch).catch(() => null);
+      if (head === sha) return { facts: [merged], stop: true };
+      logger.error({ err, queueId: doc.id }, 'the git host failed to fast-forward the target branch');
+      const message = `the git host failed to merge: ${describeError(err)}`;
+      return { facts: [(q) => failForGitHostError(q, plan.entries.map((e) => e.id), message, clock.now())], stop: true };
+    }
+    // Not a fast-forward: the target moved since it was read. Read it again (base_moved follows).
+    const head = await this.targetMovedOutside(doc);
+    return { facts: head ? [(q) => recordTargetRead(q, head, clock.now())] : [], stop: true };
+  }
+
+  /** Merges one PR through the merge API, unless an earlier attempt already did (a crash before it was recorded). */
+  private async mergeOne(doc: QueueDoc, entry: Entry): Promise<Step> {
+    const { gitHost, clock, logger } = this.o;
+    const blocked = await this.notAllowed(doc, entry);
+    if (blocked) return blocked;
+    try {
+      const result = await this.o.withRetry(() =>
+        gitHost.mergePullRequest(doc.repo, entry.prNumber, { expectedSha: entry.mergeIntent!.expectedSha, method: doc.settings.mergeMethod }),
+      );
+      if (result.ok) return { facts: [(q) => recordMerged(q, entry.id, result.sha, clock.now())], stop: false };
+      logger.info({ queueId: doc.id, pr: entry.prNumber, code: result.code }, 'the git host refused a merge');
+      return { facts: [(q) => recordMergeRefused(q, entry.id, result.code, result.message, clock.now())], stop: true };
+    } catch (err) {
+      const after = await gitHost.getPullRequest(doc.repo, entry.prNumber).catch(() => null);
+      if (after?.state === 'merged') return { facts: [(q) => recordMerged(q, entry.id, after.mergeCommitSha ?? '', clock.now())], stop: false };
+      return this.failed(doc, entry, err);
+    }
+  }
+
+  /**
+   * Null when the PR may merge now; else what to record instead: merged already, closed, changed since
+   * it was tested, or blocked by the branch's rules (asked only of a host that can say what blocks it:
+   * the App may be able to bypass protection, and must never use that to merge what the rules block).
+   */
+  private async notAllowed(doc: QueueDoc, entry: Entry): Promise<Step | null> {
+    const { gitHost, clock } = this.o;
+    let pr: PullRequestInfo | null;
+    try {
+      pr = await this.o.withRetry(() => gitHost.getPullRequest(doc.repo, entry.prNumber));
+    } catch (err) {
+      return this.failed(doc, entry, err);
+    }
+    if (pr?.state === 'merged') {
+      const sha = pr.mergeCommitSha ?? '';
+      return { facts: [(q) => recordMerged(q, entry.id, sha, clock.now())], stop: false };
+    }
+    if (!pr || pr.state !== 'open' || pr.headSha !== entry.mergeIntent!.expectedSha) {
+      const info = pr;
+      return { facts: [(q) => recordPullRequest(q, info, clock.now(), null, entry.prNumber)], stop: true };
+    }
+    if (pr.mergeability !== 'NOT_MERGEABLE' || !gitHost.mergeBlockers) return null;
+    const why = await this.o.withRetry(() => gitHost.mergeBlockers!(doc.repo, entry.prNumber)).catch(() => 'the branch rules block it');
+    this.o.logger.info({ queueId: doc.id, pr: entry.prNumber, why }, 'a pull request may no longer merge: it leaves the queue');
+    return { facts: [(q) => recordNotMergeable(q, entry.id, why, clock.now())], stop: true };
+  }
+
+  private failed(doc: QueueDoc, entry: Entry, err: unknown): Step {
+    this.o.logger.error({ err, queueId: doc.id, pr: entry.prNumber }, 'the git host failed to merge a pull request');
+    const message = `the git host failed to merge: ${describeError(err)}`;
+    return { facts: [(q) => failForGitHostError(q, [entry.id], message, this.o.clock.now())], stop: true };
+  }
+}
