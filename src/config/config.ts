@@ -17,7 +17,17 @@ export type GitHostConfig =
       webhookSecret: string;
       /** GitHub Enterprise or another API-compatible host; null for api.github.com. */
       apiUrl: string | null;
+      /** The App's writes per installation (GitHub's secondary limits); absent: 80 and 500, 0: no limit. */
+      writeBudget?: WriteBudgetLimits;
     };
+
+/** Content-creating requests one installation may make, per minute and per hour; 0 turns a limit off. */
+export interface WriteBudgetLimits {
+  perMinute: number;
+  perHour: number;
+}
+
+export const GITHUB_WRITE_LIMITS: WriteBudgetLimits = { perMinute: 80, perHour: 500 };
 
 /** Bounds on what clients may send (README, "Configuration"). */
 export interface Limits {

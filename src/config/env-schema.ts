@@ -83,6 +83,8 @@ export const envSchema = z
     MERGEQ_BODY_TIMEOUT_SECONDS: integerFrom(1, 3600).default(60),
     MERGEQ_LARGE_BODIES_PER_TOKEN: integerFrom(1, 1000).default(2),
     MERGEQ_HISTORY_DAYS: integerFrom(1, 36_500).default(90),
+    MERGEQ_GITHUB_WRITES_PER_MINUTE: integerFrom(0, 100_000).default(80),
+    MERGEQ_GITHUB_WRITES_PER_HOUR: integerFrom(0, 1_000_000).default(500),
     MERGEQ_QUEUE_LEASE_SECONDS: integerFrom(1, 3600).default(30),
     MERGEQ_GITHOST: z
       .string()

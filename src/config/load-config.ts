@@ -73,6 +73,7 @@ function gitHostConfig(e: ParsedEnv, readFile: (path: string) => string): GitHos
     webhookSecret: e.WEBHOOK_SECRET!,
     // probot's own variables for GitHub Enterprise Server, when GITHUB_API_URL does not say it.
     apiUrl: e.GITHUB_API_URL ?? (e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : null),
+    writeBudget: { perMinute: e.MERGEQ_GITHUB_WRITES_PER_MINUTE, perHour: e.MERGEQ_GITHUB_WRITES_PER_HOUR },
   };
 }
 

@@ -12,13 +12,18 @@ export function statusContext(branch: string): string {
 }
 
 /**
- * What decides the reported status: the state, the reason once ended, and whether an `ALL` PR is
- * waiting for a quieter moment. A moving position is not reported again.
+ * What decides the reported status (github.md, "Write budget"): one pending status while the PR is in
+ * the queue, whatever it goes through there (queued, testing, passed), one while it waits to be ready,
+ * and one final status. A flake forgiven and an `ALL` PR waiting for a quieter moment are said too;
+ * a moving position is not. Null: nothing to say — a PR that merged before anything was said about it
+ * (the merged PR says it).
  */
-export function commitStatusKey(entry: Entry): string {
+export function commitStatusKey(entry: Entry): string | null {
   if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}`;
+  if (entry.state === 'MERGED') return entry.reported?.status === undefined ? null : 'MERGED';
   if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
-  return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
+  if (entry.state === 'NOT_READY') return waitingSince(entry) ? 'NOT_READY|all_targets_wait' : 'NOT_READY';
+  return 'QUEUED';
 }
 
 /** `eta`: the entry's estimated merge time (src/domain/eta.ts), said while it is queued: "Queued #3 · ETA 14:05 UTC". */

@@ -14,14 +14,19 @@ export function commentMarker(branch: string): string {
 }
 
 /**
- * What decides the comment: the state, the reason once ended, and whether an `ALL` PR is waiting for
- * a quieter moment. A moving position is not reported again (nor is a PENDING_FAILURE's reason, or a
- * NOT_READY's note).
+ * What decides the comment: a comment is written only when a person must read something (github.md,
+ * "Comments") — a failure or removal they did not ask for, a flake forgiven, an `ALL` PR held back —
+ * and, once written, kept true as the PR moves on. Null: nothing to say. A moving position is not
+ * reported again (nor is a PENDING_FAILURE's reason, or a NOT_READY's note).
  */
-export function prCommentKey(entry: Entry): string {
-  if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}|${entry.reason?.message ?? ''}`;
+export function prCommentKey(entry: Entry): string | null {
+  if (entry.state === 'FAILED' || entry.state === 'CANCELLED') {
+    if (entry.reason?.code === 'cancelled_by_user' && entry.reported?.comment === undefined) return null;
+    return `${entry.state}|${entry.reason?.code ?? ''}|${entry.reason?.message ?? ''}`;
+  }
   if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
-  return waitingSince(entry) ? `${entry.state}|all_targets_wait` : entry.state;
+  if (waitingSince(entry)) return `${entry.state}|all_targets_wait`;
+  return entry.reported?.comment === undefined ? null : entry.state;
 }
 
 export interface PrCommentContext {

@@ -10,8 +10,8 @@ export interface ReportChannel {
   readonly name: ReportChannelName;
   /** Whether the queue says this at all (its settings, the git host). */
   enabled(doc: QueueDoc): boolean;
-  /** What decides the report: it is said again only when this changes. */
-  key(entry: Entry): string;
+  /** What decides the report: it is said again only when this changes; null: nothing to say now. */
+  key(entry: Entry): string | null;
   /** Whether this entry speaks for its PR (an older submission of a PR submitted again does not). */
   speaksFor?(doc: QueueDoc, entry: Entry): boolean;
   /** Says it on the git host. */
@@ -79,7 +79,7 @@ export class Reporter {
       for (const entry of changed) {
         const id = `${doc.id}|${entry.id}|${channel.name}`;
         const key = channel.key(entry);
-        if (entry.reported?.[channel.name] === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
+        if (key === null || entry.reported?.[channel.name] === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
           this.pending.delete(id);
           continue;
         }

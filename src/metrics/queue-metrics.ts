@@ -79,6 +79,7 @@ export async function renderQueueMetrics(
   filter: { repoKey?: string },
   now: Date,
   reconcileDurations?: ReconcileDurations,
+  more?: MoreQueueMetrics,
 ): Promise<string> {
   const window = { since: now.getTime() - HOUR_MS, until: now.getTime() };
   const activities = await service.queueActivity(orgId, filter, new Date(window.since).toISOString());
@@ -94,13 +95,19 @@ export async function renderQueueMetrics(
   }
   for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
   await recordTestCaseCounts(registry, service, orgId, activities.map((a) => a.queue));
-  const text = await registry.metrics();
-  return reconcileDurations ? `${text}${reconcileDurations.render(activities.map((a) => a.queue))}` : text;
+  const queues = activities.map((a) => a.queue);
+  const text = `${await registry.metrics()}${reconcileDurations ? reconcileDurations.render(queues) : ''}`;
+  return more ? `${text}${await more.render(queues)}` : text;
+}
+
+/** Metrics the server keeps beside the queues' own (the GitHub App's writes), for the queues rendered. */
+export interface MoreQueueMetrics {
+  render(queues: readonly QueueDoc[]): Promise<string>;
 }
 
 /** `renderQueueMetrics` over one MetricsService (and the server's reconcile durations): what the HTTP door calls. */
-export function metricsRenderer(service: MetricsService, reconcileDurations?: ReconcileDurations) {
-  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(service, orgId, filter, now, reconcileDurations);
+export function metricsRenderer(service: MetricsService, reconcileDurations?: ReconcileDurations, more?: MoreQueueMetrics) {
+  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(service, orgId, filter, now, reconcileDurations, more);
 }
 
 function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {

@@ -1,7 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { Probot } from 'probot';
-import type { GitHostConfig } from '../config/config.js';
+import { Probot, ProbotOctokit } from 'probot';
+import { GITHUB_WRITE_LIMITS, type GitHostConfig } from '../config/config.js';
+import { realScheduler, type Scheduler } from '../domain/scheduler.js';
+import { WriteBudget } from '../githost/github/write-budget.js';
+import { rateLimitPauseMs, writeBudgetPlugin } from '../githost/github/write-budget-plugin.js';
+import { GitHubWriteMetrics } from '../metrics/github-write-metrics.js';
 import type { Clock } from '../domain/clock.js';
 import type { Engine } from '../engine/engine.js';
 import { webhookEndpoint } from './webhook-endpoint.js';
@@ -25,13 +29,35 @@ export interface GitHubApp {
   /** The host in repository references: `github.com`, or the GitHub Enterprise host. */
   host: string;
   webhookSecret: string;
+  /** The App's writes, for the metrics operation. */
+  writeMetrics: GitHubWriteMetrics;
 }
 
-export function buildGitHubApp(config: Extract<GitHostConfig, { kind: 'github' }>, logger: Logger): GitHubApp {
-  const probot = new Probot({
+/**
+ * With a write budget (the default: GitHub's 80 a minute and 500 an hour per installation), every
+ * write of an installation client goes through it, and probot's own throttling, which neither orders
+ * writes nor waits out a secondary limit, is off. Without one (both limits 0, as on GitHub Enterprise
+ * Server without rate limits), probot's throttling spaces writes as before.
+ */
+export function buildGitHubApp(
+  config: Extract<GitHostConfig, { kind: 'github' }>,
+  logger: Logger,
+  time: { scheduler: Scheduler; now: () => number } = { scheduler: realScheduler, now: Date.now },
+): GitHubApp {
+  const limits = config.writeBudget ?? GITHUB_WRITE_LIMITS;
+  const writeMetrics: GitHubWriteMetrics = new GitHubWriteMetrics((repo) => clients.installationOf(repo));
+  const budget: WriteBudget | null =
+    limits.perMinute > 0 || limits.perHour > 0
+      ? new WriteBudget({ ...limits, ...time, pauseFor: (error) => rateLimitPauseMs(error, time.now()), events: writeMetrics })
+      : null;
+  if (budget) writeMetrics.watch(budget);
+  const probot: Probot = new Probot({
     appId: config.appId,
     privateKey: config.privateKey,
     secret: config.webhookSecret,
+    ...(budget
+      ? { Octokit: ProbotOctokit.plugin(writeBudgetPlugin(budget)).defaults((o: { throttle?: object }) => ({ ...o, throttle: { ...o.throttle, enabled: false } })) }
+      : {}),
     ...(config.apiUrl ? { baseUrl: config.apiUrl } : {}),
     log: logger.child({ component: 'github-app' }),
   });
@@ -40,7 +66,7 @@ export function buildGitHubApp(config: Extract<GitHostConfig, { kind: 'github' }
     installationOctokit: (id) => probot.auth(id),
   });
   const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
-  return { probot, clients, gitHost, host: repoHost(config.apiUrl), webhookSecret: config.webhookSecret };
+  return { probot, clients, gitHost, host: repoHost(config.apiUrl), webhookSecret: config.webhookSecret, writeMetrics };
 }
 
 /** The webhook endpoint: verifies signatures and hands events to the App's handlers (loaded into probot). */

@@ -94,7 +94,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...apiServices(store, clock),
       queueService,
       flakyTestService,
-      renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations),
+      renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations, github?.writeMetrics),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,

@@ -144,11 +144,15 @@ describe('the PR comment', () => {
     expect(body.split('\n').slice(-2)).toEqual(['- [unit\\_tests \\[linux\\]](https://ci.example.com/a%20%281%29)', '- e2e']);
   });
 
-  test('the key changes with the state, and with the reason once ended; not with the position', () => {
-    expect(prCommentKey(entry('PENDING'))).toBe(prCommentKey(entry('PENDING', { seq: 9, readyAt: AT })));
-    expect(prCommentKey(entry('PENDING'))).not.toBe(prCommentKey(entry('TESTING')));
-    expect(prCommentKey(entry('PENDING_FAILURE', { reason: reason('suspect', 'a') }))).toBe(
-      prCommentKey(entry('PENDING_FAILURE', { reason: reason('failure_confirmed', 'b') })),
+  test('nothing is said of a PR going its way; once something was, the key changes with the state, and with the reason once ended; not with the position', () => {
+    for (const state of ['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE', 'MERGED'] as const) expect(prCommentKey(entry(state))).toBeNull();
+    expect(prCommentKey(entry('CANCELLED', { reason: reason('cancelled_by_user', 'cancelled') }))).toBeNull();
+    const told = { reported: { comment: 'FAILED|tests_failed|x' } };
+    expect(prCommentKey(entry('PENDING', told))).toBe(prCommentKey(entry('PENDING', { ...told, seq: 9, readyAt: AT })));
+    expect(prCommentKey(entry('PENDING', told))).not.toBe(prCommentKey(entry('TESTING', told)));
+    expect(prCommentKey(entry('MERGED', told))).toBe('MERGED');
+    expect(prCommentKey(entry('PENDING_FAILURE', { ...told, reason: reason('suspect', 'a') }))).toBe(
+      prCommentKey(entry('PENDING_FAILURE', { ...told, reason: reason('failure_confirmed', 'b') })),
     );
     expect(prCommentKey(entry('FAILED', { reason: reason('tests_failed', 'failing checks: ci') }))).not.toBe(
       prCommentKey(entry('FAILED', { reason: reason('tests_failed', 'failing checks: lint') })),

@@ -7,6 +7,9 @@ import { Engine } from '../../src/engine/engine.js';
 import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { GitHubGitHost } from '../../src/githost/github/github-host.js';
 import { InstallationClients } from '../../src/githost/github/installation-clients.js';
+import { WriteBudget } from '../../src/githost/github/write-budget.js';
+import { rateLimitPauseMs, writeBudgetPlugin } from '../../src/githost/github/write-budget-plugin.js';
+import { GitHubWriteMetrics } from '../../src/metrics/github-write-metrics.js';
 import { mergeqApp } from '../../src/github-app/mergeq-app.js';
 import { OwnerOrgs } from '../../src/github-app/owner-orgs.js';
 import { WriteAccess } from '../../src/github-app/write-access.js';
@@ -22,6 +25,13 @@ import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js'
 
 const MIN = 60_000;
 
+export interface HarnessOptions {
+  /** The engine's retries of failed GitHub calls (none by default), in virtual time. */
+  retryDelaysMs?: number[];
+  /** The App's write budget per installation, in virtual time (none by default: writes go at once). */
+  writeBudget?: { perMinute: number; perHour: number };
+}
+
 /**
  * mergeq wired as `mergeq serve` wires it with the GitHub git host — SQLite store, the real engine,
  * the GitHub adapter and the App's handlers — against the stateful fake GitHub, with virtual time.
@@ -33,15 +43,22 @@ export class AppHarness {
   readonly engine: Engine;
   readonly queueService: QueueService;
   readonly probot: Probot;
+  /** The App's writes as the service counts them (with a write budget). */
+  readonly writeMetrics: GitHubWriteMetrics;
   private delivery = 0;
   private commentId = 1000;
 
   private constructor(
     readonly store: Store,
-    options: { retryDelaysMs?: number[] },
+    options: HarnessOptions,
   ) {
-    this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit: TestOctokit, log: pino({ level: 'silent' }) });
-    const clients = new InstallationClients({ appOctokit: () => this.probot.auth(), installationOctokit: (id) => this.probot.auth(id) });
+    const clients: InstallationClients = new InstallationClients({ appOctokit: () => this.probot.auth(), installationOctokit: (id) => this.probot.auth(id) });
+    this.writeMetrics = new GitHubWriteMetrics((repo) => clients.installationOf(repo));
+    const now = () => this.time.nowMillis();
+    const budget = options.writeBudget && new WriteBudget({ ...options.writeBudget, now, scheduler: this.time, pauseFor: (e) => rateLimitPauseMs(e, now()), events: this.writeMetrics });
+    if (budget) this.writeMetrics.watch(budget);
+    const Octokit = budget ? TestOctokit.plugin(writeBudgetPlugin(budget)) : TestOctokit;
+    this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit, log: pino({ level: 'silent' }) });
     const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
     this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] } });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
@@ -55,7 +72,7 @@ export class AppHarness {
   }
 
   /** `retryDelaysMs`: the engine's retries of failed GitHub calls (none by default), in virtual time. */
-  static async start(options: { retryDelaysMs?: number[] } = {}): Promise<AppHarness> {
+  static async start(options: HarnessOptions = {}): Promise<AppHarness> {
     // nock patches node:http for the whole worker process: on for these tests only.
     if (!nock.isActive()) nock.activate();
     nock.disableNetConnect();

@@ -25,14 +25,22 @@ describe('installing the App', () => {
 describe('/merge', () => {
   beforeEach(() => h.createQueue(org));
 
-  test('from a user with write access submits the PR to the queue of its base branch, with a 👍', async () => {
-    const commentId = await h.comment(1, 'Looks good.\n/merge');
+  test('from a user with write access submits the PR to the queue of its base branch, acknowledged by its queued status', async () => {
+    await h.comment(1, 'Looks good.\n/merge');
     const pr = await h.pr(org, 1);
     expect(pr).toMatchObject({ isCurrentlySubmittedToQueue: true, prSha: 'head1', priorityName: 'medium', noBatch: false });
-    expect(h.fake.reactions).toEqual([{ commentId, content: '+1' }]);
+    // The status check says it is queued: no 👍 besides (one GitHub write fewer per PR), no reply, no comment.
+    expect(h.fake.statuses.get('head1')).toEqual([expect.objectContaining({ context: 'mergeq (main)', state: 'pending' })]);
+    expect(h.fake.reactions).toEqual([]);
     expect(h.fake.replies()).toEqual([]);
-    // The PR's status comment is mergeq's own, apart from any reply.
-    expect(h.fake.statusComments(1)).toEqual([expect.objectContaining({ body: expect.stringMatching(/^<!-- mergeq:main -->\n/) })]);
+    expect(h.fake.statusComments(1)).toEqual([]);
+  });
+
+  test('with the status check off, a submission is acknowledged with a 👍', async () => {
+    await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', statusCheckEnabled: false });
+    const commentId = await h.comment(1, '/merge');
+    expect(await h.pr(org, 1)).toMatchObject({ isCurrentlySubmittedToQueue: true });
+    expect(h.fake.reactions).toEqual([{ commentId, content: '+1' }]);
   });
 
   test('takes a priority and --no-batch', async () => {
@@ -57,7 +65,6 @@ describe('/merge', () => {
     await h.comment(1, '/merge');
     await h.comment(1, '/merge status');
     expect(h.fake.replies()).toHaveLength(1);
-    expect(h.fake.statusComments(1)).toHaveLength(1);
     expect(h.fake.replies()[0]!.body).toMatch(/^\*\*(NOT_READY|PENDING|TESTING)\*\*.*\(priority medium\)/);
 
     await h.comment(1, '/merge cancel');

@@ -91,7 +91,7 @@ describe('new commits after an acknowledged /merge', () => {
     h.fake.openPull(1).awaitsReview = true;
     await h.comment(1, '/merge');
     expect(await h.pr(org, 1)).toMatchObject({ state: 'NOT_READY' });
-    expect(h.fake.reactions.at(-1)?.content).toBe('+1');
+    expect(h.fake.statuses.get('head1')?.at(-1)).toMatchObject({ context: 'mergeq (main)', state: 'pending' });
 
     h.fake.pushToPull(1, 'head1-unreviewed');
     h.fake.pulls.get(1)!.awaitsReview = false; // approved meanwhile: only the head tells it apart
@@ -127,9 +127,10 @@ describe('webhook deliveries', () => {
 
     await h.comment(1, '/merge', 'maintainer', { delivery: 'd-1' }); // the redelivery
     expect(await h.pr(org, 1)).toMatchObject({ state: 'TESTING' });
-    expect(h.fake.reactions.at(-1)?.content).toBe('+1');
+    expect(h.fake.statuses.get('head1')).toEqual([expect.objectContaining({ context: 'mergeq (main)', state: 'pending' })]);
+    const writes = h.fake.totalWrites();
     await h.comment(1, '/merge', 'maintainer', { delivery: 'd-1' }); // handled: now it is a duplicate
-    expect(h.fake.reactions.filter((r) => r.content === '+1')).toHaveLength(1);
+    expect(h.fake.totalWrites()).toBe(writes);
   });
 
   test('CI results that arrive before the run is recorded are used at once, not at the next poll', async () => {

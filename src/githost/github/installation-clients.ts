@@ -41,6 +41,11 @@ export class InstallationClients {
     return client;
   }
 
+  /** The repository's installation id, if known (no request). */
+  installationOf(repo: RepoRef): number | undefined {
+    return this.ids.get(repoKey(repo))?.installationId;
+  }
+
   /** Primes the cache from a webhook payload, which names the installation. */
   remember(repo: RepoRef, installationId: number): void {
     this.ids.set(repoKey(repo), { installationId, expiresAt: this.now() + this.ttlMs });

@@ -10,7 +10,8 @@ import { repoParams, type Octokit } from '../../githost/github/github-client.js'
 
 /**
  * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
- * access; each command is acknowledged with a reaction, and errors are answered in one comment.
+ * access; each command is acknowledged with a reaction (a submission by its queued status instead,
+ * when the queue reports one), and errors are answered in one comment.
  */
 export async function onIssueComment(deps: AppDeps, context: Context<'issue_comment.created'>): Promise<void> {
   const { comment, issue, repository, sender } = context.payload;
@@ -43,7 +44,9 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     }
     const answer = await run(deps, org, ref, parsed.command);
     if (answer) await reply.comment(answer);
-    await reply.react('+1');
+    // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
+    // write fewer per merged PR (github.md, "Write budget").
+    if (parsed.command.kind !== 'submit' || !queue.statusCheckEnabled) await reply.react('+1');
   } catch (err) {
     if (err instanceof ServiceError && err.status < 500) {
       await reply.fail(explain(err, branch));
