@@ -12,6 +12,7 @@ interface InjectedFailure {
   path: RegExp;
   status: number;
   times: number;
+  retryAfterSeconds?: number;
 }
 
 /** How mergeq's status comment starts (one per queue branch); command replies never do. */
@@ -53,6 +54,12 @@ export class FakeGitHub {
   readonly createdPulls: FakeTestBranchPull[] = [];
   /** Writes mergeq made, by kind (failed ones included: GitHub counts them too). */
   readonly writes: Record<WriteKind, number> = { merges: 0, refs: 0, statuses: 0, comments: 0, reactions: 0, pulls: 0 };
+  /** Every request below the repository, in order, with the time it came (`now`). */
+  readonly requests: { method: string; path: string; at: number }[] = [];
+  /** The fake's clock (a test's virtual time). */
+  now: () => number = Date.now;
+  /** Called before each request below the repository is handled (to change the world at that moment). */
+  onRequest: ((method: string, path: string) => void) | null = null;
   /** Called when a branch is created or moved through the API (CI starts on such a push). */
   onBranchPushed: ((branch: string, sha: string) => void) | null = null;
   private seq = 0;
@@ -122,9 +129,12 @@ export class FakeGitHub {
     return this.limits;
   }
 
-  /** The next `times` requests `method path` (path below the repository, a RegExp) answer `status`. */
-  failNext(method: string, path: RegExp, status: number, times = 1): void {
-    this.failures.push({ method, path, status, times });
+  /**
+   * The next `times` requests `method path` (path below the repository, a RegExp) answer `status`; a
+   * 403 with `retryAfterSeconds` is a secondary rate limit, as GitHub words it.
+   */
+  failNext(method: string, path: RegExp, status: number, times = 1, retryAfterSeconds?: number): void {
+    this.failures.push({ method, path, status, times, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   }
 
   /** A commit status on `sha` (CI's, or mergeq's own through the API), replacing one of the same context. */
@@ -168,6 +178,8 @@ export class FakeGitHub {
     const prefix = `/repos/${this.owner}/${this.name}`;
     if (!path.startsWith(prefix)) return notFound();
     const route = `${method} ${path.slice(prefix.length)}`;
+    this.onRequest?.(method, path.slice(prefix.length));
+    this.requests.push({ method, path: path.slice(prefix.length), at: this.now() });
     const kind = writeKind(method, path.slice(prefix.length));
     if (kind) {
       const refusal = this.limits?.refuse();
@@ -177,6 +189,9 @@ export class FakeGitHub {
     const failure = this.failures.find((f) => f.times > 0 && f.method === method && f.path.test(path.slice(prefix.length)));
     if (failure) {
       failure.times--;
+      if (failure.retryAfterSeconds !== undefined) {
+        return [failure.status, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(failure.retryAfterSeconds) }];
+      }
       return [failure.status, { message: failure.status === 429 ? 'API rate limit exceeded' : 'Server Error' }, failure.status === 429 ? { 'retry-after': '1' } : {}];
     }
     let m: RegExpExecArray | null;

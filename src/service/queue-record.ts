@@ -17,6 +17,13 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
   requiredStatuses: string[];
   requiredStatusesSource: 'queue' | 'branch_protection';
   enqueuedPullRequests: EnqueuedPullRequestRecord[];
+  /**
+   * How passed runs merge on GitHub: `fast_forward` (the target moves to the tested commit) or
+   * `merge_api` (one PR at a time: squash and rebase queues, or branch protection refused the App's
+   * fast-forward, which `fastForwardRefused` then says).
+   */
+  mergePath: 'fast_forward' | 'merge_api';
+  fastForwardRefused: { at: string; message: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,6 +52,8 @@ export function toQueueRecordPage(
     enqueuedPullRequests: ordered
       .slice(offset, offset + limit)
       .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id))),
+    mergePath: s.mergeMethod === 'merge_commit' && !queue.fastForwardRefused ? 'fast_forward' : 'merge_api',
+    fastForwardRefused: queue.fastForwardRefused ? { ...queue.fastForwardRefused } : null,
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };

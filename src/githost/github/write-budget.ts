@@ -92,6 +92,11 @@ export class InstallationWriteBudget {
     };
   }
 
+  /** Whether a write waits for its turn on the scheduler's clock (the spacing, a window, a pause). */
+  get waitingForTime(): boolean {
+    return this.timer !== null;
+  }
+
   /** Writes waiting to be sent. */
   get waiting(): number {
     let n = 0;
@@ -199,6 +204,11 @@ export class WriteBudget {
   /** Each installation's writes left in the current minute and hour. */
   remaining(): { installation: number; minute: number; hour: number }[] {
     return [...this.installations].map(([installation, b]) => ({ installation, ...b.remaining() }));
+  }
+
+  /** Whether some installation's next write waits on the scheduler's clock. */
+  get waitingForTime(): boolean {
+    return [...this.installations.values()].some((b) => b.waitingForTime);
   }
 
   get limits(): WriteBudgetLimits {

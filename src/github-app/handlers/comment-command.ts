@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Context } from 'probot';
 import type { Org } from '../../domain/org.js';
 import type { RepoRef } from '../../domain/repo.js';
@@ -21,7 +22,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
   if (parsed.kind === 'none' || !login) return;
   const octokit = context.octokit as unknown as Octokit;
   const repo = repoOf(deps.host, repository);
-  const reply = new Reply(octokit, repo, issue.number, comment.id);
+  const reply = new Reply(octokit, repo, issue.number, comment.id, deps.logger);
   let branch = '';
   try {
     if (!(await deps.access.allows(octokit, repo, login))) {
@@ -46,7 +47,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     if (answer) await reply.comment(answer);
     // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
     // write fewer per merged PR (github.md, "Write budget").
-    if (parsed.command.kind !== 'submit' || !queue.statusCheckEnabled) await reply.react('+1');
+    if (parsed.command.kind !== 'submit' || !queue.statusCheckEnabled) reply.react('+1');
   } catch (err) {
     if (err instanceof ServiceError && err.status < 500) {
       await reply.fail(explain(err, branch));
@@ -107,14 +108,17 @@ class Reply {
     private readonly repo: RepoRef,
     private readonly issueNumber: number,
     private readonly commentId: number,
+    private readonly logger: Logger,
   ) {}
 
-  async react(content: '+1' | 'confused'): Promise<void> {
-    await this.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
-      ...repoParams(this.repo),
-      comment_id: this.commentId,
-      content,
-    });
+  /**
+   * Not waited for: a reaction is the App's least urgent write (github.md, "Write budget") and may wait
+   * behind the queue's own, while GitHub waits at most 10 s for the webhook's answer.
+   */
+  react(content: '+1' | 'confused'): void {
+    this.octokit
+      .request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', { ...repoParams(this.repo), comment_id: this.commentId, content })
+      .catch((err: unknown) => this.logger.warn({ err, pr: this.issueNumber }, 'could not react to a /merge comment'));
   }
 
   async comment(body: string): Promise<void> {
@@ -126,7 +130,7 @@ class Reply {
   }
 
   async fail(message: string): Promise<void> {
-    await this.react('confused');
+    this.react('confused');
     await this.comment(message);
   }
 }

@@ -98,6 +98,13 @@ export const queueRecordSchema = z.object({
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
   enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('the active pull requests, in queue order'),
+  mergePath: z
+    .enum(['fast_forward', 'merge_api'])
+    .describe('how passed runs merge on GitHub: the target fast-forwarded to the tested commit, or the merge API one PR at a time'),
+  fastForwardRefused: z
+    .object({ at: timestamp, message: z.string() })
+    .nullable()
+    .describe("branch protection refused the App's fast-forward (no ruleset bypass): PRs merge through the merge API, and it is tried again 6 hours later"),
   createdAt: timestamp,
   updatedAt: timestamp,
 }) satisfies z.ZodType<QueueRecord>;
