@@ -1,9 +1,13 @@
 /**
- * `npm run bench:github`: the real service (`startServer`, SQLite, the GitHub App through probot with
- * its throttling and retries on) against the fake GitHub served over HTTP, with a fake CI that passes
- * every test branch 1 s after it is pushed. 20 PRs get `/merge` at once; it reports, per queue mode,
- * the wall time from the first `/merge` to the last merge and the GitHub writes per merged PR by kind.
- * Everything runs on 127.0.0.1 and stops by itself (10 minutes at most per mode).
+ * `npm run bench:github`: the real service (`startServer`, SQLite, the GitHub App through probot and
+ * its write budget at GitHub's limits) against the fake GitHub served over HTTP, which enforces
+ * GitHub's content limits (80 writes a minute, 500 an hour: a write over them is refused with 403 and
+ * `retry-after`, and does not happen), with a fake CI that passes every test branch a while after it
+ * is pushed. Per case it reports the wall time from the first `/merge` to the last merge, the writes
+ * per merged PR by kind, the peak writes in any minute, the refused writes, and the ceiling GitHub's
+ * 500 writes an hour put on merged PRs an hour at that cost. Queues merge with `merge_commit` (passed
+ * runs fast-forward the target) unless a case says otherwise. `--only <case prefix>` runs one case.
+ * Everything runs on 127.0.0.1 and stops by itself.
  */
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,34 +21,57 @@ import { openStore } from '../store/open.js';
 import { FakeGitHub, type WriteKind } from './fake-github.js';
 import { serveFakeGitHub } from './fake-github-server.js';
 
-const PRS = 20;
-const CI_MS = 1_000;
-const TIMEOUT_MS = 10 * 60_000;
 const SECRET = 'bench-webhook-secret';
+const HOUR_LIMIT = 500;
 
 interface Mode {
   name: string;
   settings: Record<string, unknown>;
   parallel?: boolean;
+  prs: number;
+  ciMs: number;
+  /** Between two `/merge` comments (0: all at once). */
+  arrivalMs: number;
+  timeoutMs: number;
 }
 
+const BURST = { prs: 20, ciMs: 1_000, arrivalMs: 0, timeoutMs: 10 * 60_000 };
 const MODES: Mode[] = [
-  { name: 'single, concurrency 4', settings: { concurrency: 4 } },
-  { name: 'single + batching (4)', settings: { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 } },
-  { name: 'parallel, concurrency 4', settings: { concurrency: 4, mode: 'parallel' }, parallel: true },
+  { name: 'single, concurrency 4', settings: { concurrency: 4 }, ...BURST },
+  { name: 'single + batching (4)', settings: { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 }, ...BURST },
+  { name: 'parallel, concurrency 4', settings: { concurrency: 4, mode: 'parallel' }, parallel: true, ...BURST },
+  { name: 'single, concurrency 4, squash', settings: { concurrency: 4, mergeMethod: 'squash' }, ...BURST },
+  // 300 PRs an hour for 20 minutes, CI 60 s: GitHub's 500 writes an hour must carry 100 merges.
+  {
+    name: 'sustained: 300 PRs/h for 20 min, CI 60 s, batching 4',
+    settings: { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1 },
+    prs: 100,
+    ciMs: 60_000,
+    arrivalMs: 12_000,
+    timeoutMs: 40 * 60_000,
+  },
 ];
 
 interface Outcome {
   mode: string;
+  prs: number;
+  ciSeconds: number;
   merged: number;
   wallSeconds: number;
   writes: Record<WriteKind, number>;
   writesPerMergedPr: number;
+  peakWritesPerMinute: number;
+  refusedWrites: number;
+  /** 500 ÷ writes per merged PR: merged PRs an hour GitHub's hourly limit allows at this cost. */
+  ceilingPrsPerHour: number;
+  /** From each PR's `/merge` to its merge, median and 90th percentile. */
+  timeInQueueSeconds: { p50: number; p90: number };
 }
 
 async function runMode(mode: Mode): Promise<Outcome> {
   const fake = new FakeGitHub();
-  for (let n = 1; n <= PRS; n++) fake.openPull(n);
+  const limits = fake.limitWrites(80, HOUR_LIMIT);
+  for (let n = 1; n <= mode.prs; n++) fake.openPull(n);
   fake.permissions.set('maintainer', 'write');
   const api = await serveFakeGitHub(fake);
   const dataDir = mkdtempSync(join(tmpdir(), 'mergeq-bench-github-'));
@@ -95,25 +122,32 @@ async function runMode(mode: Mode): Promise<Outcome> {
     const store = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
     const { token } = await new OrgService(store, systemClock).createToken(fake.owner, 'bench');
     await store.close();
-    await call('createQueue', token, { repo, targetBranch: 'main', ...mode.settings });
+    await call('createQueue', token, { repo, targetBranch: 'main', mergeMethod: 'merge_commit', ...mode.settings });
     if (mode.parallel) {
-      for (let n = 1; n <= PRS; n++) await call('setImpactedTargets', token, { repo, targetBranch: 'main', pr: { number: n, sha: `head${n}` }, impactedTargets: [`//lane${n % 4}`] });
+      for (let n = 1; n <= mode.prs; n++) await call('setImpactedTargets', token, { repo, targetBranch: 'main', pr: { number: n, sha: `head${n}` }, impactedTargets: [`//lane${n % 4}`] });
     }
 
-    // The fake CI: every test branch passes 1 s after it is pushed, reported by a status webhook.
+    // The fake CI: every test branch passes a while after it is pushed, reported by a status webhook.
     fake.onBranchPushed = (branch, sha) => {
       if (!branch.startsWith('mergeq/')) return;
       setTimeout(() => {
         const status = { context: 'ci', state: 'success', target_url: `https://ci.example.com/${sha}`, description: 'passed' };
         fake.setStatus(sha, status);
         void deliver('status', { sha, ...status }).catch(() => undefined);
-      }, CI_MS);
+      }, mode.ciMs);
     };
 
     for (const kind of Object.keys(fake.writes) as WriteKind[]) fake.writes[kind] = 0;
     const started = Date.now();
+    const submittedAt = new Map<number, number>();
+    const mergedAt = new Map<number, number>();
+    const watch = setInterval(() => {
+      for (const n of fake.merged) if (!mergedAt.has(n)) mergedAt.set(n, Date.now());
+    }, 100);
     let commentId = 5000;
-    for (let n = 1; n <= PRS; n++) {
+    for (let n = 1; n <= mode.prs; n++) {
+      if (mode.arrivalMs > 0 && n > 1) await new Promise((resolve) => setTimeout(resolve, mode.arrivalMs));
+      submittedAt.set(n, Date.now());
       await deliver('issue_comment', {
         action: 'created',
         issue: { number: n, pull_request: { url: `${api.url}/repos/${fake.owner}/${fake.name}/pulls/${n}` } },
@@ -121,8 +155,10 @@ async function runMode(mode: Mode): Promise<Outcome> {
         sender: { login: 'maintainer', type: 'User' },
       });
     }
-    while (fake.merged.length < PRS && Date.now() - started < TIMEOUT_MS) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (fake.merged.length < mode.prs && Date.now() - started < mode.timeoutMs) await new Promise((resolve) => setTimeout(resolve, 100));
     const wallSeconds = (Date.now() - started) / 1000;
+    clearInterval(watch);
+    for (const n of fake.merged) if (!mergedAt.has(n)) mergedAt.set(n, Date.now());
     // What is said after the last merge (statuses, comments) is part of the cost: wait until GitHub
     // has seen no write for 8 s (2 minutes at most).
     for (let last = -1, quietSince = Date.now(), until = Date.now() + 120_000; Date.now() - quietSince < 8_000 && Date.now() < until; ) {
@@ -132,7 +168,23 @@ async function runMode(mode: Mode): Promise<Outcome> {
     }
     const writes = { ...fake.writes };
     const total = Object.values(writes).reduce((a, b) => a + b, 0);
-    return { mode: mode.name, merged: fake.merged.length, wallSeconds, writes, writesPerMergedPr: fake.merged.length ? total / fake.merged.length : Infinity };
+    const merged = fake.merged.length;
+    const writesPerMergedPr = merged ? total / merged : Infinity;
+    const inQueue = [...mergedAt].map(([n, at]) => (at - submittedAt.get(n)!) / 1000).sort((a, b) => a - b);
+    const quantile = (q: number) => (inQueue.length ? inQueue[Math.min(inQueue.length - 1, Math.floor(q * inQueue.length))]! : NaN);
+    return {
+      mode: mode.name,
+      prs: mode.prs,
+      ciSeconds: mode.ciMs / 1000,
+      merged,
+      wallSeconds,
+      writes,
+      writesPerMergedPr,
+      peakWritesPerMinute: limits.peakPerMinute,
+      refusedWrites: limits.refused,
+      ceilingPrsPerHour: Math.floor(HOUR_LIMIT / writesPerMergedPr),
+      timeInQueueSeconds: { p50: quantile(0.5), p90: quantile(0.9) },
+    };
   } finally {
     fake.onBranchPushed = null;
     await server.stop();
@@ -144,10 +196,12 @@ async function runMode(mode: Mode): Promise<Outcome> {
 function printTable(outcomes: Outcome[]): void {
   const kinds = Object.keys(outcomes[0]!.writes) as WriteKind[];
   const per = (o: Outcome, k: WriteKind) => (o.merged ? (o.writes[k] / o.merged).toFixed(2) : '-');
-  console.log(`\n${PRS} PRs, /merge at once, CI ${CI_MS / 1000} s, probot throttling on\n`);
-  console.log(['mode', 'merged', 'wall (s)', 'writes/PR', ...kinds.map((k) => `${k}/PR`)].join(' | '));
+  console.log("\nGitHub's content limits on (80 writes a minute, 500 an hour); the App's write budget at the same limits\n");
+  const head = ['case', 'PRs', 'CI (s)', 'merged', 'wall (s)', 'in queue p50/p90 (s)', 'writes/PR', ...kinds.map((k) => `${k}/PR`), 'peak/min', 'refused', 'ceiling (PRs/h)'];
+  console.log(head.join(' | '));
   for (const o of outcomes) {
-    console.log([o.mode, o.merged, o.wallSeconds.toFixed(0), o.writesPerMergedPr.toFixed(2), ...kinds.map((k) => per(o, k))].join(' | '));
+    const row = [o.mode, o.prs, o.ciSeconds, o.merged, o.wallSeconds.toFixed(0), `${o.timeInQueueSeconds.p50.toFixed(0)}/${o.timeInQueueSeconds.p90.toFixed(0)}`, o.writesPerMergedPr.toFixed(2)];
+    console.log([...row, ...kinds.map((k) => per(o, k)), o.peakWritesPerMinute, o.refusedWrites, o.ceilingPrsPerHour].join(' | '));
   }
 }
 
@@ -160,4 +214,4 @@ for (const mode of MODES) {
 }
 printTable(outcomes);
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/github.json', `${JSON.stringify({ prs: PRS, ciMs: CI_MS, outcomes }, null, 2)}\n`);
+writeFileSync('bench/results/github.json', `${JSON.stringify({ limits: { perMinute: 80, perHour: HOUR_LIMIT }, outcomes }, null, 2)}\n`);
