@@ -15,6 +15,8 @@ export interface RecordedQuery {
  */
 export class RecordingDb {
   readonly queries: RecordedQuery[] = [];
+  /** Each document inserted and each update sent, as the driver would serialize it. */
+  readonly written: { collection: string; op: string; doc: object }[] = [];
   readonly indexes = new Map<string, Record<string, 1 | -1>[]>();
   private readonly queued = new Map<string, Record<string, unknown>[][]>();
   readonly one = new Map<string, Record<string, unknown>>();
@@ -31,6 +33,7 @@ export class RecordingDb {
   private collection(name: string): unknown {
     const record = (op: string, filter: unknown = {}, sort: unknown = {}) =>
       this.queries.push({ collection: name, op, filter: filter as Record<string, unknown>, sort: sort as Record<string, 1 | -1> });
+    const write = (op: string, doc: unknown) => this.written.push({ collection: name, op, doc: doc as object });
     const next = () => this.queued.get(name)?.shift() ?? [];
     const cursor = (filter: unknown, options: { sort?: unknown } = {}) => {
       let sort = options.sort;
@@ -65,9 +68,9 @@ export class RecordingDb {
       aggregate: (stages: Record<string, unknown>[]) => ({
         toArray: async () => (record('aggregate', stages[0]?.$match), []),
       }),
-      insertOne: async () => ack,
-      insertMany: async () => ack,
-      updateOne: async (filter: unknown) => (record('updateOne', filter), ack),
+      insertOne: async (doc: unknown) => (write('insertOne', doc), ack),
+      insertMany: async (docs: unknown[]) => (docs.forEach((d) => write('insertMany', d)), ack),
+      updateOne: async (filter: unknown, update: unknown) => (record('updateOne', filter), write('updateOne', update), ack),
       updateMany: async (filter: unknown) => (record('updateMany', filter), ack),
       replaceOne: async (filter: unknown) => (record('replaceOne', filter), ack),
       deleteOne: async (filter: unknown) => (record('deleteOne', filter), ack),
@@ -75,7 +78,12 @@ export class RecordingDb {
       findOneAndUpdate: async (filter: unknown) => (record('findOneAndUpdate', filter), { _id: 'lease', holder: 'h', expiresAt: 0, value: 1 }),
       findOneAndReplace: async (filter: unknown) => (record('findOneAndReplace', filter), null),
       bulkWrite: async (ops: Record<string, { filter: unknown }>[]) => {
-        for (const op of ops) for (const [kind, body] of Object.entries(op)) record(kind, body.filter);
+        for (const op of ops) {
+          for (const [kind, body] of Object.entries(op)) {
+            record(kind, body.filter);
+            write(kind, body);
+          }
+        }
         return ack;
       },
     };
