@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { retryOnDuplicate } from './collection-ops.js';
 
 interface Counter {
   name: string;
@@ -22,7 +23,8 @@ export class MongoCounters {
 
   /** The first of `count` consecutive numbers reserved in sequence `name` (the first ever is 1). */
   async reserve(name: string, count: number): Promise<number> {
-    const counter = await this.counters.findOneAndUpdate({ name }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' });
+    // The first use of a name by two processes at once: one upsert inserts, the other's retry increments.
+    const counter = await retryOnDuplicate(() => this.counters.findOneAndUpdate({ name }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' }));
     return (counter?.value ?? count) - count + 1;
   }
 }

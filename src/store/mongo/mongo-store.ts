@@ -30,9 +30,8 @@ interface WebhookDelivery {
 
 /**
  * Documents are stored as the domain objects themselves (plus MongoDB's own `_id`, never read back),
- * apart from queues (queue-collection.ts). Every write is a single-document operation, so no replica
- * set is needed: a queue commit is a compare-and-set on `version`, preceded by idempotent upserts of
- * its archive.
+ * apart from queues (queue-collection.ts). No write needs a replica set: a queue commit writes its
+ * archive (idempotent upserts), its pages and staged events, then a compare-and-set on `version`.
  */
 export class MongoStore implements Store {
   readonly kind = 'mongo' as const;
