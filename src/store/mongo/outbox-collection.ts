@@ -16,7 +16,7 @@ import type { MongoCounters } from './counters.js';
 /** Documents written by earlier versions carried their commits' events here. */
 export const PENDING_EVENTS = 'pendingEvents';
 /** How many commit ids a queue document remembers, for settling the events of a crashed committer. */
-export const COMMITS_KEPT = 64;
+export const COMMITS_KEPT = 256;
 
 /**
  * `requiresQueueGone`: written before the queue's compare-and-set delete (a deleted document cannot
