@@ -157,7 +157,10 @@ describe('MongoDB adapter queries', () => {
     await store.outbox.listSubscriptions(org.id);
     await store.outbox.listSubscriptions(null);
     await store.outbox.putSubscription(subscription);
-    recording.queue('outbox_events', [{ stagedBy: 'c1', stagedFor: queue.id }]);
+    // A commit left staged by a stopped process, found in its queue's commits: confirmed from its staged copy.
+    recording.queue('staged_events', [{ commitId: 'c1', queueId: queue.id }]);
+    recording.queue('staged_events', [{ event: events[0] }]);
+    recording.queue('outbox_events', []);
     recording.queue('outbox_events', [{ ...events[0], seq: 1, dispatched: false, requiresQueueGone: queue.id, writtenAt: at(0) }]);
     await store.outbox.undispatchedEvents(10);
     await store.outbox.dispatchEvents([{ eventSeq: 1, deliveries: [delivery] }]);
@@ -177,7 +180,7 @@ describe('MongoDB adapter queries', () => {
     const collections = new Set(recording.queries.map((q) => q.collection));
     expect([...collections].sort()).toEqual([
       'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'impacted_target_chunks', 'impacted_targets', 'leases', 'orgs',
-      'outbound_deliveries', 'outbox_events', 'queue_pages', 'queues', 'secrets', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
+      'outbound_deliveries', 'outbox_events', 'queue_pages', 'queues', 'secrets', 'staged_events', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
       'tokens', 'webhook_deliveries', 'webhook_subscriptions',
     ]);
     expect(recording.queries.length).toBeGreaterThan(100);

@@ -7,15 +7,17 @@ import type { MongoCounters } from './counters.js';
 
 /**
  * Outbound webhooks in MongoDB, without multi-document transactions. A queue commit decides which of
- * its events to keep (`eventsToKeep`) and stages them in the outbox before its compare-and-set,
- * marked with the commit's id (`stagedBy`); the compare-and-set records that id in the queue
- * document (its last COMMITS_KEPT ids), and the committer then confirms the events, or deletes them
- * when it lost. Staged events are never dispatched; those a crashed committer left are settled
- * later by looking for their commit in the queue document.
+ * its events to keep (`eventsToKeep`) and stages them (`staged_events`, under the commit's id) before
+ * its compare-and-set, which records that id in the queue document (its last COMMITS_KEPT ids). The
+ * winner then confirms them: they are written to the outbox (upsert by event id, so a repeat writes
+ * nothing twice) and their staged copies deleted; the loser deletes its staged copies. Another
+ * commit's staged events never stand in for this one's: two commits racing for one version may make
+ * events with the same id. Events a stopped committer left staged are settled a minute later by
+ * looking for their commit in the queue document.
  */
 /** Documents written by earlier versions carried their commits' events here. */
 export const PENDING_EVENTS = 'pendingEvents';
-/** How many commit ids a queue document remembers, for settling the events of a crashed committer. */
+/** How many commit ids a queue document remembers, for settling the events of a stopped committer. */
 export const COMMITS_KEPT = 256;
 
 /**
@@ -24,21 +26,26 @@ export const COMMITS_KEPT = 256;
  * while later (that delete lost its compare-and-set).
  */
 interface EventMarks {
-  /** Absent (null in filters) once confirmed. */
-  stagedBy?: string | null;
-  stagedFor?: string;
   requiresQueueGone?: string;
   writtenAt?: string;
 }
 type EventDoc = OutboxEvent & EventMarks & { seq: number; dispatched: boolean };
+/** An event of a commit whose compare-and-set is not known to have landed. */
+interface StagedEvent {
+  commitId: string;
+  queueId: string;
+  writtenAt: string;
+  event: OutboxEvent;
+}
 const SETTLES_MS = 60_000;
-/** Events read per round trip by housekeeping, so no reply grows with history. */
+/** Documents read per round trip by housekeeping, so no reply grows with history. */
 const BATCH = 1000;
 
 export class MongoOutbox implements OutboxStore {
   private readonly events: Collection<EventDoc>;
   private readonly subscriptions: Collection<WebhookSubscription>;
   private readonly deliveries: Collection<OutboundDelivery>;
+  private readonly staged: Collection<StagedEvent>;
 
   constructor(
     db: Db,
@@ -48,6 +55,7 @@ export class MongoOutbox implements OutboxStore {
     this.events = db.collection('outbox_events');
     this.subscriptions = db.collection('webhook_subscriptions');
     this.deliveries = db.collection('outbound_deliveries');
+    this.staged = db.collection('staged_events');
   }
 
   async createIndexes(): Promise<void> {
@@ -55,10 +63,9 @@ export class MongoOutbox implements OutboxStore {
       this.events.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { seq: 1 }, unique: true },
-        { key: { dispatched: 1, stagedBy: 1, seq: 1 } },
-        { key: { stagedBy: 1, writtenAt: 1 } },
         { key: { dispatched: 1, seq: 1 } },
       ]),
+      this.staged.createIndexes([{ key: { commitId: 1 } }, { key: { writtenAt: 1 } }]),
       this.subscriptions.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { orgId: 1, enabled: 1 } },
@@ -94,19 +101,31 @@ export class MongoOutbox implements OutboxStore {
     await this.write(await this.keep(events), marks);
   }
 
-  /** Stores the kept events of a queue commit, not to be sent before `confirm(commitId)`. */
+  /** Stores the kept events of a queue commit, not to be sent before the commit is confirmed. */
   async stage(events: readonly OutboxEvent[], queueId: string, commitId: string): Promise<void> {
-    await this.write(events, { stagedBy: commitId, stagedFor: queueId, writtenAt: new Date().toISOString() });
+    const writtenAt = new Date().toISOString();
+    await this.staged.insertMany(events.map((event) => ({ commitId, queueId, writtenAt, event })), { ordered: false });
   }
 
-  /** The commit landed: its events may be sent. */
-  async confirm(commitId: string): Promise<void> {
-    await this.events.updateMany({ stagedBy: commitId }, { $unset: { stagedBy: '', stagedFor: '', writtenAt: '' } });
+  /** The commit landed: its events go to the outbox (those given, else those staged). */
+  async confirm(commitId: string, events?: readonly OutboxEvent[]): Promise<void> {
+    if (events) await this.write(events, {});
+    else for await (const batch of this.stagedBatches(commitId)) await this.write(batch, {});
+    await this.staged.deleteMany({ commitId });
   }
 
   /** The commit lost its compare-and-set: its events never happened. */
   async discard(commitId: string): Promise<void> {
-    await this.events.deleteMany({ stagedBy: commitId });
+    await this.staged.deleteMany({ commitId });
+  }
+
+  private async *stagedBatches(commitId: string): AsyncGenerator<OutboxEvent[]> {
+    let batch: OutboxEvent[] = [];
+    for await (const s of this.staged.find({ commitId }, { projection: { _id: 0, event: 1 } })) {
+      batch.push(s.event);
+      if (batch.length === BATCH) yield batch.splice(0);
+    }
+    if (batch.length > 0) yield batch;
   }
 
   /** Inserts events whose id is new, numbered in one block of the outbox sequence. */
@@ -166,9 +185,9 @@ export class MongoOutbox implements OutboxStore {
 
   async undispatchedEvents(limit: number): Promise<StoredEvent[]> {
     await this.settleStaged();
-    const docs = await this.events.find({ dispatched: false, stagedBy: null }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray();
+    const docs = await this.events.find({ dispatched: false }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray();
     const ready: StoredEvent[] = [];
-    for (const { dispatched: _, requiresQueueGone, writtenAt, stagedBy: _s, stagedFor: _f, ...e } of docs) {
+    for (const { dispatched: _, requiresQueueGone, writtenAt, ...e } of docs) {
       if (requiresQueueGone && (await this.queues.findOne({ id: requiresQueueGone }, { projection: { _id: 1 } }))) {
         if (Date.now() - Date.parse(writtenAt ?? e.at) > SETTLES_MS) await this.events.deleteOne({ id: e.id, dispatched: false });
         continue;
@@ -181,11 +200,8 @@ export class MongoOutbox implements OutboxStore {
   /** Events a committer staged and neither confirmed nor discarded (it stopped): kept if its commit is in the queue document. */
   private async settleStaged(): Promise<void> {
     const before = new Date(Date.now() - SETTLES_MS).toISOString();
-    const stale = await this.events
-      .find({ stagedBy: { $type: 'string' }, writtenAt: { $lt: before } }, { projection: { _id: 0, stagedBy: 1, stagedFor: 1 }, limit: BATCH })
-      .toArray();
-    const commits = new Map(stale.map((e) => [e.stagedBy!, e.stagedFor!]));
-    for (const [commitId, queueId] of commits) {
+    const stale = await this.staged.find({ writtenAt: { $lt: before } }, { projection: { _id: 0, commitId: 1, queueId: 1 }, limit: BATCH }).toArray();
+    for (const [commitId, queueId] of new Map(stale.map((s) => [s.commitId, s.queueId]))) {
       const landed = await this.queues.findOne({ id: queueId, commits: commitId }, { projection: { _id: 1 } });
       await (landed ? this.confirm(commitId) : this.discard(commitId));
     }
@@ -204,7 +220,7 @@ export class MongoOutbox implements OutboxStore {
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {
-    const doc = await this.events.findOne({ id, stagedBy: null }, { projection: { _id: 0, dispatched: 0, requiresQueueGone: 0, writtenAt: 0 } });
+    const doc = await this.events.findOne({ id }, { projection: { _id: 0, dispatched: 0, requiresQueueGone: 0, writtenAt: 0 } });
     return doc as StoredEvent | null;
   }
 

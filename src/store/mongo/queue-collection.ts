@@ -93,16 +93,16 @@ export class MongoQueueCollections {
   async insertQueue(queue: QueueDoc, events?: OutboxEvent[]): Promise<void> {
     const written = PageMap.of([]).change(allRows(queue), queue.id, randomUUID);
     const commitId = randomUUID();
-    const staged = await this.stage(events, queue.id, commitId);
+    const kept = await this.stage(events, queue.id, commitId);
     await this.insertPages(written);
     const doc: StoredQueue = { ...identity(queue), head: headOf(queue), pages: written.pageIds, commits: [commitId] };
     try {
       await conflictOnDuplicate(`a queue exists for ${queue.repoKey} ${queue.branch}`, () => this.queues.insertOne(doc));
     } catch (err) {
-      await this.undo(written, staged && commitId);
+      await this.undo(written, kept.length > 0 && commitId);
       throw err;
     }
-    if (staged) await this.outbox.confirm(commitId);
+    if (kept.length > 0) await this.outbox.confirm(commitId, kept);
   }
 
   async getQueue(repoKey: string, branch: string): Promise<QueueDoc | null> {
@@ -159,15 +159,15 @@ export class MongoQueueCollections {
     if (size > MAX_UPDATE_BYTES) {
       throw new Error(`queue ${queue.repoKey} ${queue.branch}: the commit's update is ${(size / 2 ** 20).toFixed(1)} MiB, over the ${MAX_UPDATE_BYTES / 2 ** 20} MiB MongoDB is given`);
     }
-    const staged = await this.stage(archive?.events, queue.id, commitId);
+    const kept = await this.stage(archive?.events, queue.id, commitId);
     await this.insertPages(written);
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
     if (result.matchedCount !== 1) {
-      await this.undo(written, staged && commitId);
+      await this.undo(written, kept.length > 0 && commitId);
       return false;
     }
     if (written.replaced.length > 0) await this.pages.deleteMany({ _id: { $in: written.replaced } });
-    if (staged) await this.outbox.confirm(commitId);
+    if (kept.length > 0) await this.outbox.confirm(commitId, kept);
     if (pages) this.loaded.set(queue.id, { snapshot, pages });
     return true;
   }
@@ -244,11 +244,11 @@ export class MongoQueueCollections {
     throw new Error(`queue ${JSON.stringify(filter)} kept changing while being read`);
   }
 
-  /** Decides which events to keep before anything is written, and stages those; false when none. */
-  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string): Promise<boolean> {
+  /** Decides which events to keep before anything is written, and stages those. */
+  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string): Promise<OutboxEvent[]> {
     const kept = await this.outbox.keep(events);
     if (kept.length > 0) await this.outbox.stage(kept, queueId, commitId);
-    return kept.length > 0;
+    return kept;
   }
 
   private async insertPages(written: PageWrite): Promise<void> {
