@@ -120,7 +120,7 @@ export class MongoOutbox implements OutboxStore {
   }
 
   private async *stagedBatches(commitId: string): AsyncGenerator<OutboxEvent[]> {
-    let batch: OutboxEvent[] = [];
+    const batch: OutboxEvent[] = [];
     for await (const s of this.staged.find({ commitId }, { projection: { _id: 0, event: 1 } })) {
       batch.push(s.event);
       if (batch.length === BATCH) yield batch.splice(0);
