@@ -141,18 +141,12 @@ export class MongoOutbox implements OutboxStore {
     await retryOnDuplicate(() => this.events.bulkWrite(ops, { ordered: false }));
   }
 
-  /**
-   * Events that documents of earlier versions carry (`pendingEvents`) go to the outbox once: at
-   * start-up for every queue, and before such a document is rewritten or deleted.
-   */
-  async movePending(queueId?: string): Promise<void> {
-    const filter: Filter<Document> = queueId ? { id: queueId } : { [PENDING_EVENTS]: { $exists: true } };
-    const carriers = (await this.queues.find(filter, { projection: { _id: 0, id: 1, [PENDING_EVENTS]: 1 } }).toArray()) as unknown as { id: string; pendingEvents?: OutboxEvent[] }[];
-    for (const carrier of carriers) {
-      if (!carrier.pendingEvents) continue;
-      await this.insertEvents(carrier.pendingEvents);
-      await this.queues.updateOne({ id: carrier.id }, { $unset: { [PENDING_EVENTS]: '' } });
-    }
+  /** The events a queue document of an earlier version carries (`pendingEvents`) go to the outbox, before it is rewritten or deleted. */
+  async movePending(queueId: string): Promise<void> {
+    const carrier = (await this.queues.findOne({ id: queueId }, { projection: { _id: 0, [PENDING_EVENTS]: 1 } })) as { pendingEvents?: OutboxEvent[] } | null;
+    if (!carrier?.pendingEvents) return;
+    await this.insertEvents(carrier.pendingEvents);
+    await this.queues.updateOne({ id: queueId }, { $unset: { [PENDING_EVENTS]: '' } });
   }
 
   async insertSubscription(s: WebhookSubscription): Promise<void> {
