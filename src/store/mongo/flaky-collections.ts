@@ -59,7 +59,7 @@ export class MongoFlakyCollections implements FlakyTestStore {
    * The claim (the upload document) is written last: a write interrupted before it leaves no
    * answer, so the client's retry writes it all again. Everything before it is idempotent (results
    * upserted by upload and test case, test cases replaced, events upserted by content, outbox events
-   * by id), so a repeat or a concurrent twin writes nothing twice.
+   * by id), so the retry writes nothing twice; of two identical uploads at once, one claims it.
    */
   async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
     const { repoKey, uploadId } = w.upload;
