@@ -272,8 +272,8 @@ export class MongoOutbox implements OutboxStore {
   }
 
   /**
-   * In batches of BATCH documents: finished deliveries created before `before`, the deliveries of
-   * deleted subscriptions, then dispatched events before `before` that no delivery refers to.
+   * In batches: finished deliveries created before `before` (counted, as on SQLite), the deliveries
+   * of deleted subscriptions, then dispatched events before `before` that no delivery refers to.
    */
   async pruneOutbox(before: string): Promise<number> {
     let pruned = 0;
@@ -281,7 +281,7 @@ export class MongoOutbox implements OutboxStore {
       pruned += await deleteInBatches(this.deliveries, { status, createdAt: { $lt: before } });
     }
     const subscriptionIds = (await this.subscriptions.find({}, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
-    pruned += await deleteInBatches(this.deliveries, { subscriptionId: { $nin: subscriptionIds } });
+    await deleteInBatches(this.deliveries, { subscriptionId: { $nin: subscriptionIds } });
     for (let after = 0; ; ) {
       const batch = await this.events
         .find({ dispatched: true, seq: { $gt: after }, at: { $lt: before } }, { projection: { _id: 0, id: 1, seq: 1 }, sort: { seq: 1 }, limit: BATCH })
