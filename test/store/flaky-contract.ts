@@ -72,6 +72,27 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
     });
 
+    it('an upload interrupted after its claim is stored whole or not at all', async () => {
+      const tc = aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1), lastFailedAt: at(1) });
+      const event: TestCaseEvent = { kind: 'status', repoKey: REPO, testCaseId: tc.testCaseId, at: at(1), from: 'healthy', to: 'flaky', evidence: { commits: ['c1'], uploads: ['u1'] } };
+      const write = { upload: anUpload('u1'), results: [aResult('u1', tc.testCaseId, 1)], testCases: [tc], events: [event], keepResultsSince: at(-100) };
+      // The write fails while its events are read, after the upload, its results and test cases.
+      const unreadable = Object.defineProperty({ ...event }, 'at', {
+        enumerable: true,
+        get: () => {
+          throw new Error('connection lost');
+        },
+      });
+      await expect(store.commitTestUpload({ ...write, events: [unreadable] })).rejects.toThrow('connection lost');
+      // No answer was stored, so the client's retry is not refused, and it stores everything once.
+      expect(await store.getTestUpload(REPO, 'u1')).toBeNull();
+      expect(await store.commitTestUpload(write)).toBe(true);
+      expect(await store.getTestUpload(REPO, 'u1')).toEqual(write.upload);
+      expect(await store.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
+      expect(await store.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
+      expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
+    });
+
     it('reads results since a time, oldest first, and drops results older than keepResultsSince', async () => {
       await store.commitTestUpload({ upload: anUpload('u1'), results: [aResult('u1', 'a', 1), aResult('u1', 'b', 1)], testCases: [], events: [], keepResultsSince: at(0) });
       await store.commitTestUpload({ upload: anUpload('u2'), results: [aResult('u2', 'a', 5, 'failed')], testCases: [], events: [], keepResultsSince: at(0) });

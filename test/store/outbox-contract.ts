@@ -129,6 +129,22 @@ export function outboxContract(store: () => Store): void {
       expect((await store().outbox.listDeliveries('org-2', {}, { offset: 0, limit: 10 })).total).toBe(0);
     });
 
+    it('a receiver failing for days blocks no other subscription\'s deliveries', async () => {
+      // One receiver is down: its first delivery waits for a retry hours away and the PR's later
+      // ones queue behind it; another was disabled after failing for days with its backlog pending.
+      const failing = subscription();
+      const disabled = subscription({ enabled: false, disabledReason: 'failing for 3 days' });
+      const healthy = subscription({ orgId: 'org-2' });
+      for (const s of [failing, disabled, healthy]) await store().outbox.insertSubscription(s);
+      const backlog = 300;
+      const waiting = Array.from({ length: backlog }, (_, i) => ({ ...delivery(failing.id, `f${i}`, i + 1, 'q#1'), nextAttemptAt: i === 0 ? at(600) : at(0) }));
+      const stranded = Array.from({ length: backlog }, (_, i) => delivery(disabled.id, `d${i}`, backlog + i + 1, `q#${i}`));
+      const fresh = { ...delivery(healthy.id, 'h1', 2 * backlog + 1, 'q#9'), orgId: 'org-2' };
+      await store().outbox.dispatchEvents([{ eventSeq: 1, deliveries: [...waiting, ...stranded, fresh] }]);
+
+      expect((await store().outbox.dueDeliveries(at(1), 10)).map((d) => d.eventId)).toEqual(['h1']);
+    });
+
     it('fans out several events at once: each is dispatched with its own deliveries', async () => {
       const sub = subscription();
       await store().outbox.insertSubscription(sub);

@@ -32,13 +32,15 @@ export class MemoryFlakyTables implements TestCaseTables {
     return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
   }
 
-  async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
-    const k = key(w.upload.repoKey, w.upload.uploadId);
+  async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+    const k = key(write.upload.repoKey, write.upload.uploadId);
     if (this.uploads.has(k)) return false;
-    this.uploads.set(k, copy(w.upload));
+    // Copied whole before anything is stored: a write that cannot be read stores nothing, its claim included.
+    const w = copy(write);
+    this.uploads.set(k, w.upload);
     const floor = this.keptSince.get(w.upload.repoKey);
     if (floor === undefined || w.keepResultsSince > floor) this.keptSince.set(w.upload.repoKey, w.keepResultsSince);
-    for (const r of copy(w.results)) {
+    for (const r of w.results) {
       const k2 = key(r.repoKey, r.testCaseId);
       let cr = this.results.get(k2);
       if (!cr) this.results.set(k2, (cr = new CaseResults()));

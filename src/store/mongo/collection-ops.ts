@@ -50,3 +50,16 @@ export async function retryOnDuplicate<R>(write: () => Promise<R>): Promise<R> {
     return write();
   }
 }
+
+/** Documents deleted per round trip by housekeeping, so no reply or statement grows with history. */
+const DELETE_BATCH = 1000;
+
+/** Deletes what `filter` matches, DELETE_BATCH documents at a time; returns how many. */
+export async function deleteInBatches<T extends Document>(collection: Collection<T>, filter: Filter<T>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const ids = (await collection.find(filter, { projection: { _id: 1 }, limit: DELETE_BATCH }).toArray()).map((d) => d._id);
+    if (ids.length === 0) return deleted;
+    deleted += (await collection.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
+  }
+}

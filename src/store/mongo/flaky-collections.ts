@@ -1,7 +1,8 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MongoOutbox } from './outbox-collection.js';
-import { MongoServerError } from 'mongodb';
+import type { MongoCounters } from './counters.js';
+import { isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
@@ -13,9 +14,8 @@ type StoredSettings = FlakySettings & { repoKey: string };
 const NO_ID = { projection: { _id: 0 } } as const;
 
 /**
- * The flaky-test half of the MongoDB store. Single-document writes only (no transactions): an upload
- * first claims its uploadId (unique index), then writes its results (upserted by upload and test
- * case, so a repeat writes nothing twice), test cases and events.
+ * The flaky-test half of the MongoDB store. Single-document writes only (no transactions); results
+ * and events are numbered by counters (counters.ts), so ties keep their insertion order.
  */
 export class MongoFlakyCollections implements FlakyTestStore {
   private readonly uploads: Collection<TestUpload>;
@@ -28,6 +28,7 @@ export class MongoFlakyCollections implements FlakyTestStore {
     db: Db,
     testCases: Collection<TestCase>,
     private readonly outbox: Pick<MongoOutbox, 'insertEvents'>,
+    private readonly counters: MongoCounters,
   ) {
     this.uploads = db.collection('test_uploads');
     this.results = db.collection('test_results');
@@ -54,26 +55,34 @@ export class MongoFlakyCollections implements FlakyTestStore {
     return (await this.uploads.findOne({ repoKey, uploadId }, NO_ID)) as TestUpload | null;
   }
 
+  /**
+   * The claim (the upload document) is written last: a write interrupted before it leaves no
+   * answer, so the client's retry writes it all again. Everything before it is idempotent (results
+   * upserted by upload and test case, test cases replaced, events upserted by content, outbox events
+   * by id), so the retry writes nothing twice; of two identical uploads at once, one claims it.
+   */
   async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
-    try {
-      await this.uploads.insertOne({ ...w.upload });
-    } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) return false;
-      throw err;
-    }
-    await this.results.deleteMany({ repoKey: w.upload.repoKey, at: { $lt: w.keepResultsSince } });
+    const { repoKey, uploadId } = w.upload;
+    if (await this.uploads.findOne({ repoKey, uploadId }, { projection: { _id: 1 } })) return false;
+    await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
     if (w.results.length > 0) {
-      const base = Date.now() * 1000;
+      const first = await this.counters.reserve('test_results', w.results.length);
       const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
         replaceOne: {
           filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
-          replacement: { ...r, seq: base + i },
+          replacement: { ...r, seq: first + i },
           upsert: true,
         },
       }));
-      await this.results.bulkWrite(ops, { ordered: false });
+      await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
     }
     await this.writeTestCases(w.testCases, w.events);
+    try {
+      await this.uploads.insertOne({ ...w.upload });
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
     return true;
   }
 
@@ -101,8 +110,11 @@ export class MongoFlakyCollections implements FlakyTestStore {
       await this.cases.bulkWrite(ops, { ordered: false });
     }
     if (events.length > 0) {
-      const base = Date.now() * 1000;
-      await this.events.insertMany(events.map((e, i) => ({ ...e, seq: base + i })));
+      const first = await this.counters.reserve('test_case_events', events.length);
+      const ops: AnyBulkWriteOperation<StoredEvent>[] = events.map((e, i) => ({
+        updateOne: { filter: { ...e }, update: { $setOnInsert: { seq: first + i } }, upsert: true },
+      }));
+      await retryOnDuplicate(() => this.events.bulkWrite(ops, { ordered: false }));
       await this.outbox.insertEvents(testCaseOutboxEvents(events, testCases));
     }
   }

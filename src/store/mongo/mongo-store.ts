@@ -15,6 +15,7 @@ import type { OutboxEvent } from '../../events/event-types.js';
 import { MongoLeases } from './mongo-leases.js';
 import type { Lease } from '../lease-store.js';
 import { MongoTargetCollections } from './target-collections.js';
+import { MongoCounters } from './counters.js';
 
 interface Secret {
   name: string;
@@ -29,9 +30,8 @@ interface WebhookDelivery {
 
 /**
  * Documents are stored as the domain objects themselves (plus MongoDB's own `_id`, never read back),
- * apart from queues (queue-collection.ts). Every write is a single-document operation, so no replica
- * set is needed: a queue commit is a compare-and-set on `version`, preceded by idempotent upserts of
- * its archive.
+ * apart from queues (queue-collection.ts). No write needs a replica set: a queue commit writes its
+ * archive (idempotent upserts), its pages and staged events, then a compare-and-set on `version`.
  */
 export class MongoStore implements Store {
   readonly kind = 'mongo' as const;
@@ -45,10 +45,12 @@ export class MongoStore implements Store {
   private readonly flaky: MongoFlakyCollections;
   readonly outbox: MongoOutbox;
   private readonly leases: MongoLeases;
+  private readonly counters: MongoCounters;
 
+  /** `close` ends what `db` was opened with (the client). */
   private constructor(
-    private readonly client: MongoClient,
     private readonly db: Db,
+    private readonly closeClient: () => Promise<void>,
   ) {
     this.orgs = db.collection('orgs');
     this.tokens = db.collection('tokens');
@@ -56,9 +58,10 @@ export class MongoStore implements Store {
     this.secrets = db.collection('secrets');
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
-    this.outbox = new MongoOutbox(db, db.collection('queues'));
+    this.counters = new MongoCounters(db);
+    this.outbox = new MongoOutbox(db, db.collection('queues'), this.counters);
     this.queueCollections = new MongoQueueCollections(db, this.outbox);
-    this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox);
+    this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox, this.counters);
     this.leases = new MongoLeases(db);
   }
 
@@ -67,15 +70,18 @@ export class MongoStore implements Store {
     const client = new MongoClient(uri, { ignoreUndefined: true, ...options });
     await client.connect();
     try {
-      const store = new MongoStore(client, client.db(dbName));
-      await store.createIndexes();
-      await store.flaky.createIndexes();
-      await store.outbox.createIndexes();
-      return store;
+      return await MongoStore.onDb(client.db(dbName), () => client.close());
     } catch (err) {
       await client.close();
       throw err;
     }
+  }
+
+  /** A store on an open database (tests pass a recording one); creates the indexes. */
+  static async onDb(db: Db, close: () => Promise<void>): Promise<MongoStore> {
+    const store = new MongoStore(db, close);
+    await Promise.all([store.createIndexes(), store.flaky.createIndexes(), store.outbox.createIndexes(), store.counters.createIndexes()]);
+    return store;
   }
 
   private async createIndexes(): Promise<void> {
@@ -90,7 +96,7 @@ export class MongoStore implements Store {
       this.tokens.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { hash: 1 }, unique: true },
-        { key: { orgId: 1 } },
+        { key: { orgId: 1, createdAt: 1, id: 1 } },
       ]),
       this.queueCollections.createIndexes(),
       this.targets.createIndexes(),
@@ -98,6 +104,7 @@ export class MongoStore implements Store {
       this.testCases.createIndexes([
         { key: { repoKey: 1, testCaseId: 1 }, unique: true },
         { key: { repoKey: 1, quarantinedAt: -1, testCaseId: 1 } },
+        { key: { repoKey: 1, statusLastUpdatedAt: -1, testCaseId: 1 } },
       ]),
       this.deliveries.createIndexes([{ key: { id: 1 }, unique: true }, { key: { at: 1 } }]),
     ]);
@@ -108,7 +115,7 @@ export class MongoStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.closeClient();
   }
 
   // Organizations and tokens

@@ -1,106 +1,152 @@
-import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mongodb';
+import { DELIVERY_STATUSES } from '../../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
+import { deleteInBatches, retryOnDuplicate } from './collection-ops.js';
+import type { MongoCounters } from './counters.js';
 
 /**
- * Outbound webhooks in MongoDB. Without multi-document transactions, a queue commit carries its
- * events inside the queue document (`pendingEvents`, appended by the same compare-and-set); the
- * dispatcher's `undispatchedEvents` first moves them to the outbox collection (upsert by event id,
- * so repeating a move is harmless) and then pulls exactly those from the document.
+ * Outbound webhooks in MongoDB, without multi-document transactions. A queue commit decides which of
+ * its events to keep (`eventsToKeep`) and stages them (`staged_events`, under the commit's id) before
+ * its compare-and-set, which records that id in the queue document (its last COMMITS_KEPT ids). The
+ * winner then confirms them: they are written to the outbox (upsert by event id, so a repeat writes
+ * nothing twice) and their staged copies deleted; the loser deletes its staged copies. Another
+ * commit's staged events never stand in for this one's: two commits racing for one version may make
+ * events with the same id. Events a stopped committer left staged are settled a minute later by
+ * looking for their commit in the queue document.
  */
+/** Documents written by earlier versions carried their commits' events here. */
 export const PENDING_EVENTS = 'pendingEvents';
-/** Queue reads leave the carried events out. */
-export const QUEUE_PROJECTION = { _id: 0, [PENDING_EVENTS]: 0 } as const;
+/** How many commit ids a queue document remembers, for settling the events of a stopped committer. */
+export const COMMITS_KEPT = 256;
 
 /**
  * `requiresQueueGone`: written before the queue's compare-and-set delete (a deleted document cannot
- * carry it); sent only once that queue is gone, and dropped when the queue is still there a while
- * later (that delete lost its compare-and-set).
+ * confirm anything); sent only once that queue is gone, and dropped when the queue is still there a
+ * while later (that delete lost its compare-and-set).
  */
-type EventDoc = OutboxEvent & { seq: number; dispatched: boolean; requiresQueueGone?: string; writtenAt?: string };
-const DELETE_SETTLES_MS = 60_000;
-interface Counter {
-  name: string;
-  value: number;
+interface EventMarks {
+  requiresQueueGone?: string;
+  writtenAt?: string;
 }
-
-/** The compare-and-set update that replaces a stored queue by `stored`, with `events` appended to those it carries. */
-export function commitPipeline(stored: object, events: readonly OutboxEvent[]): Document[] {
-  return [
-    {
-      $replaceWith: {
-        $mergeObjects: [
-          { $literal: stored },
-          { _id: '$_id', [PENDING_EVENTS]: { $concatArrays: [{ $ifNull: [`$${PENDING_EVENTS}`, []] }, { $literal: events }] } },
-        ],
-      },
-    },
-  ];
+type EventDoc = OutboxEvent & EventMarks & { seq: number; dispatched: boolean };
+/** An event of a commit whose compare-and-set is not known to have landed. */
+interface StagedEvent {
+  commitId: string;
+  queueId: string;
+  writtenAt: string;
+  event: OutboxEvent;
 }
+const SETTLES_MS = 60_000;
+/** Documents read per round trip by housekeeping, so no reply grows with history. */
+const BATCH = 1000;
 
 export class MongoOutbox implements OutboxStore {
   private readonly events: Collection<EventDoc>;
   private readonly subscriptions: Collection<WebhookSubscription>;
   private readonly deliveries: Collection<OutboundDelivery>;
-  private readonly counters: Collection<Counter>;
+  private readonly staged: Collection<StagedEvent>;
 
   constructor(
     db: Db,
     private readonly queues: Collection<Document>,
+    private readonly counters: MongoCounters,
   ) {
     this.events = db.collection('outbox_events');
     this.subscriptions = db.collection('webhook_subscriptions');
     this.deliveries = db.collection('outbound_deliveries');
-    this.counters = db.collection('counters');
+    this.staged = db.collection('staged_events');
   }
 
   async createIndexes(): Promise<void> {
     await Promise.all([
-      this.events.createIndexes([{ key: { id: 1 }, unique: true }, { key: { dispatched: 1, seq: 1 } }]),
-      this.subscriptions.createIndexes([{ key: { id: 1 }, unique: true }, { key: { orgId: 1 } }]),
+      this.events.createIndexes([
+        { key: { id: 1 }, unique: true },
+        { key: { seq: 1 }, unique: true },
+        { key: { dispatched: 1, seq: 1 } },
+      ]),
+      this.staged.createIndexes([{ key: { commitId: 1 } }, { key: { writtenAt: 1 } }]),
+      this.subscriptions.createIndexes([
+        { key: { id: 1 }, unique: true },
+        { key: { orgId: 1, enabled: 1 } },
+        { key: { orgId: 1, createdAt: 1, id: 1 } },
+        { key: { createdAt: 1, id: 1 } },
+        { key: { enabled: 1 } },
+      ]),
       this.deliveries.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { subscriptionId: 1, eventId: 1 }, unique: true },
         { key: { subscriptionId: 1, orderKey: 1, status: 1, seq: 1 } },
-        { key: { status: 1, nextAttemptAt: 1 } },
-        { key: { orgId: 1, seq: -1 } },
+        { key: { status: 1, seq: 1 } },
+        { key: { status: 1, createdAt: 1 } },
+        { key: { eventId: 1 } },
+        { key: { orgId: 1, seq: -1, subscriptionId: 1 } },
       ]),
-      this.counters.createIndexes([{ key: { name: 1 }, unique: true }]),
     ]);
   }
 
-  /**
-   * Stores events directly (test-case changes, a deleted queue's, those a queue document carried),
-   * when their organization has an enabled webhook now (`eventsToKeep`). Repeating an id is harmless.
-   */
-  async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
-    if (!events?.length) return;
+  /** Of these events, those an enabled webhook could receive now (one indexed lookup per organization). */
+  async keep(events: readonly OutboxEvent[] | undefined): Promise<OutboxEvent[]> {
+    if (!events?.length) return [];
     const listening = new Set<string>();
     for (const orgId of new Set(events.map((e) => e.orgId))) {
       if (orgId !== null && (await this.subscriptions.findOne({ orgId, enabled: true }, { projection: { _id: 1 } }))) listening.add(orgId);
     }
-    for (const e of eventsToKeep(events, (orgId) => listening.has(orgId))) {
-      if (await this.events.findOne({ id: e.id }, { projection: { _id: 1 } })) continue;
-      const seq = await this.nextSeq();
-      const doc: EventDoc = { ...e, seq, dispatched: false, ...(options.requiresQueueGone ? { requiresQueueGone: options.requiresQueueGone, writtenAt: new Date().toISOString() } : {}) };
-      await this.events.updateOne({ id: e.id }, { $setOnInsert: doc }, { upsert: true }).catch((err: unknown) => {
-        if (!(err instanceof Error && 'code' in err && err.code === 11000)) throw err;
-      });
-    }
+    return eventsToKeep(events, (orgId) => listening.has(orgId));
   }
 
-  /** Moves the events carried by queue documents (those of `queueId`, or of every queue) to the outbox. */
-  async movePending(queueId?: string): Promise<void> {
-    const filter: Filter<Document> = { [`${PENDING_EVENTS}.0`]: { $exists: true }, ...(queueId ? { id: queueId } : {}) };
-    const carriers = (await this.queues.find(filter, { projection: { _id: 0, id: 1, [PENDING_EVENTS]: 1 } }).toArray()) as unknown as {
-      id: string;
-      pendingEvents: OutboxEvent[];
-    }[];
-    for (const carrier of carriers) {
-      await this.insertEvents(carrier.pendingEvents);
-      const ids = carrier.pendingEvents.map((e) => e.id);
-      await this.queues.updateOne({ id: carrier.id }, { $pull: { [PENDING_EVENTS]: { id: { $in: ids } } } } as Document);
+  /** Stores events directly (test-case changes, a deleted queue's), when an enabled webhook could receive them. */
+  async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
+    const marks = options.requiresQueueGone ? { requiresQueueGone: options.requiresQueueGone, writtenAt: new Date().toISOString() } : {};
+    await this.write(await this.keep(events), marks);
+  }
+
+  /** Stores the kept events of a queue commit, not to be sent before the commit is confirmed. */
+  async stage(events: readonly OutboxEvent[], queueId: string, commitId: string): Promise<void> {
+    const writtenAt = new Date().toISOString();
+    await this.staged.insertMany(events.map((event) => ({ commitId, queueId, writtenAt, event })), { ordered: false });
+  }
+
+  /** The commit landed: its events go to the outbox (those given, else those staged). */
+  async confirm(commitId: string, events?: readonly OutboxEvent[]): Promise<void> {
+    if (events) await this.write(events, {});
+    else for await (const batch of this.stagedBatches(commitId)) await this.write(batch, {});
+    await this.staged.deleteMany({ commitId });
+  }
+
+  /** The commit lost its compare-and-set: its events never happened. */
+  async discard(commitId: string): Promise<void> {
+    await this.staged.deleteMany({ commitId });
+  }
+
+  private async *stagedBatches(commitId: string): AsyncGenerator<OutboxEvent[]> {
+    const batch: OutboxEvent[] = [];
+    for await (const s of this.staged.find({ commitId }, { projection: { _id: 0, event: 1 } })) {
+      batch.push(s.event);
+      if (batch.length === BATCH) yield batch.splice(0);
     }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** Inserts events whose id is new, numbered in one block of the outbox sequence. */
+  private async write(events: readonly OutboxEvent[], marks: EventMarks): Promise<void> {
+    if (events.length === 0) return;
+    const existing = new Set((await this.events.find({ id: { $in: events.map((e) => e.id) } }, { projection: { _id: 0, id: 1 } }).toArray()).map((e) => e.id));
+    const fresh = [...new Map(events.filter((e) => !existing.has(e.id)).map((e) => [e.id, e])).values()];
+    if (fresh.length === 0) return;
+    const first = await this.counters.reserve('outbox', fresh.length);
+    const ops: AnyBulkWriteOperation<EventDoc>[] = fresh.map((e, i) => ({
+      updateOne: { filter: { id: e.id }, update: { $setOnInsert: { ...e, ...marks, seq: first + i, dispatched: false } }, upsert: true },
+    }));
+    await retryOnDuplicate(() => this.events.bulkWrite(ops, { ordered: false }));
+  }
+
+  /** The events a queue document of an earlier version carries (`pendingEvents`) go to the outbox, before it is rewritten or deleted. */
+  async movePending(queueId: string): Promise<void> {
+    const carrier = (await this.queues.findOne({ id: queueId }, { projection: { _id: 0, [PENDING_EVENTS]: 1 } })) as { pendingEvents?: OutboxEvent[] } | null;
+    if (!carrier?.pendingEvents) return;
+    await this.insertEvents(carrier.pendingEvents);
+    await this.queues.updateOne({ id: queueId }, { $unset: { [PENDING_EVENTS]: '' } });
   }
 
   async insertSubscription(s: WebhookSubscription): Promise<void> {
@@ -120,6 +166,11 @@ export class MongoOutbox implements OutboxStore {
     await this.subscriptions.replaceOne({ id: s.id }, { ...s });
   }
 
+  /**
+   * The subscription goes first: from then on none of its deliveries is due (only enabled
+   * subscriptions' are), and a fan-out that read it just before may still add some, which
+   * `pruneOutbox` removes.
+   */
   async deleteSubscription(id: string): Promise<boolean> {
     const { deletedCount } = await this.subscriptions.deleteOne({ id });
     await this.deliveries.deleteMany({ subscriptionId: id });
@@ -127,12 +178,12 @@ export class MongoOutbox implements OutboxStore {
   }
 
   async undispatchedEvents(limit: number): Promise<StoredEvent[]> {
-    await this.movePending();
-    const docs = (await this.events.find({ dispatched: false }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray()) as EventDoc[];
+    await this.settleStaged();
+    const docs = await this.events.find({ dispatched: false }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray();
     const ready: StoredEvent[] = [];
     for (const { dispatched: _, requiresQueueGone, writtenAt, ...e } of docs) {
       if (requiresQueueGone && (await this.queues.findOne({ id: requiresQueueGone }, { projection: { _id: 1 } }))) {
-        if (Date.now() - Date.parse(writtenAt ?? e.at) > DELETE_SETTLES_MS) await this.events.deleteOne({ id: e.id, dispatched: false });
+        if (Date.now() - Date.parse(writtenAt ?? e.at) > SETTLES_MS) await this.events.deleteOne({ id: e.id, dispatched: false });
         continue;
       }
       ready.push(e);
@@ -140,32 +191,57 @@ export class MongoOutbox implements OutboxStore {
     return ready;
   }
 
+  /** Events a committer staged and neither confirmed nor discarded (it stopped): kept if its commit is in the queue document. */
+  private async settleStaged(): Promise<void> {
+    const before = new Date(Date.now() - SETTLES_MS).toISOString();
+    const stale = await this.staged.find({ writtenAt: { $lt: before } }, { projection: { _id: 0, commitId: 1, queueId: 1 }, limit: BATCH }).toArray();
+    for (const [commitId, queueId] of new Map(stale.map((s) => [s.commitId, s.queueId]))) {
+      const landed = await this.queues.findOne({ id: queueId, commits: commitId }, { projection: { _id: 1 } });
+      await (landed ? this.confirm(commitId) : this.discard(commitId));
+    }
+  }
+
   async dispatchEvents(fannedOut: readonly FannedOutEvent[]): Promise<void> {
     for (const { eventSeq, deliveries } of fannedOut) {
-      for (const d of deliveries) {
-        await this.deliveries.updateOne({ subscriptionId: d.subscriptionId, eventId: d.eventId }, { $setOnInsert: { ...d } }, { upsert: true }).catch((err: unknown) => {
-          if (!(err instanceof Error && 'code' in err && err.code === 11000)) throw err;
-        });
+      if (deliveries.length > 0) {
+        const ops: AnyBulkWriteOperation<OutboundDelivery>[] = deliveries.map((d) => ({
+          updateOne: { filter: { subscriptionId: d.subscriptionId, eventId: d.eventId }, update: { $setOnInsert: { ...d } }, upsert: true },
+        }));
+        await retryOnDuplicate(() => this.deliveries.bulkWrite(ops, { ordered: false }));
       }
       await this.events.updateOne({ seq: eventSeq }, { $set: { dispatched: true } });
     }
   }
 
   async getEvent(id: string): Promise<StoredEvent | null> {
-    const doc = (await this.events.findOne({ id }, { projection: { _id: 0, dispatched: 0, requiresQueueGone: 0, writtenAt: 0 } })) as StoredEvent | null;
-    return doc;
+    const doc = await this.events.findOne({ id }, { projection: { _id: 0, dispatched: 0, requiresQueueGone: 0, writtenAt: 0 } });
+    return doc as StoredEvent | null;
   }
 
+  /**
+   * The server filters out deliveries not yet due and those of disabled (or deleted) subscriptions
+   * before anything is counted; walking the rest in outbox order, a delivery behind an earlier
+   * pending one of its PR is skipped, until `limit` are due (as SQLite's statement does).
+   */
   async dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]> {
-    const enabled = new Set((await this.subscriptions.find({ enabled: true }, { projection: { id: 1 } }).toArray()).map((s) => s.id));
-    const candidates = (await this.deliveries
-      .find({ status: 'pending', nextAttemptAt: { $lte: now } }, { projection: { _id: 0 }, sort: { seq: 1 }, limit: limit * 4 })
-      .toArray()) as OutboundDelivery[];
+    const enabled = (await this.subscriptions.find({ enabled: true }, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
+    if (enabled.length === 0 || limit <= 0) return [];
+    const cursor = this.deliveries.find(
+      { status: 'pending', subscriptionId: { $in: enabled }, nextAttemptAt: { $lte: now } },
+      { projection: { _id: 0 }, sort: { seq: 1 }, batchSize: Math.max(limit, 100) },
+    );
     const due: OutboundDelivery[] = [];
-    for (const d of candidates) {
-      if (due.length >= limit || !enabled.has(d.subscriptionId)) continue;
-      const earlier = await this.deliveries.findOne({ subscriptionId: d.subscriptionId, orderKey: d.orderKey, status: 'pending', seq: { $lt: d.seq } }, { projection: { _id: 1 } });
-      if (!earlier) due.push(d);
+    try {
+      for await (const d of cursor) {
+        const earlier = await this.deliveries.findOne(
+          { subscriptionId: d.subscriptionId, orderKey: d.orderKey, status: 'pending', seq: { $lt: d.seq } },
+          { projection: { _id: 1 } },
+        );
+        if (!earlier) due.push(d as OutboundDelivery);
+        if (due.length >= limit) break;
+      }
+    } finally {
+      await cursor.close();
     }
     return due;
   }
@@ -195,15 +271,26 @@ export class MongoOutbox implements OutboxStore {
     return { rows: rows as OutboundDelivery[], total };
   }
 
+  /**
+   * In batches: finished deliveries created before `before` (counted, as on SQLite), the deliveries
+   * of deleted subscriptions, then dispatched events before `before` that no delivery refers to.
+   */
   async pruneOutbox(before: string): Promise<number> {
-    const { deletedCount } = await this.deliveries.deleteMany({ status: { $ne: 'pending' }, createdAt: { $lt: before } });
-    const referenced = await this.deliveries.distinct('eventId');
-    await this.events.deleteMany({ dispatched: true, at: { $lt: before }, id: { $nin: referenced } });
-    return deletedCount;
-  }
-
-  private async nextSeq(): Promise<number> {
-    const counter = await this.counters.findOneAndUpdate({ name: 'outbox' }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' });
-    return counter?.value ?? 1;
+    let pruned = 0;
+    for (const status of DELIVERY_STATUSES.filter((s) => s !== 'pending')) {
+      pruned += await deleteInBatches(this.deliveries, { status, createdAt: { $lt: before } });
+    }
+    const subscriptionIds = (await this.subscriptions.find({}, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
+    await deleteInBatches(this.deliveries, { subscriptionId: { $nin: subscriptionIds } });
+    for (let after = 0; ; ) {
+      const batch = await this.events
+        .find({ dispatched: true, seq: { $gt: after }, at: { $lt: before } }, { projection: { _id: 0, id: 1, seq: 1 }, sort: { seq: 1 }, limit: BATCH })
+        .toArray();
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.seq;
+      const referenced = new Set(await this.deliveries.distinct('eventId', { eventId: { $in: batch.map((e) => e.id) } }));
+      await this.events.deleteMany({ id: { $in: batch.filter((e) => !referenced.has(e.id)).map((e) => e.id) } });
+    }
+    return pruned;
   }
 }

@@ -108,11 +108,13 @@ export class MongoTargetCollections {
   }
 
   async prune(unusedSince: string): Promise<number> {
-    const unused = await this.headers
-      .find({ $or: [{ usedAt: { $lt: unusedSince } }, { usedAt: { $exists: false } }] }, { projection: { _id: 0, repoKey: 1, prNumber: 1, sha: 1, generation: 1 } })
-      .toArray();
+    const unused = this.headers.find(
+      { $or: [{ usedAt: { $lt: unusedSince } }, { usedAt: { $exists: false } }] },
+      { projection: { _id: 0, repoKey: 1, prNumber: 1, sha: 1, generation: 1 } },
+    );
     let pruned = 0;
-    for (const h of unused) if (await this.deleteTargets({ repoKey: h.repoKey, prNumber: h.prNumber, sha: h.sha }, h.generation)) pruned++;
+    // A cursor, read in batches: the unused lists are never all in memory at once.
+    for await (const h of unused) if (await this.deleteTargets({ repoKey: h.repoKey, prNumber: h.prNumber, sha: h.sha }, h.generation)) pruned++;
     return pruned;
   }
 

@@ -1,0 +1,189 @@
+import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { headOf } from '../../src/store/queue-rows.js';
+import type { OutboundDelivery, WebhookSubscription } from '../../src/store/outbox-store.js';
+import { RecordingDb, type RecordedQuery } from './mongo-recording-db.js';
+import { aQueue, aTestCase, aToken, anEndedEntry, anEntry, anOrg, aRun, at } from './fixtures.js';
+
+/**
+ * Every filter and sort the MongoDB adapter sends, recorded by running each store operation against
+ * a database that answers from queued documents (no server here), checked against the indexes the
+ * adapter creates. A query is served when an index starts with a field it filters by equality (or,
+ * filtering none by equality, with a field it filters by range, `$in` included); a query that only
+ * sorts needs its sort as an index prefix; each branch of an `$or` is checked on its own.
+ */
+
+/** Whole-collection reads on purpose, and why they stay small. */
+const WHOLE_COLLECTION = new Set([
+  // pruneHistory, hourly: each queue's page list, to sweep the pages a stopped commit left.
+  'queues',
+  // pruneOutbox, hourly: the ids of the subscriptions (a few per organization).
+  'webhook_subscriptions',
+]);
+
+const isOperator = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).some((k) => k.startsWith('$'));
+
+/** The filter's conjunctions: `$or` branches each joined with the other fields. */
+function branches(filter: Record<string, unknown>): Record<string, unknown>[] {
+  const { $or, ...rest } = filter;
+  if (!Array.isArray($or)) return [rest];
+  return ($or as Record<string, unknown>[]).map((b) => ({ ...rest, ...b }));
+}
+
+function servedBy(keys: string[], filter: Record<string, unknown>, sort: Record<string, 1 | -1>): boolean {
+  const fields = Object.entries(filter);
+  const equal = fields.filter(([, v]) => !isOperator(v) || Object.keys(v as object).every((k) => k === '$eq')).map(([k]) => k);
+  const ranged = fields.map(([k]) => k).filter((k) => !equal.includes(k));
+  if (equal.length > 0) return equal.includes(keys[0]!);
+  if (ranged.length > 0) return ranged.includes(keys[0]!);
+  const sortKeys = Object.keys(sort);
+  return sortKeys.length > 0 && sortKeys.every((k, i) => keys[i] === k);
+}
+
+function unserved(recording: RecordingDb): string[] {
+  const problems: string[] = [];
+  for (const q of recording.queries) {
+    const indexes = (recording.indexes.get(q.collection) ?? [{ _id: 1 }]).map((k) => Object.keys(k));
+    const filter = q.filter ?? {};
+    if (Object.keys(filter).length === 0 && Object.keys(q.sort ?? {}).length === 0) {
+      if (!WHOLE_COLLECTION.has(q.collection)) problems.push(`${show(q)}: reads the whole collection`);
+      continue;
+    }
+    for (const branch of branches(filter)) {
+      if (!indexes.some((keys) => servedBy(keys, branch, q.sort ?? {}))) problems.push(show({ ...q, filter: branch }));
+    }
+  }
+  return [...new Set(problems)];
+}
+
+function show(q: RecordedQuery): string {
+  return `${q.collection}.${q.op} ${JSON.stringify(q.filter)} sort ${JSON.stringify(q.sort ?? {})}`;
+}
+
+const subscription: WebhookSubscription = {
+  id: 'wh_1', orgId: 'org-1', url: 'https://example.com/hook', format: 'standard', events: ['*'], repo: null, repoKey: null, branch: null,
+  description: null, secret: 'whsec_c2VjcmV0', enabled: true, disabledReason: null, failingSince: null, createdAt: at(0), updatedAt: at(0),
+};
+const delivery: OutboundDelivery = {
+  id: 'dlv_1', subscriptionId: 'wh_1', orgId: 'org-1', eventId: 'e1', eventType: 'pull_request.submitted', orderKey: 'q#1', seq: 2, status: 'pending',
+  attempts: 0, retryIndex: 0, nextAttemptAt: at(0), lastAttemptAt: null, responseStatus: null, lastError: null, createdAt: at(0),
+};
+
+describe('MongoDB adapter queries', () => {
+  it('has an index for every filter and sort it sends', async () => {
+    const recording = new RecordingDb();
+    const store = await MongoStore.onDb(recording.db, async () => {});
+    const org = anOrg({ id: 'org-1' });
+    const token = aToken(org.id);
+    const queue = aQueue({ orgId: org.id, version: 1, entries: [anEntry('q', { prNumber: 1 })] });
+    const stored = { id: queue.id, repoKey: queue.repoKey, branch: queue.branch, orgId: queue.orgId, version: 1, head: headOf(queue), pages: ['p1'] };
+    const page = { _id: 'p1', rows: queue.entries.map((d, o) => ({ k: 'e', o, d })) };
+    const events = [{ id: 'e1', type: 'pull_request.submitted' as const, at: at(1), orgId: org.id, repoKey: queue.repoKey, branch: 'main', orderKey: 'q#1', data: { kind: 'queue' } }];
+    recording.one.set('webhook_subscriptions', { ...subscription });
+    recording.one.set('queues', stored);
+    recording.one.set('outbound_deliveries', { ...delivery });
+
+    await store.ping();
+    await store.createOrg(org);
+    await store.getOrgById(org.id);
+    await store.getOrgBySlug(org.slug);
+    await store.findOrgByOwner('github.com/acme');
+    await store.addOrgOwner(org.id, 'github.com/acme-labs');
+    await store.createToken(token);
+    await store.findTokenByHash(token.hash);
+    await store.getToken(token.id);
+    await store.listTokens(org.id);
+    await store.revokeToken(token.id, at(1));
+    await store.touchToken(token.id, at(1));
+
+    await store.insertQueue(queue, events as never);
+    recording.queue('queue_pages', [page]);
+    await store.getQueue(queue.repoKey, queue.branch);
+    recording.queue('queue_pages', [page]);
+    await store.getQueueById(queue.id);
+    recording.queue('queues', [{ id: queue.id, version: 1 }]);
+    recording.queue('queue_pages', [page]);
+    await store.listQueues({ orgId: org.id });
+    await store.listQueues({ orgId: org.id, repoKey: queue.repoKey });
+    recording.queue('queue_pages', [page]);
+    const next = { ...queue, version: 2, entries: [anEntry(queue.id, { prNumber: 2 })] };
+    await store.commitQueue(next, 1, { entries: [anEndedEntry(queue.id)], runs: [aRun(queue.id, [1])], events: events as never });
+    recording.one.set('queues', { ...stored, head: undefined, pages: undefined, entries: [] });
+    await store.commitQueue({ ...next, version: 3 }, 2);
+    await store.deleteQueue(queue.id, 3, events as never);
+    await store.latestArchivedEntry(queue.id, 1);
+    await store.archivedEntriesEndedSince([queue.id], at(0));
+    await store.archivedRuns(queue.id, { runId: 'r', prNumber: 1, finishedSince: at(0) });
+    recording.queue('queues', [stored]);
+    await store.pruneHistory(at(0));
+
+    recording.queue('impacted_targets', [{ prNumber: 2, sha: 'sha-2', bytes: 10, generation: 'g' }]);
+    recording.one.set('impacted_targets', { all: false, generation: 'g', chunks: 1 });
+    recording.queue('impacted_target_chunks', [{ names: ['//a'] }]);
+    await store.putImpactedTargets(queue.repoKey, 1, 'sha', { all: false, targets: ['//a'] }, { maxBytesPerRepo: 1 });
+    await store.getImpactedTargets(queue.repoKey, 1, 'sha');
+    await store.touchImpactedTargets(queue.repoKey, [{ prNumber: 1, sha: 'sha' }], at(1));
+    await store.pruneImpactedTargets(at(0));
+
+    recording.one.set('secrets', { name: 'key', value: 'v' });
+    await store.getOrCreateSecret('key', () => 'v');
+    await store.claimWebhookDelivery('d1', at(1), at(0));
+    await store.releaseWebhookDelivery('d1');
+    await store.takeLease('queue:q', 'me', 1, 2);
+    await store.releaseLease('queue:q', 'me');
+
+    const tc = aTestCase(queue.repoKey);
+    const result = { repoKey: queue.repoKey, testCaseId: tc.testCaseId, uploadId: 'u1', commitSha: 'c1', branch: 'main', outcome: 'passed' as const, failedAttempts: 0, passedAttempts: 1, at: at(1), ignoredForDetection: false };
+    const change = { kind: 'quarantine' as const, repoKey: queue.repoKey, testCaseId: tc.testCaseId, at: at(1), quarantined: true };
+    await store.getTestUpload(queue.repoKey, 'u1');
+    recording.one.delete('webhook_subscriptions');
+    await store.commitTestUpload({ upload: { repoKey: queue.repoKey, uploadId: 'u1' } as never, results: [result], testCases: [tc], events: [change], keepResultsSince: at(0) });
+    await store.getTestCases(queue.repoKey, [tc.testCaseId]);
+    await store.existingTestCaseIds(queue.repoKey, [tc.testCaseId]);
+    await store.testCasesToWatch(queue.repoKey, at(0));
+    await store.testResults(queue.repoKey, [tc.testCaseId], at(0));
+    await store.detectionResults(queue.repoKey, [tc.testCaseId], at(0), { commitSha: 'c1', targetBranches: ['main'], flakyCommits: 3, until: at(2) });
+    await store.testCaseEvents(queue.repoKey, tc.testCaseId);
+    await store.getFlakySettings(queue.repoKey);
+    await store.putFlakySettings(queue.repoKey, {} as never);
+    await store.testCaseCounts(['github.com/acme']);
+    await store.upsertTestCase(tc);
+    await store.getTestCase(queue.repoKey, tc.testCaseId);
+    await store.listQuarantinedTests(queue.repoKey, { offset: 0, limit: 10 });
+    await store.listFlakyTests(queue.repoKey, { offset: 0, limit: 10 });
+
+    recording.one.set('webhook_subscriptions', { ...subscription });
+    await store.outbox.insertSubscription(subscription);
+    await store.outbox.getSubscription(subscription.id);
+    await store.outbox.listSubscriptions(org.id);
+    await store.outbox.listSubscriptions(null);
+    await store.outbox.putSubscription(subscription);
+    // A commit left staged by a stopped process, found in its queue's commits: confirmed from its staged copy.
+    recording.queue('staged_events', [{ commitId: 'c1', queueId: queue.id }]);
+    recording.queue('staged_events', [{ event: events[0] }]);
+    recording.queue('outbox_events', []);
+    recording.queue('outbox_events', [{ ...events[0], seq: 1, dispatched: false, requiresQueueGone: queue.id, writtenAt: at(0) }]);
+    await store.outbox.undispatchedEvents(10);
+    await store.outbox.dispatchEvents([{ eventSeq: 1, deliveries: [delivery] }]);
+    await store.outbox.getEvent('e1');
+    recording.queue('webhook_subscriptions', [{ id: subscription.id }]);
+    recording.queue('outbound_deliveries', [{ ...delivery }]);
+    await store.outbox.dueDeliveries(at(1), 10);
+    await store.outbox.claimDelivery(delivery.id, delivery.nextAttemptAt, at(2));
+    await store.outbox.putDelivery(delivery);
+    await store.outbox.getDelivery(delivery.id);
+    await store.outbox.listDeliveries(org.id, { subscriptionId: subscription.id, status: 'pending', eventId: 'e1' }, { offset: 0, limit: 10 });
+    recording.queue('outbox_events', [{ id: 'e1', seq: 1 }]);
+    await store.outbox.pruneOutbox(at(0));
+    await store.outbox.deleteSubscription(subscription.id);
+    await store.close();
+
+    const collections = new Set(recording.queries.map((q) => q.collection));
+    expect([...collections].sort()).toEqual([
+      'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'impacted_target_chunks', 'impacted_targets', 'leases', 'orgs',
+      'outbound_deliveries', 'outbox_events', 'queue_pages', 'queues', 'secrets', 'staged_events', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
+      'tokens', 'webhook_deliveries', 'webhook_subscriptions',
+    ]);
+    expect(recording.queries.length).toBeGreaterThan(100);
+    expect(unserved(recording)).toEqual([]);
+  });
+});
