@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { closestName } from '../domain/closest-name.js';
 import type { FieldProblem } from '../service/errors.js';
 import { httpErrors } from './problem.js';
 
@@ -10,7 +11,7 @@ const ROOT_PATH = '(body)';
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const problems = fieldProblems(result.error.issues);
+  const problems = fieldProblems(result.error.issues, schema);
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
   const more = problems.length - listed.length;
   const summary = listed
@@ -23,15 +24,43 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
   throw httpErrors.invalidRequest(listed, detail);
 }
 
-export function fieldProblems(issues: readonly z.core.$ZodIssue[]): FieldProblem[] {
+/** One problem per issue, and one per unknown field of a strict body, naming the field it probably meant. */
+export function fieldProblems(issues: readonly z.core.$ZodIssue[], schema?: z.ZodType): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
-  for (const issue of issues) {
-    const path = issue.path.length === 0 ? ROOT_PATH : issue.path.map(String).join('.');
-    const key = `${path}\u0000${issue.message}`;
-    if (seen.has(key)) continue;
+  const add = (segments: readonly PropertyKey[], message: string) => {
+    const path = segments.length === 0 ? ROOT_PATH : segments.map(String).join('.');
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) return;
     seen.add(key);
-    problems.push({ path, message: issue.message });
+    problems.push({ path, message });
+  };
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      add(issue.path, issue.message);
+      continue;
+    }
+    const known = schema ? fieldsAt(schema, issue.path) : [];
+    for (const field of issue.keys) {
+      const closest = closestName(field, known);
+      add([...issue.path, field], `unknown field${closest ? `; did you mean ${closest}?` : ''}`);
+    }
   }
   return problems;
+}
+
+/** The field names of the object schema at `path` inside `schema` (through optional, nullable and transform wrappers). */
+function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: z.ZodType | undefined = unwrap(schema);
+  for (const segment of path) at = at instanceof z.ZodObject ? unwrap(at.shape[String(segment)]) : undefined;
+  return at instanceof z.ZodObject ? Object.keys(at.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let s = schema;
+  for (;;) {
+    if (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
+    else return s;
+  }
 }

@@ -33,7 +33,18 @@ export function prObject<S extends z.ZodRawShape>(shape: S) {
 
 export const prRefSchema = prObject({ number: prNumberSchema }).describe('the pull request');
 
-/** The whole body: an object; anything else is one problem at the root. */
+const bodyError = (iss: z.core.$ZodRawIssue) =>
+  iss.code === 'unrecognized_keys' ? undefined : iss.input === undefined ? 'Required: a JSON object' : 'expected a JSON object';
+
+/**
+ * The whole body: an object; anything else is one problem at the root. Fields it does not name are
+ * ignored: the operations real clients call with extra fields (docs/api.md, "Unknown fields").
+ */
 export function body<S extends z.ZodRawShape>(shape: S) {
-  return z.object(shape, { error: (iss) => (iss.input === undefined ? 'Required: a JSON object' : 'expected a JSON object') });
+  return z.object(shape, { error: bodyError });
+}
+
+/** A body whose every field is the project's own: a field it does not name is a 400 (a typo, say `concurency`). */
+export function strictBody<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, { error: bodyError });
 }

@@ -8,7 +8,7 @@ import {
 } from '../../domain/settings.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/pages.js';
-import { body, queueRefFields } from './common.js';
+import { body, queueRefFields, strictBody } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
 /** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
@@ -52,9 +52,9 @@ const stateField = optionalField(
   liberalEnum(SETTABLE_QUEUE_STATES, 'running, paused or draining (switching_modes is entered by the queue itself)'),
 );
 
-export const createQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+export const createQueueSchema = strictBody({ ...queueRefFields, ...settingsFields, state: stateField });
 
-export const updateQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+export const updateQueueSchema = strictBody({ ...queueRefFields, ...settingsFields, state: stateField });
 
 /** deleteQueue. */
 export const queueRefSchema = body({ ...queueRefFields });

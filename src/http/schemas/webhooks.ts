@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../d
 import { EVENT_PATTERN } from '../../events/event-filter.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
-import { body, repoSchema, targetBranchSchema } from './common.js';
+import { repoSchema, strictBody, targetBranchSchema } from './common.js';
 import { pageSchema } from './responses.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
@@ -27,7 +27,7 @@ const eventsField = z
 const formatField = liberalEnum(SUBSCRIPTION_FORMATS, 'standard (signed JSON event) or slack (a short message for merged, failed, cancelled)');
 const descriptionField = z.string({ error: 'expected a string' }).max(500, { error: 'must be at most 500 characters' }).describe('a note for people');
 
-export const createWebhookSchema = body({
+export const createWebhookSchema = strictBody({
   url: urlField,
   events: eventsField,
   format: optionalField(formatField),
@@ -37,10 +37,10 @@ export const createWebhookSchema = body({
   enabled: optionalField(boolean('default true')),
 });
 
-export const webhookRefSchema = body({ id: idField('the webhook id (wh_…)') });
+export const webhookRefSchema = strictBody({ id: idField('the webhook id (wh_…)') });
 
 /** Omitted fields stay unchanged; `repo`/`targetBranch`/`description` null remove the filter or note. */
-export const updateWebhookSchema = body({
+export const updateWebhookSchema = strictBody({
   id: idField('the webhook id (wh_…)'),
   url: optionalField(urlField),
   events: optionalField(eventsField),
@@ -52,7 +52,7 @@ export const updateWebhookSchema = body({
   rotateSecret: optionalField(boolean('replace the secret; the new one is answered once')),
 });
 
-export const listWebhookDeliveriesSchema = body({
+export const listWebhookDeliveriesSchema = strictBody({
   webhookId: optionalField(idField('only deliveries of this webhook')),
   status: optionalField(liberalEnum(DELIVERY_STATUSES, 'only deliveries in this status')),
   eventId: optionalField(idField('only deliveries of this event (evt_…)')),
@@ -71,7 +71,7 @@ export const listWebhookDeliveriesSchema = body({
     .describe('pagination options; the first page by default'),
 });
 
-export const redeliverSchema = body({ deliveryId: idField('the delivery id (dlv_…)') });
+export const redeliverSchema = strictBody({ deliveryId: idField('the delivery id (dlv_…)') });
 
 const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
 const repoRecord = z.object({ host: z.string(), owner: z.string(), name: z.string() });
