@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import type { ApiAccess } from '../service/api-access.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
+import type { QueueListing } from '../service/queue-listing.js';
 import type { QueueOverviewService } from '../service/queue-overview.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Readiness } from '../service/readiness.js';
@@ -29,6 +30,7 @@ export interface HttpDeps {
   access: ApiAccess;
   readiness: Readiness;
   overview: QueueOverviewService;
+  queueListing: Pick<QueueListing, 'list'>;
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
@@ -102,7 +104,7 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
   const { flakyTestService, webhookService } = deps;
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService, webhookService };
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });

@@ -10,6 +10,7 @@ test.each([
   ['retries', 'flakeRetries'],
   ['STATE', 'state'],
   ['target_branch', 'targetBranch'],
+  ['concurrencyLimit', 'concurrency'],
 ])('%s → %s', (typo, meant) => {
   expect(closestName(typo, QUEUE_FIELDS)).toBe(meant);
 });
