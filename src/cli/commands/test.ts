@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ServiceError } from '../../service/errors.js';
 import type { CliContext } from '../cli-context.js';
+import { usageError as usage } from '../usage-error.js';
 import { detectCi, parseRepoFlag } from '../test-wrapper/ci-environment.js';
 import { decideExit, type ResultsState } from '../test-wrapper/exit-decision.js';
 import { findJunitFiles } from '../test-wrapper/junit-files.js';
@@ -149,8 +149,4 @@ function signalNumber(signal: NodeJS.Signals): number {
 
 function requireJunit(options: TestOptions): void {
   if (!options.junit) throw usage("--junit <glob> is required, e.g. --junit 'reports/**/*.xml'");
-}
-
-function usage(detail: string): ServiceError {
-  return new ServiceError(400, 'usage', 'Usage', detail);
 }
