@@ -18,6 +18,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
 import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
+import { cliRoute } from './routes/cli-route.js';
 import { flakyUploadHandlers } from './routes/flaky-upload-route.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
@@ -69,7 +70,7 @@ export interface BodyBounds {
 
 export const DEFAULT_BODY_BOUNDS: BodyBounds = { timeoutMs: 60_000, largePerToken: 2 };
 
-/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/. */
+/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/; the single-file CLI at /cli/mergeq.mjs. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const clock = deps.clock ?? systemClock;
   const app = express();
@@ -89,6 +90,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   }
   if (deps.sandboxRouter) app.use('/sandbox', ...authenticate, deps.sandboxRouter);
   app.use('/v1', v1Routes(deps, authenticate));
+  app.use(cliRoute(byAddress ? [byAddress.limit] : []));
   app.use(
     '/ui',
     ...(byAddress ? [byAddress.limit] : []),

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig } from '../../src/config/load-config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n';
 

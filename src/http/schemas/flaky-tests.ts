@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NAMED_FAILURES } from '../../domain/flaky.js';
 import { QUARANTINE_SETTINGS, TEST_STATUSES } from '../../domain/quarantine.js';
 import { body, MAX_BRANCH_LENGTH, MAX_NAME_LENGTH, prNumberSchema, repoSchema, strictBody } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
@@ -54,6 +55,8 @@ export const uploadQuerySchema = z
     return { ...rest, repo: { host: repoHost, owner, name } };
   });
 
+const namedTestSchema = z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() });
+
 export const uploadResponseSchema = z.object({
   uploadId: z.string(),
   commitSha: z.string(),
@@ -63,7 +66,9 @@ export const uploadResponseSchema = z.object({
   quarantinedFailures: z.number().int(),
   newlyFlaky: z.array(z.string()).describe('test_case_id of the tests this upload made flaky'),
   ignoredForDetection: z.boolean().describe('more than 80% of at least 20 tests failed: stored, not used for detection'),
-  quarantinedFailedTests: z.array(z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() })),
+  quarantinedFailedTests: z.array(namedTestSchema).describe('the failed tests that are quarantined: their failures are forgiven'),
+  failedTests: z.array(namedTestSchema).optional().describe(`the failed tests, the first ${MAX_NAMED_FAILURES}`),
+  newlyFlakyTests: z.array(namedTestSchema).optional().describe('the tests of newlyFlaky, by name'),
   truncatedNames: z.number().int(),
   note: z.string().optional(),
 });
