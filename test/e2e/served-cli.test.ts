@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { parse } from 'yaml';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { cliSandbox } from '../cli/cli-harness.js';
 
@@ -108,6 +109,22 @@ test('the same file works the queues: queue create, queue list, pr submit, pr st
   expect(list.stdout).toMatch(/^github\.com\/acme\/shop\s+main\s+running\s+single\s+0\s/m);
   expect((await node(['mergeq.mjs', 'pr', 'submit', '3', '--repo', 'acme/shop', '--branch', 'main'])).code).toBe(0);
   expect((await node(['mergeq.mjs', 'pr', 'status', '3', '--repo', 'acme/shop', '--branch', 'main'])).stdout).toContain('PR #3 is NOT_READY');
+});
+
+test("action.yml's step (composite: download from MERGEQ_URL, run mergeq test) runs as a runner would run it", async () => {
+  const action = parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, { required: boolean }>; runs: { using: string; steps: { run: string; env: object }[] } };
+  expect(action.runs.using).toBe('composite');
+  expect(Object.entries(action.inputs).filter(([, i]) => i.required).map(([name]) => name)).toEqual(['command', 'junit']);
+  const step = action.runs.steps[0]!;
+  expect(step.env).toMatchObject({ MERGEQ_URL: '${{ inputs.url || env.MERGEQ_URL }}', MERGEQ_TOKEN: '${{ inputs.token || env.MERGEQ_TOKEN }}' });
+  const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+    const inputs = { MERGEQ_COMMAND: `"${process.execPath}" run-tests.mjs`, MERGEQ_JUNIT: 'reports/*.xml', MERGEQ_VARIANT: 'linux', RUNNER_TEMP: folder, GITHUB_SHA: 'sha-3', FAIL: '1' };
+    execFile('bash', ['-c', step.run], { cwd: folder, env: { ...env, ...inputs } }, (err, _stdout, stderr) =>
+      resolve({ code: err ? (err.code as number) : 0, stderr }),
+    );
+  });
+  // A new variant is a new test case, not quarantined: the failure stands.
+  expect(run).toEqual({ code: 1, stderr: expect.stringContaining('  failed: test/checkout.test.js › shop.checkout › charges the card') });
 });
 
 test('the admin commands are not in the single file; it says where they are', async () => {
