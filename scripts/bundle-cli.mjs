@@ -2,7 +2,9 @@
 // `pr` (src/cli/bundle-main.ts) with commander, as one ES module that needs only Node 20 or later,
 // carrying the package's version. Run by `npm run build` and the prepare script, after tsc.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import console from 'node:console';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -3,9 +3,9 @@ import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../d
 import { EVENT_PATTERN } from '../../events/event-filter.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
-import { repoSchema, strictBody, targetBranchSchema } from './common.js';
+import { pageQuerySchema, repoSchema, strictBody, targetBranchSchema } from './common.js';
 import { pageSchema } from './responses.js';
-import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+import { boolean, liberalEnum, nonEmptyString, optionalField } from './fields.js';
 
 /** Request and response bodies of POST /v1/webhooks/* (docs/webhooks.md). */
 
@@ -56,17 +56,7 @@ export const listWebhookDeliveriesSchema = strictBody({
   webhookId: optionalField(idField('only deliveries of this webhook')),
   status: optionalField(liberalEnum(DELIVERY_STATUSES, 'only deliveries in this status')),
   eventId: optionalField(idField('only deliveries of this event (evt_…)')),
-  page_query: z
-    .object(
-      {
-        page_size: optionalField(liberalInt(MIN_PAGE_SIZE, MAX_PAGE_SIZE, `page size, default ${DEFAULT_PAGE_SIZE}`)).transform((v) => v ?? DEFAULT_PAGE_SIZE),
-        page_token: optionalField(z.string({ error: 'expected a string' }))
-          .transform((v) => v ?? '')
-          .describe('a token from a previous page object; empty or absent: the first page'),
-      },
-      { error: 'expected an object {page_size, page_token}' },
-    )
-    .optional()
+  page_query: optionalField(pageQuerySchema(MIN_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, 'page size'))
     .transform((v) => v ?? { page_size: DEFAULT_PAGE_SIZE, page_token: '' })
     .describe('pagination options; the first page by default'),
 });
