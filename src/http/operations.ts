@@ -1,4 +1,3 @@
-import { DEFAULT_QUEUE_LIST_PAGE_SIZE } from '../service/queue-listing.js';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
 import { operation, type Operation } from './operation.js';
 import { pullRequestRefSchema, setImpactedTargetsSchema, submitPullRequestSchema, testingDetailsSchema } from './schemas/pull-request.js';
@@ -104,8 +103,8 @@ export const OPERATIONS: readonly Operation[] = [
     run: (s, org, input) =>
       s.queueListing.list(org, {
         ...(input.repo ? { repo: input.repo } : {}),
-        pageSize: input.page_query?.page_size ?? DEFAULT_QUEUE_LIST_PAGE_SIZE,
-        pageToken: input.page_query?.page_token ?? '',
+        pageSize: input.page_query.page_size,
+        pageToken: input.page_query.page_token,
       }),
   }),
   operation({

@@ -71,9 +71,9 @@ export const getQueueSchema = body({
 /** listQueues: the caller's queues, of one repository when `repo` is given. */
 export const listQueuesSchema = strictBody({
   repo: optionalField(repoSchema.describe('only the queues of this repository')),
-  page_query: optionalField(
-    pageQuerySchema(MIN_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, DEFAULT_QUEUE_LIST_PAGE_SIZE, 'queues per page'),
-  ).describe(`which page; absent: the first ${DEFAULT_QUEUE_LIST_PAGE_SIZE}`),
+  page_query: optionalField(pageQuerySchema(MIN_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, DEFAULT_QUEUE_LIST_PAGE_SIZE, 'queues per page'))
+    .transform((v) => v ?? { page_size: DEFAULT_QUEUE_LIST_PAGE_SIZE, page_token: '' })
+    .describe(`which page; absent: the first ${DEFAULT_QUEUE_LIST_PAGE_SIZE}`),
 });
 
 export type SettingsFields = z.output<z.ZodObject<typeof settingsFields>>;
