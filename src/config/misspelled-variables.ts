@@ -1,7 +1,10 @@
 import { closestName } from '../domain/closest-name.js';
 import { envSchema } from './env-schema.js';
 
-const KNOWN: readonly string[] = Object.keys(envSchema.shape);
+/** Read by the client commands (`mergeq queue`, `pr`, `test`), not by the service: known, not misspelled. */
+const CLIENT_VARIABLES = ['MERGEQ_URL', 'MERGEQ_TOKEN', 'MERGEQ_UPLOAD_BACKOFF_MS'];
+
+const KNOWN: readonly string[] = [...Object.keys(envSchema.shape), ...CLIENT_VARIABLES];
 
 /**
  * A warning for each MERGEQ_* variable the service does not know (a typo silently keeps the

@@ -186,6 +186,11 @@ describe('limits and listening address', () => {
     expect(loadConfig({}).host).toBe('0.0.0.0');
   });
 
+  it("knows the client commands' MERGEQ_URL and MERGEQ_TOKEN: exported in a shell, they are not misspellings", () => {
+    const config = loadConfig({ MERGEQ_URL: 'https://mergeq.example.com', MERGEQ_TOKEN: 'mq_x' });
+    expect(config.warnings.filter((w) => w.includes('not a mergeq variable'))).toEqual([]);
+  });
+
   it('warns about a misspelled MERGEQ_* variable, naming the closest known one but not the value', () => {
     const config = loadConfig({ MERGEQ_RATE_LIMT: 'secret-ish-value', MERGEQ_PORT: '3000', OTHER_THING: '1' });
     expect(config.warnings).toContain('MERGEQ_RATE_LIMT is not a mergeq variable and is ignored; did you mean MERGEQ_RATE_LIMIT?');
