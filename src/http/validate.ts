@@ -6,6 +6,8 @@ import { httpErrors } from './problem.js';
 /** Keeps a pathological body (say, 700,000 bad target names) from producing a huge error document. */
 const MAX_LISTED_PROBLEMS = 100;
 const ROOT_PATH = '(body)';
+/** An unknown field name longer than this gets no "did you mean". */
+const MAX_GUESSED_NAME = 100;
 
 /** Parses `input` with `schema`, or throws a 400 invalid_request listing every field problem. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -42,7 +44,8 @@ export function fieldProblems(issues: readonly z.core.$ZodIssue[], schema?: z.Zo
     }
     const known = schema ? fieldsAt(schema, issue.path) : [];
     for (const field of issue.keys) {
-      const closest = closestName(field, known);
+      // Guessing costs edits × known names: only for the problems that will be listed, and for names of a sane length.
+      const closest = problems.length < MAX_LISTED_PROBLEMS && field.length <= MAX_GUESSED_NAME ? closestName(field, known) : null;
       add([...issue.path, field], `unknown field${closest ? `; did you mean ${closest}?` : ''}`);
     }
   }

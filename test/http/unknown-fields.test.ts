@@ -60,3 +60,14 @@ test('operations real clients call with extra fields still ignore them', async (
   expect((await post(t, 'cancelPullRequest', { ...prRef(1), ...extra })).status).toBe(200);
   expect((await post(t, 'deleteQueue', { ...queueRef(), ...extra })).body).toEqual({ deleted: true });
 });
+
+test('a body of 30,000 unknown fields is a prompt 400 listing the first 100', async () => {
+  const body: Record<string, unknown> = queueRef();
+  for (let i = 0; i < 30_000; i++) body[`concurrency${i}`] = i;
+  const started = Date.now();
+  const res = await post(t, 'createQueue', body);
+  expectProblem(res, 400, 'invalid_request');
+  expect(res.body.errors).toHaveLength(100);
+  expect(res.body.detail).toMatch(/^30000 problems in the request: concurrency0: unknown field; did you mean concurrency\?/);
+  expect(Date.now() - started).toBeLessThan(5000);
+});
