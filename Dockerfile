@@ -13,6 +13,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts ./scripts
 RUN npm run build \
  && npm prune --omit=dev
 

@@ -7,4 +7,7 @@ import process from 'node:process';
 import { URL } from 'node:url';
 
 if (process.env.npm_command === 'exec' && existsSync(new URL('../dist/cli/main.js', import.meta.url))) process.exit(0);
-execFileSync(process.execPath, [new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url).pathname });
+const cwd = new URL('..', import.meta.url).pathname;
+execFileSync(process.execPath, [new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd });
+// The single-file CLI the service serves at /cli/mergeq.mjs.
+execFileSync(process.execPath, [new URL('./bundle-cli.mjs', import.meta.url).pathname], { stdio: 'inherit', cwd });

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config/load-config.js';
+import { ConfigError } from '../config/config-error.js';
 import { ServiceError } from '../service/errors.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, type ExitCode } from './exit-codes.js';

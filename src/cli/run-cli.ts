@@ -1,20 +1,18 @@
-import { Command } from 'commander';
-import { systemClock, type Clock } from '../domain/clock.js';
+import type { Command } from 'commander';
+import type { Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/config.js';
 import type { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { registerOpen } from './commands/open.js';
 import { registerOrgCreate } from './commands/org-create.js';
+import { registerOrgList } from './commands/org-list.js';
 import { registerServe } from './commands/serve.js';
-import { registerTest } from './commands/test.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
 import { registerWebhook } from './commands/webhook.js';
-import { EXIT } from './exit-codes.js';
-import { reportError } from './report-error.js';
-import { packageVersion } from './package-version.js';
+import { runProgram } from './program.js';
+import { registerRemoteCommands } from './remote-commands.js';
 
 const ENVIRONMENT_HELP = `
 Environment (docs/configuration.md has the details):
@@ -26,7 +24,7 @@ Environment (docs/configuration.md has the details):
   APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET: the GitHub App (docs/github-app.md)
   GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
-  MERGEQ_URL, MERGEQ_TOKEN: the service and API token used by \`mergeq test\` (docs/flaky-tests.md)
+  MERGEQ_URL, MERGEQ_TOKEN: the service and API token of \`mergeq queue\`, \`pr\` and \`test\` (--url, --token override; docs/cli.md)
   MERGEQ_RATE_LIMIT, MERGEQ_RATE_BURST   requests/s and burst per token and per address (50, 200; 0: off)
   MERGEQ_HEADERS_TIMEOUT_SECONDS, MERGEQ_BODY_TIMEOUT_SECONDS   slow clients get 408 (10, 60)
   MERGEQ_LARGE_BODIES_PER_TOKEN   bodies over 1 MiB in flight per token (2)
@@ -42,52 +40,43 @@ Examples:
   $ TOKEN=$(mergeq token create --org acme --name ci)
   $ mergeq token list --org acme
   $ mergeq token revoke <token-id>
+  $ mergeq org list
   $ SECRET=$(mergeq webhook create --org acme --url https://hooks.example.com/mergeq --events 'pull_request.*')
   $ mergeq webhook deliveries --org acme --status failed
-  $ MERGEQ_URL=https://mergeq.example.com MERGEQ_TOKEN=mq_... mergeq test --junit 'reports/**/*.xml' -- npm test
+  $ export MERGEQ_URL=https://mergeq.example.com MERGEQ_TOKEN=mq_...
+  $ mergeq queue list
+  $ mergeq queue create --repo acme/widgets --branch main --set concurrency=4
+  $ mergeq pr submit 42 --repo acme/widgets --branch main
+  $ mergeq pr status 42 --repo acme/widgets --branch main
+  $ mergeq test --junit 'reports/**/*.xml' -- npm test
 `;
 
 /**
  * Runs one `mergeq` command line (without the `node mergeq` part) and returns its exit code. Tests
  * call it in-process; the bin (main.ts) passes the real process streams and environment.
  */
-export async function runCli(argv: string[], io: CliIo, options: { clock?: Clock } = {}): Promise<number> {
-  let config: Config | undefined;
-  let exitCode: number = EXIT.ok;
-  const ctx: CliContext = {
+export function runCli(argv: string[], io: CliIo, options: { clock?: Clock } = {}): Promise<number> {
+  return runProgram(
+    {
+      description:
+        'mergeq: a merge queue service. Runs the service, administers its organizations and API tokens, works its queues over the REST API, and wraps test commands in CI to forgive quarantined flaky tests.',
+      helpAfter: ENVIRONMENT_HELP,
+      loadConfig: (io) => loadConfig(io.env, { cwd: io.cwd }),
+      register,
+    },
+    argv,
     io,
-    clock: options.clock ?? systemClock,
-    config: () => (config ??= loadConfig(io.env, { cwd: io.cwd })),
-    exitWith: (code) => (exitCode = code),
-  };
-  const program = buildProgram(ctx);
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
-  } catch (err) {
-    return reportError(err, io);
-  }
+    options,
+  );
 }
 
-function buildProgram(ctx: CliContext): Command {
-  const program = new Command('mergeq')
-    .description(
-      'mergeq: a merge queue service. Runs the service, administers its organizations and API tokens, and wraps test commands in CI to forgive quarantined flaky tests.',
-    )
-    .version(packageVersion(), '-V, --version')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => void ctx.io.stdout.write(text),
-      writeErr: (text) => void ctx.io.stderr.write(text),
-    })
-    .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', ENVIRONMENT_HELP);
-
+function register(program: Command, ctx: CliContext): void {
   registerServe(program, ctx);
   registerOpen(program, ctx);
 
-  const org = program.command('org').description('Administer organizations: `org create`.');
+  const org = program.command('org').description('Administer organizations: `org create`, `org list`.');
   registerOrgCreate(org, ctx);
+  registerOrgList(org, ctx);
 
   const token = program
     .command('token')
@@ -97,7 +86,5 @@ function buildProgram(ctx: CliContext): Command {
   registerTokenRevoke(token, ctx);
 
   registerWebhook(program, ctx);
-  registerTest(program, ctx);
-
-  return program;
+  registerRemoteCommands(program, ctx);
 }

@@ -4,14 +4,7 @@ import type { z } from 'zod';
 import type { Config, GitHostConfig } from './config.js';
 import { misspelledVariables } from './misspelled-variables.js';
 import { envSchema, looksLikePem, resolveGitHostKind, SECRET_VARIABLES, type ParsedEnv } from './env-schema.js';
-
-/** The environment is invalid; each problem names its variable. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
+import { ConfigError } from './config-error.js';
 
 export interface LoadConfigOptions {
   /** Base of a relative MERGEQ_DATA_DIR; defaults to the working directory. */

@@ -29,6 +29,17 @@ export interface TestResult {
 }
 
 /** The answer of POST /flaky-tests/upload; stored, so a repeated uploadId answers the same. */
+/** A test case as an upload answer names it. */
+export interface NamedTest {
+  test_case_id: string;
+  name: string;
+  classname: string | null;
+  file: string | null;
+}
+
+/** An upload answer names at most this many failed tests (a broken build can fail thousands). */
+export const MAX_NAMED_FAILURES = 100;
+
 export interface UploadAnswer {
   uploadId: string;
   commitSha: string;
@@ -39,7 +50,11 @@ export interface UploadAnswer {
   newlyFlaky: string[];
   ignoredForDetection: boolean;
   /** Beyond the spec: the forgiven failures by name, so the CI wrapper can list them. */
-  quarantinedFailedTests: { test_case_id: string; name: string; classname: string | null; file: string | null }[];
+  quarantinedFailedTests: NamedTest[];
+  /** Beyond the spec: the failed tests by name (the first MAX_NAMED_FAILURES), quarantined or not. Absent in answers stored by older versions. */
+  failedTests?: NamedTest[];
+  /** Beyond the spec: the tests of `newlyFlaky` by name. Absent in answers stored by older versions. */
+  newlyFlakyTests?: NamedTest[];
   /** Names over the length limit were cut to it. */
   truncatedNames: number;
   /** Said when the body parsed but held no testcase. */

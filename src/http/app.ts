@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import type { ApiAccess } from '../service/api-access.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
+import type { QueueListing } from '../service/queue-listing.js';
 import type { QueueOverviewService } from '../service/queue-overview.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Readiness } from '../service/readiness.js';
@@ -17,6 +18,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
 import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
+import { cliRoute } from './routes/cli-route.js';
 import { flakyUploadHandlers } from './routes/flaky-upload-route.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
@@ -29,6 +31,7 @@ export interface HttpDeps {
   access: ApiAccess;
   readiness: Readiness;
   overview: QueueOverviewService;
+  queueListing: Pick<QueueListing, 'list'>;
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
@@ -67,7 +70,7 @@ export interface BodyBounds {
 
 export const DEFAULT_BODY_BOUNDS: BodyBounds = { timeoutMs: 60_000, largePerToken: 2 };
 
-/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/. */
+/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/; the single-file CLI at /cli/mergeq.mjs. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const clock = deps.clock ?? systemClock;
   const app = express();
@@ -87,6 +90,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   }
   if (deps.sandboxRouter) app.use('/sandbox', ...authenticate, deps.sandboxRouter);
   app.use('/v1', v1Routes(deps, authenticate));
+  app.use(cliRoute(byAddress ? [byAddress.limit] : []));
   app.use(
     '/ui',
     ...(byAddress ? [byAddress.limit] : []),
@@ -102,7 +106,7 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
   const { flakyTestService, webhookService } = deps;
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, flakyTestService, webhookService };
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });

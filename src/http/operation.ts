@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
+import type { QueueListing } from '../service/queue-listing.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { WebhookService } from '../service/webhook-service.js';
 import { validate } from './validate.js';
@@ -9,6 +10,7 @@ import { validate } from './validate.js';
 export interface OperationServices {
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
+  queueListing: Pick<QueueListing, 'list'>;
   flakyTestService: FlakyTestService;
   webhookService: WebhookService;
 }

@@ -12,10 +12,11 @@ import {
   updateSettingsSchema,
 } from './schemas/flaky-tests.js';
 import { listQuarantinedTestsSchema } from './schemas/quarantine.js';
-import { createQueueSchema, getQueueSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
+import { createQueueSchema, getQueueSchema, listQueuesSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
 import {
   deleteQueueResponseSchema,
   quarantinedTestsResponseSchema,
+  queueListResponseSchema,
   queuePageSchema,
   queueRecordSchema,
   setImpactedTargetsResponseSchema,
@@ -91,6 +92,19 @@ export const OPERATIONS: readonly Operation[] = [
         repo: input.repo,
         targetBranch: input.targetBranch,
         ...(input.page_query ? { page: { pageSize: input.page_query.page_size, pageToken: input.page_query.page_token } } : {}),
+      }),
+  }),
+  operation({
+    path: '/listQueues',
+    summary: "A page of the organization's queues (of one repository when `repo` is given), by repository and branch",
+    request: listQueuesSchema,
+    response: queueListResponseSchema,
+    errorStatuses: [403],
+    run: (s, org, input) =>
+      s.queueListing.list(org, {
+        ...(input.repo ? { repo: input.repo } : {}),
+        pageSize: input.page_query.page_size,
+        pageToken: input.page_query.page_token,
       }),
   }),
   operation({

@@ -11,7 +11,7 @@ import {
   webhookRefSchema,
   webhookWithSecretSchema,
 } from './schemas/webhooks.js';
-import { body } from './schemas/common.js';
+import { strictBody } from './schemas/common.js';
 
 /** POST /v1/webhooks/*: outbound webhook subscriptions and their delivery log (docs/webhooks.md). */
 export const WEBHOOK_OPERATIONS: readonly Operation[] = [
@@ -26,7 +26,7 @@ export const WEBHOOK_OPERATIONS: readonly Operation[] = [
   operation({
     path: '/webhooks/list',
     summary: "The organization's webhooks (never their secrets)",
-    request: body({}),
+    request: strictBody({}),
     response: webhookListSchema,
     errorStatuses: [],
     run: (s, org) => s.webhookService.list(org),

@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import { ApiAccess } from './api-access.js';
 import { FlakyTestService } from './flaky-test-service.js';
 import { QuarantineService } from './quarantine-service.js';
+import { QueueListing } from './queue-listing.js';
 import { QueueOverviewService } from './queue-overview.js';
 import { Readiness } from './readiness.js';
 import { WebhookService } from './webhook-service.js';
@@ -13,10 +14,12 @@ import { WebhookService } from './webhook-service.js';
  * FlakyTestService that tells the engine about test results).
  */
 export function apiServices(store: Store, clock: Clock) {
+  const overview = new QueueOverviewService({ store, clock });
   return {
     access: new ApiAccess(store),
     readiness: new Readiness(store),
-    overview: new QueueOverviewService({ store, clock }),
+    overview,
+    queueListing: new QueueListing(store, overview),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
     webhookService: new WebhookService({ store, clock }),

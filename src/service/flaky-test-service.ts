@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_FLAKY_SETTINGS, type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../domain/flaky.js';
+import { DEFAULT_FLAKY_SETTINGS, MAX_NAMED_FAILURES, type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../domain/flaky.js';
 import type { Org } from '../domain/org.js';
 import type { FailedTest } from '../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../domain/quarantine.js';
@@ -178,6 +178,7 @@ export class FlakyTestService {
     }
 
     const quarantinedFailed = uploaded.filter(({ id, c }) => c.outcome === 'failed' && (current.get(id)?.quarantinedAt ?? null) !== null);
+    const named = (id: string, t: { name: string; classname: string | null; file: string | null }) => ({ test_case_id: id, name: t.name, classname: t.classname, file: t.file });
     const answer: UploadAnswer = {
       uploadId,
       commitSha: input.commitSha,
@@ -187,7 +188,9 @@ export class FlakyTestService {
       quarantinedFailures: quarantinedFailed.length,
       newlyFlaky,
       ignoredForDetection,
-      quarantinedFailedTests: quarantinedFailed.map(({ id, c }) => ({ test_case_id: id, name: c.name, classname: c.classname, file: c.file })),
+      quarantinedFailedTests: quarantinedFailed.map(({ id, c }) => named(id, c)),
+      failedTests: uploaded.filter(({ c }) => c.outcome === 'failed').slice(0, MAX_NAMED_FAILURES).map(({ id, c }) => named(id, c)),
+      newlyFlakyTests: newlyFlaky.map((id) => named(id, current.get(id)!)),
       truncatedNames,
       ...(cases.length === 0 ? { note: 'the upload holds no testcase: nothing to learn from it' } : {}),
     };

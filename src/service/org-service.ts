@@ -85,6 +85,11 @@ export class OrgService {
     return org;
   }
 
+  /** Every organization, by slug. */
+  listOrgs(): Promise<Org[]> {
+    return this.store.listOrgs();
+  }
+
   /** The organization that owns the repositories of `host/owner`, or null. */
   findOrgByOwner(host: string, owner: string): Promise<Org | null> {
     return this.store.findOrgByOwner(ownerKey(host, owner));

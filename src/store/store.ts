@@ -142,6 +142,8 @@ export interface OrgStore {
   getOrgBySlug(slug: string): Promise<Org | null>;
   /** The organization owning `host/owner` (ownerKey), if any. */
   findOrgByOwner(ownerKey: string): Promise<Org | null>;
+  /** Every organization, by slug (`mergeq org list`). */
+  listOrgs(): Promise<Org[]>;
   /** Throws ConflictError when another organization owns it; no-op when this one does. */
   addOrgOwner(orgId: string, ownerKey: string): Promise<void>;
   createToken(token: ApiToken): Promise<void>;

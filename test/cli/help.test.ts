@@ -20,6 +20,11 @@ describe('mergeq --help and usage errors', () => {
     [['token', 'revoke', '--help'], '<token-id>'],
     [['test', '--help'], 'every failed test is quarantined'],
     [['test', 'upload', '--help'], 'Upload JUnit results without running anything'],
+    [['queue', 'list', '--help'], '--url <url>'],
+    [['queue', 'create', '--help'], 'A misspelled name is refused'],
+    [['pr', 'submit', '--help'], '--priority <priority>'],
+    [['pr', 'status', '--help'], 'its state, position, why, and its history'],
+    [['org', 'list', '--help'], 'Reads the store'],
   ])('%j says what the command does', async (argv, text) => {
     const result = await cli.run(argv);
     expect(result.code).toBe(0);

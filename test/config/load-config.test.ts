@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig } from '../../src/config/load-config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n';
 
@@ -183,6 +184,11 @@ describe('limits and listening address', () => {
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox' }).host).toBe('127.0.0.1');
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox', MERGEQ_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     expect(loadConfig({}).host).toBe('0.0.0.0');
+  });
+
+  it("knows the client commands' MERGEQ_URL and MERGEQ_TOKEN: exported in a shell, they are not misspellings", () => {
+    const config = loadConfig({ MERGEQ_URL: 'https://mergeq.example.com', MERGEQ_TOKEN: 'mq_x' });
+    expect(config.warnings.filter((w) => w.includes('not a mergeq variable'))).toEqual([]);
   });
 
   it('warns about a misspelled MERGEQ_* variable, naming the closest known one but not the value', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -92,10 +92,12 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   const first = await wrappedJest('sha-1');
   expect(first.code).toBe(1);
   expect(first.stderr).toContain('2 tests, 1 failed, 0 quarantined failures');
+  expect(first.stderr).toContain('\n  failed: src/cart.test.js › cart loads prices\n');
 
   // Run 2, same commit: it passes. A fail and a pass on one commit: flaky, quarantined.
   const second = await wrappedJest('sha-1');
   expect(second.code).toBe(0);
+  expect(second.stderr).toContain('\n  newly flaky: src/cart.test.js › cart loads prices\n');
   const listed = await listQuarantined({ page_size: 1 });
   expect(listed.status).toBe(200);
   expect(listed.body.quarantined_tests).toEqual([
@@ -120,13 +122,14 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   const third = await wrappedJest('sha-2', { FAIL_PRICES: '1' });
   expect(third.code).toBe(0);
   expect(third.stderr).toContain('1 quarantined failure');
-  expect(third.stderr).toContain('forgiven (quarantined)');
-  expect(third.stderr).toContain('loads prices');
+  expect(third.stderr).toContain('\n  forgiven (quarantined): src/cart.test.js › cart loads prices\n');
+  expect(third.stderr).not.toContain('  failed:');
 
   // Run 4: another test fails too: the command's own code.
   const fourth = await wrappedJest('sha-3', { FAIL_PRICES: '1', FAIL_CART: '1' });
   expect(fourth.code).toBe(1);
   expect(fourth.stderr).toContain('2 failed, 1 quarantined failure');
+  expect(fourth.stderr).toContain('\n  failed: src/cart.test.js › cart adds an item\n');
 
   // A malformed report uploaded by `mergeq test upload` changes nothing; the same uploadId twice neither.
   const before = await listQuarantined();
@@ -146,6 +149,15 @@ test('a test that failed once and passed on retry is quarantined, and its failur
     ).json();
   expect(await twice()).toEqual(await twice());
   expect((await listQuarantined()).body).toEqual(before.body);
+
+  // A glob that matches nothing (report/ for reports/) is said, not silent; one that matches only older reports too.
+  const typo = await cli.run(['test', '--junit', 'report/*.xml', '--repo', REPO, '--commit', 'sha-7', '--', process.execPath, '-e', ''], env);
+  expect(typo.code).toBe(0);
+  expect(typo.stderr).toContain("warning: --junit 'report/*.xml' matched no file");
+  const minuteAgo = new Date(Date.now() - 60_000);
+  for (const f of readdirSync(join(project, 'reports'))) utimesSync(join(project, 'reports', f), minuteAgo, minuteAgo);
+  const stale = await cli.run(['test', '--junit', `${project}/reports/*.xml`, '--repo', REPO, '--commit', 'sha-7', '--', process.execPath, '-e', ''], env);
+  expect(stale.stderr).toMatch(/matched 1 file, none written by this run/);
 
   // A wrong token: the command's output, then 70.
   const denied = await wrappedJest('sha-4', { FAIL_PRICES: '1', MERGEQ_TOKEN: 'mq_wrong' });

@@ -94,8 +94,9 @@ test('request schemas say what validation enforces: required fields, bounds, enu
   expect(mode.enum).toEqual(['single', 'parallel']);
   const state = requestSchema('updateQueue').properties!.state!.anyOf!.find((s) => s.type !== 'null')!;
   expect(state.enum).toEqual(['running', 'paused', 'draining']);
-  // Unknown fields are ignored, so the request schemas do not forbid them.
-  expect(requestSchema('createQueue').additionalProperties).toBeUndefined();
+  // The project's own operations refuse unknown fields; the seed's real-client operations ignore them (docs/api.md).
+  expect(requestSchema('createQueue').additionalProperties).toBe(false);
+  expect(requestSchema('getQueue').additionalProperties).toBeUndefined();
 });
 
 /** Checks `value` against the documented schema: required fields present, no undocumented ones. */

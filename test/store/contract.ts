@@ -36,6 +36,15 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
         expect(await store.findOrgByOwner('github.com/other')).toBeNull();
       });
 
+      it('lists every organization by slug, with its owners', async () => {
+        expect(await store.listOrgs()).toEqual([]);
+        const zeta = anOrg({ slug: 'zeta', owners: ['github.com/zeta'] });
+        const acme = anOrg({ slug: 'acme', owners: ['github.com/acme', 'github.com/acme-labs'] });
+        await store.createOrg(zeta);
+        await store.createOrg(acme);
+        expect(await store.listOrgs()).toEqual([acme, zeta]);
+      });
+
       it('refuses a taken slug and stores nothing of the refused organization', async () => {
         await store.createOrg(anOrg({ slug: 'acme', owners: ['github.com/acme'] }));
         const twin = anOrg({ slug: 'acme', owners: ['github.com/twin'] });

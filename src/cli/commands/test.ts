@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ServiceError } from '../../service/errors.js';
 import type { CliContext } from '../cli-context.js';
+import { usageError as usage } from '../usage-error.js';
 import { detectCi, parseRepoFlag } from '../test-wrapper/ci-environment.js';
 import { decideExit, type ResultsState } from '../test-wrapper/exit-decision.js';
 import { findJunitFiles } from '../test-wrapper/junit-files.js';
 import { DEFAULT_BACKOFF_MS, uploadResults, type UploadRequest } from '../test-wrapper/upload-client.js';
+import { noReportWarning, uploadReport } from '../test-wrapper/upload-report.js';
 
 interface TestOptions {
   junit?: string;
@@ -69,9 +70,8 @@ export function registerTest(program: Command, ctx: CliContext): void {
       requireJunit(options);
       const target = uploadTarget(ctx, options);
       const results = await collectAndUpload(ctx, options, target, 0);
-      if (results.kind === 'none') ctx.io.stderr.write(`mergeq test upload: no file matches ${options.junit}\n`);
-      else if (results.kind === 'unreadable') ctx.io.stderr.write(`mergeq test upload: ${results.detail}\n`);
-      else if (results.outcome.kind !== 'ok') ctx.io.stderr.write(`mergeq test upload: ${results.outcome.detail}\n`);
+      if (results.kind === 'unreadable') ctx.io.stderr.write(`mergeq test upload: ${results.detail}\n`);
+      else if (results.kind === 'uploaded' && results.outcome.kind !== 'ok') ctx.io.stderr.write(`mergeq test upload: ${results.outcome.detail}\n`);
       const failed = results.kind !== 'uploaded' || results.outcome.kind !== 'ok';
       ctx.exitWith(failed ? (results.kind === 'uploaded' && results.outcome.kind === 'denied' ? 70 : 1) : 0);
     },
@@ -110,8 +110,12 @@ function uploadTarget(ctx: CliContext, options: TestOptions): UploadTarget {
 }
 
 async function collectAndUpload(ctx: CliContext, options: TestOptions, target: UploadTarget, sinceMs: number): Promise<ResultsState> {
-  const files = findJunitFiles(options.junit!, ctx.io.cwd ?? process.cwd(), sinceMs);
-  if (files.length === 0) return { kind: 'none' };
+  const cwd = ctx.io.cwd ?? process.cwd();
+  const files = findJunitFiles(options.junit!, cwd, sinceMs);
+  if (files.length === 0) {
+    ctx.io.stderr.write(noReportWarning(options.junit!, sinceMs > 0 ? findJunitFiles(options.junit!, cwd, 0).length : 0));
+    return { kind: 'none' };
+  }
   let junitXml: string[];
   try {
     junitXml = files.map((f) => readFileSync(f, 'utf8'));
@@ -120,16 +124,10 @@ async function collectAndUpload(ctx: CliContext, options: TestOptions, target: U
   }
   const backoff = Number(ctx.io.env.MERGEQ_UPLOAD_BACKOFF_MS ?? DEFAULT_BACKOFF_MS);
   const outcome = await uploadResults(
-    { ...target.request, uploadId: randomUUID(), junitXml, pathRoot: ctx.io.cwd ?? process.cwd() },
+    { ...target.request, uploadId: randomUUID(), junitXml, pathRoot: cwd },
     { url: target.url, token: target.token, backoffMs: Number.isFinite(backoff) ? backoff : DEFAULT_BACKOFF_MS },
   );
-  if (outcome.kind === 'ok') {
-    const a = outcome.answer;
-    ctx.io.stderr.write(
-      `mergeq test: ${files.length} report${files.length === 1 ? '' : 's'}, ${a.tests} tests, ${a.failed} failed, ${a.quarantinedFailures} quarantined failure${a.quarantinedFailures === 1 ? '' : 's'}${a.ignoredForDetection ? ' (too many failures: not used to detect flaky tests)' : ''}\n`,
-    );
-    for (const t of a.quarantinedFailedTests) ctx.io.stderr.write(`  forgiven (quarantined): ${[t.file, t.classname, t.name].filter(Boolean).join(' › ')}\n`);
-  }
+  if (outcome.kind === 'ok') ctx.io.stderr.write(uploadReport(files.length, outcome.answer));
   return { kind: 'uploaded', outcome };
 }
 
@@ -149,8 +147,4 @@ function signalNumber(signal: NodeJS.Signals): number {
 
 function requireJunit(options: TestOptions): void {
   if (!options.junit) throw usage("--junit <glob> is required, e.g. --junit 'reports/**/*.xml'");
-}
-
-function usage(detail: string): ServiceError {
-  return new ServiceError(400, 'usage', 'Usage', detail);
 }

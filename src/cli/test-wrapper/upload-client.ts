@@ -1,5 +1,6 @@
 import type { RepoRef } from '../../domain/repo.js';
 import type { UploadAnswer } from '../../domain/flaky.js';
+import { describeNetworkError, problemDetail } from '../api-client.js';
 
 /** flaky-tests.md: 5 attempts with backoff, 30 s each. */
 export const UPLOAD_ATTEMPTS = 5;
@@ -66,19 +67,4 @@ export async function uploadResults(req: UploadRequest, options: UploadClientOpt
     }
   }
   return { kind: 'unavailable', detail: `${last} (after ${UPLOAD_ATTEMPTS} attempts)` };
-}
-
-function problemDetail(text: string): string {
-  try {
-    const problem = JSON.parse(text) as { detail?: string; title?: string };
-    return problem.detail ?? problem.title ?? text.slice(0, 200);
-  } catch {
-    return text.slice(0, 200);
-  }
-}
-
-function describeNetworkError(err: unknown): string {
-  if (err instanceof Error && err.name === 'TimeoutError') return 'the request timed out';
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
 }

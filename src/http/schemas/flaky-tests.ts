@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { MAX_NAMED_FAILURES } from '../../domain/flaky.js';
 import { QUARANTINE_SETTINGS, TEST_STATUSES } from '../../domain/quarantine.js';
-import { body, MAX_BRANCH_LENGTH, MAX_NAME_LENGTH, prNumberSchema, repoSchema } from './common.js';
+import { body, MAX_BRANCH_LENGTH, MAX_NAME_LENGTH, prNumberSchema, repoSchema, strictBody } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
 /** Request and response bodies of the flaky-test operations (flaky-tests.md). */
@@ -54,6 +55,8 @@ export const uploadQuerySchema = z
     return { ...rest, repo: { host: repoHost, owner, name } };
   });
 
+const namedTestSchema = z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() });
+
 export const uploadResponseSchema = z.object({
   uploadId: z.string(),
   commitSha: z.string(),
@@ -63,7 +66,9 @@ export const uploadResponseSchema = z.object({
   quarantinedFailures: z.number().int(),
   newlyFlaky: z.array(z.string()).describe('test_case_id of the tests this upload made flaky'),
   ignoredForDetection: z.boolean().describe('more than 80% of at least 20 tests failed: stored, not used for detection'),
-  quarantinedFailedTests: z.array(z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() })),
+  quarantinedFailedTests: z.array(namedTestSchema).describe('the failed tests that are quarantined: their failures are forgiven'),
+  failedTests: z.array(namedTestSchema).optional().describe(`the failed tests, the first ${MAX_NAMED_FAILURES}`),
+  newlyFlakyTests: z.array(namedTestSchema).optional().describe('the tests of newlyFlaky, by name'),
   truncatedNames: z.number().int(),
   note: z.string().optional(),
 });
@@ -77,10 +82,10 @@ const settingsFields = {
   targetBranches: z.array(nonEmptyString(MAX_BRANCH_LENGTH)).min(1).max(20).describe('the branches whose history counts as the target branch'),
 };
 
-export const repoOnlySchema = body({ repo: repoSchema });
+export const repoOnlySchema = strictBody({ repo: repoSchema });
 
 /** Omitted (or null) fields stay unchanged. */
-export const updateSettingsSchema = body({
+export const updateSettingsSchema = strictBody({
   repo: repoSchema,
   flakyWindowDays: optionalField(settingsFields.flakyWindowDays),
   flakyMinEvents: optionalField(settingsFields.flakyMinEvents),
@@ -102,9 +107,9 @@ export const settingsResponseSchema = z.object({
 
 const testCaseIdSchema = nonEmptyString(MAX_ID_LENGTH, 'test_case_id');
 
-export const testCaseRefSchema = body({ repo: repoSchema, testCaseId: testCaseIdSchema });
+export const testCaseRefSchema = strictBody({ repo: repoSchema, testCaseId: testCaseIdSchema });
 
-export const setQuarantineSettingSchema = body({
+export const setQuarantineSettingSchema = strictBody({
   repo: repoSchema,
   testCaseId: testCaseIdSchema,
   setting: liberalEnum(QUARANTINE_SETTINGS, 'always: quarantined whatever its status; never: never quarantined; auto: as detection says'),
@@ -136,7 +141,7 @@ const testNameSchema = z.object({
   variant: optionalField(z.string()),
 });
 
-export const quarantineConfigSchema = body({
+export const quarantineConfigSchema = strictBody({
   repo: repoSchema,
   tests: optionalField(z.array(testNameSchema).max(50_000)),
   testCaseIds: optionalField(z.array(testCaseIdSchema).max(50_000)),

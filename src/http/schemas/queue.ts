@@ -8,7 +8,8 @@ import {
 } from '../../domain/settings.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/pages.js';
-import { body, queueRefFields } from './common.js';
+import { DEFAULT_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, MIN_QUEUE_LIST_PAGE_SIZE } from '../../service/queue-listing.js';
+import { body, pageQuerySchema, queueRefFields, repoSchema, strictBody } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 
 /** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
@@ -52,9 +53,9 @@ const stateField = optionalField(
   liberalEnum(SETTABLE_QUEUE_STATES, 'running, paused or draining (switching_modes is entered by the queue itself)'),
 );
 
-export const createQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+export const createQueueSchema = strictBody({ ...queueRefFields, ...settingsFields, state: stateField });
 
-export const updateQueueSchema = body({ ...queueRefFields, ...settingsFields, state: stateField });
+export const updateQueueSchema = strictBody({ ...queueRefFields, ...settingsFields, state: stateField });
 
 /** deleteQueue. */
 export const queueRefSchema = body({ ...queueRefFields });
@@ -62,19 +63,17 @@ export const queueRefSchema = body({ ...queueRefFields });
 /** getQueue: a queue, and optionally which page of its enqueued pull requests. */
 export const getQueueSchema = body({
   ...queueRefFields,
-  page_query: optionalField(
-    z.object(
-      {
-        page_size: optionalField(
-          liberalInt(MIN_QUEUE_PAGE_SIZE, MAX_QUEUE_PAGE_SIZE, `enqueued pull requests per page, default ${MAX_QUEUE_PAGE_SIZE}`),
-        ).transform((v) => v ?? MAX_QUEUE_PAGE_SIZE),
-        page_token: optionalField(z.string({ error: 'expected a string' }))
-          .transform((v) => v ?? '')
-          .describe('a token from a previous page object; empty or absent: the first page'),
-      },
-      { error: () => 'expected an object {page_size, page_token}' },
-    ),
-  ).describe('which page of enqueuedPullRequests; absent: the first 1,000'),
+  page_query: optionalField(pageQuerySchema(MIN_QUEUE_PAGE_SIZE, MAX_QUEUE_PAGE_SIZE, MAX_QUEUE_PAGE_SIZE, 'enqueued pull requests per page')).describe(
+    'which page of enqueuedPullRequests; absent: the first 1,000',
+  ),
+});
+
+/** listQueues: the caller's queues, of one repository when `repo` is given. */
+export const listQueuesSchema = strictBody({
+  repo: optionalField(repoSchema.describe('only the queues of this repository')),
+  page_query: optionalField(pageQuerySchema(MIN_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, DEFAULT_QUEUE_LIST_PAGE_SIZE, 'queues per page'))
+    .transform((v) => v ?? { page_size: DEFAULT_QUEUE_LIST_PAGE_SIZE, page_token: '' })
+    .describe(`which page; absent: the first ${DEFAULT_QUEUE_LIST_PAGE_SIZE}`),
 });
 
 export type SettingsFields = z.output<z.ZodObject<typeof settingsFields>>;

@@ -5,6 +5,7 @@ import { CHECK_STATES, RUN_KINDS } from '../../domain/run.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES } from '../../domain/settings.js';
 import { PR_STATES, QUEUE_STATES } from '../../domain/states.js';
 import type { QuarantinedTestJson } from '../../service/quarantine-service.js';
+import type { ListedQueue } from '../../service/queue-listing.js';
 import type { PageJson } from '../../service/pages.js';
 import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
 import type { QueueRecord } from '../../service/queue-record.js';
@@ -141,6 +142,24 @@ export const deleteQueueResponseSchema = z.object({ deleted: z.boolean() });
 
 /** getQueue: the queue record with a page of its enqueued pull requests. */
 export const queuePageSchema = queueRecordSchema.extend({ page: pageSchema });
+
+/** listQueues. */
+export const queueListResponseSchema = z.object({
+  queues: z.array(
+    z.object({
+      repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }),
+      branch: z.string(),
+      state: z.enum(QUEUE_STATES),
+      mode: z.string(),
+      depth: z.number().int().describe('pull requests in the queue'),
+      runsInFlight: z.number().int(),
+      mergedLastHour: z.number().int(),
+      failedLastHour: z.number().int(),
+      p50TimeInQueueSeconds: z.number().nullable().describe('median submission-to-merge time of the PRs merged in the last hour'),
+    }) satisfies z.ZodType<ListedQueue>,
+  ),
+  page: pageSchema,
+});
 
 export const quarantinedTestsResponseSchema = z.object({
   quarantined_tests: z.array(

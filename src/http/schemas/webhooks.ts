@@ -3,9 +3,9 @@ import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../d
 import { EVENT_PATTERN } from '../../events/event-filter.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
-import { body, repoSchema, targetBranchSchema } from './common.js';
+import { pageQuerySchema, repoSchema, strictBody, targetBranchSchema } from './common.js';
 import { pageSchema } from './responses.js';
-import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+import { boolean, liberalEnum, nonEmptyString, optionalField } from './fields.js';
 
 /** Request and response bodies of POST /v1/webhooks/* (docs/webhooks.md). */
 
@@ -27,7 +27,7 @@ const eventsField = z
 const formatField = liberalEnum(SUBSCRIPTION_FORMATS, 'standard (signed JSON event) or slack (a short message for merged, failed, cancelled)');
 const descriptionField = z.string({ error: 'expected a string' }).max(500, { error: 'must be at most 500 characters' }).describe('a note for people');
 
-export const createWebhookSchema = body({
+export const createWebhookSchema = strictBody({
   url: urlField,
   events: eventsField,
   format: optionalField(formatField),
@@ -37,10 +37,10 @@ export const createWebhookSchema = body({
   enabled: optionalField(boolean('default true')),
 });
 
-export const webhookRefSchema = body({ id: idField('the webhook id (wh_…)') });
+export const webhookRefSchema = strictBody({ id: idField('the webhook id (wh_…)') });
 
 /** Omitted fields stay unchanged; `repo`/`targetBranch`/`description` null remove the filter or note. */
-export const updateWebhookSchema = body({
+export const updateWebhookSchema = strictBody({
   id: idField('the webhook id (wh_…)'),
   url: optionalField(urlField),
   events: optionalField(eventsField),
@@ -52,26 +52,16 @@ export const updateWebhookSchema = body({
   rotateSecret: optionalField(boolean('replace the secret; the new one is answered once')),
 });
 
-export const listWebhookDeliveriesSchema = body({
+export const listWebhookDeliveriesSchema = strictBody({
   webhookId: optionalField(idField('only deliveries of this webhook')),
   status: optionalField(liberalEnum(DELIVERY_STATUSES, 'only deliveries in this status')),
   eventId: optionalField(idField('only deliveries of this event (evt_…)')),
-  page_query: z
-    .object(
-      {
-        page_size: optionalField(liberalInt(MIN_PAGE_SIZE, MAX_PAGE_SIZE, `page size, default ${DEFAULT_PAGE_SIZE}`)).transform((v) => v ?? DEFAULT_PAGE_SIZE),
-        page_token: optionalField(z.string({ error: 'expected a string' }))
-          .transform((v) => v ?? '')
-          .describe('a token from a previous page object; empty or absent: the first page'),
-      },
-      { error: 'expected an object {page_size, page_token}' },
-    )
-    .optional()
+  page_query: optionalField(pageQuerySchema(MIN_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, 'page size'))
     .transform((v) => v ?? { page_size: DEFAULT_PAGE_SIZE, page_token: '' })
     .describe('pagination options; the first page by default'),
 });
 
-export const redeliverSchema = body({ deliveryId: idField('the delivery id (dlv_…)') });
+export const redeliverSchema = strictBody({ deliveryId: idField('the delivery id (dlv_…)') });
 
 const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
 const repoRecord = z.object({ host: z.string(), owner: z.string(), name: z.string() });

@@ -29,6 +29,10 @@ export class MemoryOrgTables implements OrgStore, ServerStore {
     return copy([...this.orgs.values()].find((o) => o.slug === slug) ?? null);
   }
 
+  async listOrgs(): Promise<Org[]> {
+    return [...this.orgs.values()].sort((a, b) => a.slug.localeCompare(b.slug)).map((o) => copy(o));
+  }
+
   async findOrgByOwner(ownerKey: string): Promise<Org | null> {
     const id = this.owners.get(ownerKey);
     return id === undefined ? null : this.getOrgById(id);

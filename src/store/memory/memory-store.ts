@@ -159,6 +159,7 @@ export class MemoryStore implements Store {
   getOrgById = this.orgs.getOrgById.bind(this.orgs);
   getOrgBySlug = this.orgs.getOrgBySlug.bind(this.orgs);
   findOrgByOwner = this.orgs.findOrgByOwner.bind(this.orgs);
+  listOrgs = this.orgs.listOrgs.bind(this.orgs);
   addOrgOwner = this.orgs.addOrgOwner.bind(this.orgs);
   createToken = this.orgs.createToken.bind(this.orgs);
   findTokenByHash = this.orgs.findTokenByHash.bind(this.orgs);

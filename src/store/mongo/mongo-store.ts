@@ -138,6 +138,10 @@ export class MongoStore implements Store {
     return findOne(this.orgs, { owners: ownerKey });
   }
 
+  async listOrgs(): Promise<Org[]> {
+    return findMany(this.orgs, {}, { slug: 1 });
+  }
+
   async addOrgOwner(orgId: string, ownerKey: string): Promise<void> {
     const result = await conflictOnDuplicate(`${ownerKey} belongs to another organization`, () =>
       this.orgs.updateOne({ id: orgId }, { $addToSet: { owners: ownerKey } }),

@@ -66,6 +66,7 @@ export class SqliteStore implements Store {
       updateOrgDoc: db.prepare('UPDATE orgs SET doc = ? WHERE id = ?'),
       orgById: db.prepare('SELECT doc FROM orgs WHERE id = ?').pluck(),
       orgBySlug: db.prepare('SELECT doc FROM orgs WHERE slug = ?').pluck(),
+      allOrgs: db.prepare('SELECT doc FROM orgs ORDER BY slug').pluck(),
       orgByOwner: db.prepare('SELECT o.doc FROM org_owners w JOIN orgs o ON o.id = w.org_id WHERE w.owner_key = ?').pluck(),
       ownerOrgId: db.prepare('SELECT org_id FROM org_owners WHERE owner_key = ?').pluck(),
       insertOwner: db.prepare('INSERT INTO org_owners (owner_key, org_id) VALUES (?, ?)'),
@@ -80,15 +81,11 @@ export class SqliteStore implements Store {
         `INSERT OR REPLACE INTO impacted_targets (repo_key, pr_number, sha, all_targets, count, encoding, names, used_at, bytes)
          VALUES (@repoKey, @prNumber, @sha, @all, @count, @encoding, @names, @usedAt, @bytes)`,
       ),
-      targetsOfRepoByUse: db.prepare(
-        'SELECT pr_number AS prNumber, sha, bytes FROM impacted_targets WHERE repo_key = ? ORDER BY used_at, pr_number, sha',
-      ),
+      targetsOfRepoByUse: db.prepare('SELECT pr_number AS prNumber, sha, bytes FROM impacted_targets WHERE repo_key = ? ORDER BY used_at, pr_number, sha'),
       deleteTargets: db.prepare('DELETE FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
       touchTargets: db.prepare('UPDATE impacted_targets SET used_at = ? WHERE repo_key = ? AND pr_number = ? AND sha = ? AND used_at < ?'),
       pruneTargets: db.prepare('DELETE FROM impacted_targets WHERE used_at < ?'),
-      getTargets: db.prepare(
-        'SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?',
-      ),
+      getTargets: db.prepare('SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
 
       secret: db.prepare('SELECT value FROM secrets WHERE name = ?').pluck(),
       insertSecret: db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)'),
@@ -114,7 +111,6 @@ export class SqliteStore implements Store {
       this.stmt.insertOrg.run(org.id, org.slug, JSON.stringify(org));
       for (const owner of new Set(org.owners)) this.stmt.insertOwner.run(owner, org.id);
     });
-
     this.putTargetsTx = db.transaction((row: Record<string, unknown>, maxBytesPerRepo: number | undefined) => {
       this.stmt.putTargets.run(row);
       if (maxBytesPerRepo === undefined) return;
@@ -161,6 +157,10 @@ export class SqliteStore implements Store {
 
   async findOrgByOwner(ownerKey: string): Promise<Org | null> {
     return parse<Org>(this.stmt.orgByOwner.get(ownerKey));
+  }
+
+  async listOrgs(): Promise<Org[]> {
+    return (this.stmt.allOrgs.all() as string[]).map((doc) => JSON.parse(doc) as Org);
   }
 
   async addOrgOwner(orgId: string, ownerKey: string): Promise<void> {
