@@ -28,6 +28,8 @@ export interface EnqueuedPullRequestRecord {
   estimatedMergeAt: string | null;
   /** Why there is no estimate (paused, not ready, no CI history yet); null when there is one or it ended. */
   estimateReason: MergeEstimate['reason'];
+  /** Why the PR is in its state (waiting for what, tested how, failed why); null before anything happened to it. */
+  reason: Reason | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -37,7 +39,6 @@ export type ReadinessRecord = Omit<Readiness, 'containsTargetSha' | 'ownChecksPa
 export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   isCurrentlySubmittedToQueue: boolean;
   readiness: ReadinessRecord;
-  reason: Reason | null;
   testRunId: string | null;
   history: { state: PrState; at: string; reason: Reason }[];
 }
@@ -60,6 +61,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     noBatch: entry.noBatch,
     estimatedMergeAt: estimate?.estimatedMergeAt ?? null,
     estimateReason: estimate?.reason ?? null,
+    reason: entry.reason ? { code: entry.reason.code, message: entry.reason.message } : null,
   };
 }
 
@@ -83,7 +85,6 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
       isDraft: readiness.isDraft,
       note: readiness.note,
     },
-    reason: entry.reason ? { code: entry.reason.code, message: entry.reason.message } : null,
     testRunId: entry.testRunId,
     history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: { code: t.reason.code, message: t.reason.message } })),
   };
