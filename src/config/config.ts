@@ -19,7 +19,7 @@ export type GitHostConfig =
       apiUrl: string | null;
     };
 
-/** Bounds on what clients may send (README, "Configuration"). */
+/** Bounds on what clients may send (docs/configuration.md, "Request limits"). */
 export interface Limits {
   /** Requests per second per API token, and per client address for unauthenticated traffic; 0: no limit. */
   ratePerSecond: number;
