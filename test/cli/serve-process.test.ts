@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataDirAdvice } from '../../src/cli/data-dir-advice.js';
 import { DataDirError } from '../../src/store/open.js';
-import { cliSandbox } from './cli-harness.js';
+import { cliSandbox, freePort } from './cli-harness.js';
 
 /**
  * `mergeq serve` as a person starts it (dist/cli/main.js as a child process; `npm run build` first):
@@ -15,14 +14,6 @@ const MAIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'cli
 
 const cli = cliSandbox();
 afterAll(() => cli.cleanup());
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs `mergeq serve` until its stderr matches `until` (then stops it) or it exits; at most `timeoutMs`. */
 function serve(env: Record<string, string>, until: RegExp | null, timeoutMs = 15_000) {

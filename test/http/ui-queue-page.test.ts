@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { makeReady, mergeAndArchive, setState } from './helpers/engine-steps.js';
-import { ACME_REPO, expectProblem, post, prRef, queueRef } from './helpers/requests.js';
+import { ACME_REPO, expectProblem, post, prRef, queueRef, uiSignIn } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 /** What the web page's queue screen reads and changes: the PRs that left the queue, and its settings. */
@@ -17,11 +17,7 @@ afterEach(async () => {
 const QUEUE_QUERY = { repo: 'github.com/acme/widgets', branch: 'main' };
 const HOUR = 3_600_000;
 
-async function signIn(token: string) {
-  const res = await request(t.app).post('/ui/api/session').send({ token });
-  const cookie = (([] as string[]).concat(res.headers['set-cookie'] ?? [])[0] ?? '').split(';')[0]!;
-  return { cookie, csrfToken: res.body.csrfToken as string };
-}
+const signIn = (token: string) => uiSignIn(t, token);
 
 describe('the PRs that left the queue', () => {
   test('merged and failed ones of the last 24 hours are listed with their reason, the latest first; older and cancelled ones are not', async () => {
