@@ -19,7 +19,7 @@ export class ServiceError extends Error {
 }
 
 export const notFound = {
-  /** `repo`: host/owner/name as the client named it (a repository key is lower-cased, still recognisable). */
+  /** `repo`: the repository as host/owner/name (its key, lower-cased). */
   queue: (repo: string, branch: string) =>
     new ServiceError(
       404,

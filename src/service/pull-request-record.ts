@@ -7,7 +7,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
 
-/** Seed 2.4 plus `state` and `position`: one element of the queue record's enqueuedPullRequests. */
+/** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
   id: string;
   prNumber: number;
@@ -43,6 +43,11 @@ export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   history: { state: PrState; at: string; reason: Reason }[];
 }
 
+/** A reason as clients see it: its code and message, nothing the entry keeps beside them. */
+export function toReasonRecord(reason: Reason): Reason {
+  return { code: reason.code, message: reason.message };
+}
+
 export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null, estimate: MergeEstimate | undefined): EnqueuedPullRequestRecord {
   return {
     id: entry.id,
@@ -61,7 +66,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     noBatch: entry.noBatch,
     estimatedMergeAt: estimate?.estimatedMergeAt ?? null,
     estimateReason: estimate?.reason ?? null,
-    reason: entry.reason ? { code: entry.reason.code, message: entry.reason.message } : null,
+    reason: entry.reason ? toReasonRecord(entry.reason) : null,
   };
 }
 
@@ -86,6 +91,6 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
       note: readiness.note,
     },
     testRunId: entry.testRunId,
-    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: { code: t.reason.code, message: t.reason.message } })),
+    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason) })),
   };
 }

@@ -7,6 +7,7 @@ import { isActive, type PrState, type QueueState } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
+import { toReasonRecord } from './pull-request-record.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight } from './test-run-record.js';
 
@@ -75,7 +76,7 @@ export class QueueOverviewService {
         prAuthor: e.prAuthor,
         state: e.state,
         endedAt: e.stateChangedAt,
-        reason: e.reason ? { code: e.reason.code, message: e.reason.message } : null,
+        reason: e.reason ? toReasonRecord(e.reason) : null,
       }));
   }
 
