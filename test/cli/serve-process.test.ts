@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataDirAdvice } from '../../src/cli/data-dir-advice.js';
@@ -58,16 +57,6 @@ describe('mergeq serve, started by hand', () => {
     expect(run.code).toBe(78);
     expect(run.stderr).toMatch(/^mergeq: cannot use the data folder MERGEQ_DATA_DIR=\/proc\/mergeq-data \(ENOENT[^)]*\); no folder can be created there/);
     expect(run.stderr).toContain('set MERGEQ_DATA_DIR to a folder the service may write');
-  });
-});
-
-describe('an admin command on an unusable data folder', () => {
-  it('says a file is in the way, naming MERGEQ_DATA_DIR, and exits 78', async () => {
-    const file = join(cli.dataDir, 'a-file');
-    writeFileSync(file, 'not a folder');
-    const run = await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme'], { MERGEQ_DATA_DIR: join(file, 'data') });
-    expect(run.code).toBe(78);
-    expect(run.stderr).toMatch(/^mergeq: cannot use the data folder MERGEQ_DATA_DIR=.*a-file\/data \(ENOTDIR[^)]*\); a file is in the way: move it, or set MERGEQ_DATA_DIR/);
   });
 });
 
