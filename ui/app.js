@@ -29,7 +29,7 @@ async function api(path, options = {}) {
   const res = await fetch(`/ui/api/${path}`, { method: options.method ?? 'GET', headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   const body = await res.json().catch(() => ({}));
   if (res.status === 401 && path !== 'session') throw new SignedOut();
-  if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body.detail || body.title || `HTTP ${res.status}`), { problems: body.errors ?? [] });
   return body;
 }
 
@@ -39,7 +39,7 @@ const pullHref = (repoParam, branch, number) => `#/pull?${new URLSearchParams({ 
 const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '—');
 const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
 const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
-const stateBadge = (state) => el('span', { class: `state state-${state}` }, state);
+const stateBadge = (state, label = state) => el('span', { class: `state state-${state}` }, label);
 
 function show(title, ...content) {
   document.title = `${title} · mergeq`;
@@ -56,7 +56,7 @@ function table(caption, headers, rows, wideColumns = []) {
 
 function signInView(message) {
   document.getElementById('nav').hidden = true;
-  const input = el('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const input = el('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false', 'aria-describedby': 'token-help' });
   const error = el('p', { class: 'error', role: 'alert' }, message ?? '');
   const form = el('form', { class: 'sign-in', onsubmit: async (e) => {
     e.preventDefault();
@@ -72,7 +72,10 @@ function signInView(message) {
   } },
   el('label', { for: 'token' }, 'API token'),
   input,
-  el('p', { class: 'muted' }, 'The token is sent once; the page keeps only a session cookie.'),
+  el('p', { class: 'muted', id: 'token-help' },
+    'A token comes from the machine that runs mergeq: ', el('code', {}, 'npx mergeq token create --org <org>'),
+    ' (the organization first, once: ', el('code', {}, 'npx mergeq org create <org> --owner github.com/<owner>'),
+    '). It is sent once; the page keeps only a session cookie.'),
   el('button', { type: 'submit' }, 'Sign in'),
   error);
   show('Sign in', el('h1', {}, 'Sign in'), form);
@@ -113,13 +116,34 @@ function runTitle(run, ownCount) {
   return ownCount > 1 ? `Batch of ${ownCount}` : 'Run';
 }
 
+const prList = (numbers) => numbers.map((n) => `#${n}`).join(', ');
+
+// What the run does (or did), in words: the API's `pending` covers building the branch and testing it.
+function runSummary(run, runOwn, branch) {
+  const own = prList(runOwn);
+  const ahead = run.dependentPrs.length ? ` on top of ${prList(run.dependentPrs)}` : '';
+  const checks = run.statusChecks.length;
+  const passed = run.statusChecks.filter((c) => c.state === 'success').length;
+  switch (run.status) {
+    case 'pending':
+      if (!run.testBranchSha) return { badge: 'starting', text: `Building the test branch: ${own}${ahead} on ${branch}` };
+      return { badge: 'testing', text: `Testing ${own}${ahead} on ${branch}${checks ? ` · ${passed} of ${checks} checks passed` : ' · waiting for CI'}` };
+    case 'passed': return { badge: 'passed', text: `Passed: ${own}${ahead}` };
+    case 'failed': return { badge: 'failed', text: `Failed: ${own}${ahead}` };
+    case 'timed_out': return { badge: 'timed out', text: `No verdict in time: ${own}${ahead}` };
+    default: return { badge: run.status, text: `Cancelled: ${own}${ahead}` };
+  }
+}
+
 function runCard(run, repoParam, branch, ownNumbers) {
   const runOwn = run.testedPullRequests.filter((p) => !run.dependentPrs.includes(p.prNumber)).map((p) => p.prNumber);
   // Highlighted: the run's own PRs, or on a PR's page that PR.
   const own = new Set(ownNumbers ?? runOwn);
   const failing = run.statusChecks.filter((c) => c.state === 'failure' || c.state === 'error');
+  const summary = runSummary(run, runOwn, branch);
   return el('li', { class: 'run' },
-    el('div', {}, el('strong', { class: 'run-kind' }, runTitle(run, runOwn.length)), ' ', stateBadge(run.status), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
+    el('div', {}, el('strong', { class: 'run-kind' }, runTitle(run, runOwn.length)), ' ', stateBadge(`run-${run.status}`, summary.badge), el('span', { class: 'muted' }, ` since ${time(run.createdAt)}`)),
+    el('p', { class: 'run-does' }, summary.text),
     el('ol', { class: 'stack', 'aria-label': 'What the run holds, bottom first' },
       el('li', { class: 'base' }, `${branch} ${run.baseSha ? run.baseSha.slice(0, 7) : ''}`),
       run.testedPullRequests.map((p) => el('li', { class: own.has(p.prNumber) ? 'own' : null }, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber}`), ` ${p.prTitle}`))),
@@ -130,7 +154,7 @@ function runCard(run, repoParam, branch, ownNumbers) {
 async function queueView(params) {
   const repoParam = params.get('repo');
   const branch = params.get('branch');
-  const { queue, runsInFlight } = await api(`queue?${new URLSearchParams({ repo: repoParam, branch })}`);
+  const { queue, runsInFlight, recentlyEnded } = await api(`queue?${new URLSearchParams({ repo: repoParam, branch })}`);
   const setState = (state) => async () => {
     await act(() => api('queue/state', { method: 'POST', body: { repo: repoParam, branch, state } }), `Queue ${state === 'running' ? 'resumed' : state}`);
   };
@@ -148,14 +172,27 @@ async function queueView(params) {
     el('p', {}, 'State ', stateBadge(queue.state), ` · mode ${queue.mode} · concurrency ${queue.concurrency}${queue.batch ? ' · batching' : ''}`),
     el('div', { class: 'actions' },
       queue.state === 'running' ? el('button', { type: 'button', onclick: setState('paused') }, 'Pause') : el('button', { type: 'button', onclick: setState('running') }, 'Resume'),
-      queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null),
+      queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,
+      el('a', { class: 'button', href: `#/settings?${new URLSearchParams({ repo: repoParam, branch })}` }, 'Settings')),
     el('h2', {}, `Pull requests (${prs.length})`),
     prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
     el('h2', {}, `Runs in flight (${runsInFlight.length})`),
     runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
+    endedSection(recentlyEnded, repoParam, branch),
     el('h2', {}, 'Flaky and quarantined tests'),
     el('div', { id: 'flaky-tests' }, el('p', { class: 'muted' }, 'Loading…')));
   loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
+}
+
+// The PRs that merged or failed in the last 24 hours: a PR that leaves the queue stays in sight here.
+function endedSection(ended, repoParam, branch) {
+  const rows = ended.map((p) => [
+    el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
+    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '',
+  ]);
+  return el('section', { 'aria-labelledby': 'ended-title' },
+    el('h2', { id: 'ended-title' }, `Merged or failed in the last 24 hours (${ended.length})`),
+    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason'], rows, [2]) : el('p', { class: 'muted' }, 'None yet.'));
 }
 
 // The page of the flaky-test list shown, kept across live refreshes of the same repository.
@@ -183,6 +220,102 @@ async function loadFlakyTests(repoParam, token) {
         el('button', { type: 'button', disabled: !page.next_page_token, onclick: go(page.next_page_token) }, 'Next page')) : null)
     : el('p', { class: 'muted' }, 'No flaky or quarantined tests.'));
 }
+
+// The settings the page edits, as updateQueue names them; the server checks every value (the API's rules).
+const SETTINGS = [
+  { name: 'mode', kind: 'enum', options: ['single', 'parallel'], help: 'single: every PR tested on top of those ahead; parallel: lanes by impacted targets' },
+  { name: 'concurrency', kind: 'int', help: 'test runs in flight at once' },
+  { name: 'testingTimeoutMinutes', kind: 'int', help: 'a run with no verdict after this many minutes fails' },
+  { name: 'batch', kind: 'bool', help: 'test PRs in batches' },
+  { name: 'batchingMinSize', kind: 'int', help: 'PRs per batch' },
+  { name: 'batchingMaxWaitTimeMinutes', kind: 'int', help: 'longest wait for a batch to fill' },
+  { name: 'bisectionConcurrency', kind: 'int', help: 'bisection runs in flight at once' },
+  { name: 'flakeRetries', kind: 'int', help: 'reruns of a failing run before its PR fails' },
+  { name: 'flakyTestRetries', kind: 'int', help: 'reruns when every failed test is known flaky or quarantined' },
+  { name: 'skipRetryOnRealFailure', kind: 'bool', help: 'a failed test not known flaky fails at once' },
+  { name: 'testResultsWaitSeconds', kind: 'int', help: 'wait for test results after a failed run' },
+  { name: 'canOptimisticallyMerge', kind: 'bool', help: 'a passing run also merges the PRs ahead it contains' },
+  { name: 'pendingFailureDepth', kind: 'int', help: 'runs behind a failure kept as flake evidence' },
+  { name: 'requiredStatuses', kind: 'list', help: 'checks a run must pass, one a line; empty: those branch protection requires' },
+  { name: 'mergeMethod', kind: 'enum', options: ['squash', 'merge_commit', 'rebase'], help: 'how a PR merges' },
+  { name: 'directMergeMode', kind: 'enum', options: ['off', 'always'], help: 'merge an up-to-date PR without a test run' },
+  { name: 'optimizationMode', kind: 'enum', options: ['off', 'bisection_skip_redundant_tests'], help: 'bisection shortcuts' },
+  { name: 'commentsEnabled', kind: 'bool', help: 'comment on PRs' },
+  { name: 'commandsEnabled', kind: 'bool', help: 'accept /merge comment commands' },
+  { name: 'statusCheckEnabled', kind: 'bool', help: 'report a commit status on PRs' },
+  { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
+];
+
+function settingInput(setting, value) {
+  const id = `setting-${setting.name}`;
+  const common = { id, name: setting.name, 'aria-describedby': `${id}-help ${id}-error` };
+  if (setting.kind === 'bool') return el('input', { ...common, type: 'checkbox', checked: value === true });
+  if (setting.kind === 'enum') return el('select', common, setting.options.map((o) => el('option', { value: o, selected: o === value }, o)));
+  if (setting.kind === 'list') return el('textarea', { ...common, rows: 3 }, (value ?? []).join('\n'));
+  return el('input', { ...common, type: 'number', inputmode: 'numeric', value: String(value) });
+}
+
+// A field's value as updateQueue takes it; what does not parse is sent as typed, for the server to name.
+function settingValue(setting, input) {
+  if (setting.kind === 'bool') return input.checked;
+  if (setting.kind === 'list') {
+    const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
+    return lines.length ? lines : null;
+  }
+  if (setting.kind === 'int') return /^-?\d+$/.test(input.value.trim()) ? Number(input.value) : input.value;
+  return input.value;
+}
+
+const sameSetting = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+async function settingsView(params) {
+  const repoParam = params.get('repo');
+  const branch = params.get('branch');
+  const { queue } = await api(`queue?${new URLSearchParams({ repo: repoParam, branch })}`);
+  const current = { ...queue, requiredStatuses: queue.requiredStatusesSource === 'queue' ? queue.requiredStatuses : null };
+  const inputs = new Map(SETTINGS.map((s) => [s.name, settingInput(s, current[s.name])]));
+  const errors = new Map(SETTINGS.map((s) => [s.name, el('p', { class: 'error', id: `setting-${s.name}-error` })]));
+  const summary = el('p', { class: 'error', role: 'alert' });
+  const back = `#/queue?${new URLSearchParams({ repo: repoParam, branch })}`;
+  const form = el('form', { class: 'settings', onsubmit: async (e) => {
+    e.preventDefault();
+    const changes = {};
+    for (const s of SETTINGS) {
+      const value = settingValue(s, inputs.get(s.name));
+      if (!sameSetting(value, current[s.name])) changes[s.name] = value;
+    }
+    for (const p of errors.values()) p.textContent = '';
+    summary.textContent = '';
+    if (Object.keys(changes).length === 0) return void (summary.textContent = 'Nothing changed.');
+    try {
+      await api('queue/settings', { method: 'POST', body: { repo: repoObject(repoParam), targetBranch: branch, ...changes } });
+      live.textContent = `Settings saved: ${Object.keys(changes).join(', ')}`;
+      location.hash = back;
+    } catch (err) {
+      if (err instanceof SignedOut) return signedOut('Your session ended; sign in again.');
+      for (const problem of err.problems ?? []) errors.get(problem.path)?.append(problem.message);
+      summary.textContent = `Not saved: ${err.message}`;
+      inputs.get(err.problems?.[0]?.path)?.focus();
+    }
+  } },
+  SETTINGS.map((s) => el('div', { class: 'setting' },
+    el('label', { for: `setting-${s.name}` }, s.name),
+    inputs.get(s.name),
+    el('span', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
+    errors.get(s.name))),
+  el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save'), el('a', { class: 'button', href: back }, 'Cancel')),
+  summary);
+  show(`Settings · ${queue.repo.owner}/${queue.repo.name} · ${branch}`,
+    el('p', {}, el('a', { href: back }, `← ${queue.repo.owner}/${queue.repo.name} · ${branch}`)),
+    el('h1', {}, `Settings of ${queue.repo.owner}/${queue.repo.name} · ${branch}`),
+    el('p', { class: 'muted' }, 'Checked as the updateQueue operation of the API checks them; only what you change is sent.'),
+    form);
+}
+
+const repoObject = (repoParam) => {
+  const [host, owner, name] = repoParam.split('/');
+  return { host, owner, name };
+};
 
 async function pullView(params) {
   const repoParam = params.get('repo');
@@ -228,6 +361,7 @@ async function render(focus) {
   try {
     if (path === '/queue') await queueView(params);
     else if (path === '/pull') await pullView(params);
+    else if (path === '/settings') await settingsView(params);
     else await queuesView();
     if (focus) main.focus();
   } catch (err) {
@@ -242,7 +376,8 @@ function route() {
 }
 
 function refresh() {
-  if (!csrfToken) return rendering;
+  // A form being filled in is not redrawn under the person typing.
+  if (!csrfToken || location.hash.startsWith('#/settings')) return rendering;
   rendering = rendering.then(() => render(false)).then(() => {
     live.textContent = `Updated ${new Date().toLocaleTimeString()}`;
   });

@@ -106,7 +106,7 @@ export interface TargetCheck {
   met: boolean | null;
 }
 
-/** The targets of issue 17 (README "Depth"), where the bands they need were run. */
+/** The targets of issue 17 (docs/benchmarks.md, "Depth"), where the bands they need were run. */
 export function checkTargets(bands: readonly BandReport[]): TargetCheck[] {
   const at = (depth: number) => bands.find((b) => b.depth === depth);
   const small = at(100);

@@ -1,6 +1,8 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { ServiceError } from '../service/errors.js';
+import { DataDirError } from '../store/open.js';
+import { dataDirAdvice } from './data-dir-advice.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -13,6 +15,10 @@ export function reportError(err: unknown, io: CliIo): ExitCode {
   }
   if (err instanceof ConfigError) {
     io.stderr.write(`mergeq: ${err.message}\n`);
+    return EXIT.config;
+  }
+  if (err instanceof DataDirError) {
+    io.stderr.write(`mergeq: ${dataDirAdvice(err)}\n`);
     return EXIT.config;
   }
   if (err instanceof ServiceError) {

@@ -29,7 +29,7 @@ export interface WriteBudgetLimits {
 
 export const GITHUB_WRITE_LIMITS: WriteBudgetLimits = { perMinute: 80, perHour: 500 };
 
-/** Bounds on what clients may send (README, "Configuration"). */
+/** Bounds on what clients may send (docs/configuration.md, "Request limits"). */
 export interface Limits {
   /** Requests per second per API token, and per client address for unauthenticated traffic; 0: no limit. */
   ratePerSecond: number;

@@ -1,4 +1,4 @@
-/** How long stored data is kept (README, "Configuration"; docs/configuration.md, "Retention"). */
+/** How long stored data is kept (docs/configuration.md, "Retention"). */
 
 /** A target list is dropped this long after its head was last in a queue (or it was put, if never). */
 export const TARGETS_UNUSED_DAYS = 3;

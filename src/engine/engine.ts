@@ -132,6 +132,7 @@ export class Engine {
       ...(options.onReconciled ? { onReconciled: options.onReconciled } : {}),
       onForget: (queueId) => {
         for (const [sha, id] of this.testBranchHeads) if (id === queueId) this.testBranchHeads.delete(sha);
+        this.reporter.forget(queueId);
       },
     });
     const estimates = new MergeEstimates(store);

@@ -4,6 +4,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import { isActive } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+import { describeError, isTransient } from './retry.js';
 
 /** One thing said on a PR about its entry (the commit status, the comment). */
 export interface ReportChannel {
@@ -105,6 +106,12 @@ export class Reporter {
     while (this.draining) await this.draining;
   }
 
+  /** The queue is gone (deleted): nothing more is said for it. */
+  forget(queueId: string): void {
+    this.offered.delete(queueId);
+    for (const [id, p] of this.pending) if (p.doc.id === queueId) this.pending.delete(id);
+  }
+
   stop(): void {
     this.timer?.cancel();
     this.timer = null;
@@ -162,13 +169,37 @@ export class Reporter {
         await p.channel.write(doc, p.entry);
         await this.options.onReported(p.doc.id, p.entry.id, p.channel.name, p.key);
       } catch (err) {
-        this.options.logger.warn({ err, queueId: p.doc.id, pr: p.entry.prNumber, report: p.channel.name }, 'could not report on the pull request');
-        const failures = p.failures + 1;
+        // A refusal for good (a PR the git host does not know stays unknown) is not tried again, nor
+        // anything for a queue forgotten meanwhile.
+        const retry = !refusedForGood(err) && p.failures + 1 < MAX_ATTEMPTS && this.offered.has(p.doc.id);
+        this.logRefusal(err, p, retry);
         const retryAt = this.options.clock.now().getTime() + this.options.retryMs;
-        if (failures < MAX_ATTEMPTS && !this.pending.has(id)) this.pending.set(id, { ...p, failures, dueAt: retryAt });
+        if (retry && !this.pending.has(id)) this.pending.set(id, { ...p, failures: p.failures + 1, dueAt: retryAt });
       }
     }
   }
+
+  private logRefusal(err: unknown, p: Pending, retry: boolean): void {
+    const fields = { ...refusalFields(err), queueId: p.doc.id, pr: p.entry.prNumber, report: p.channel.name };
+    this.options.logger.warn(fields, retry ? 'could not report on the pull request; trying again later' : 'could not report on the pull request; given up');
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** A 4xx answer of the git host that is not a rate limit: asking again gets the same answer. */
+function refusedForGood(err: unknown): boolean {
+  const status = statusOf(err);
+  return status !== undefined && status >= 400 && status < 500 && !isTransient(err);
+}
+
+/** A git host's answer (it has a status) is one line; anything else is unexpected and keeps its stack. */
+function refusalFields(err: unknown): Record<string, unknown> {
+  const status = statusOf(err);
+  return status === undefined ? { err } : { status, error: describeError(err) };
 }
 
 /**

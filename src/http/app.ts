@@ -70,7 +70,7 @@ export interface BodyBounds {
 
 export const DEFAULT_BODY_BOUNDS: BodyBounds = { timeoutMs: 60_000, largePerToken: 2 };
 
-/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/; the single-file CLI at /cli/mergeq.mjs. */
+/** The REST API: /v1 operations, /healthz, /readyz, /v1/openapi.json; the web page at /ui/ (where / sends a browser); the single-file CLI at /cli/mergeq.mjs. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const clock = deps.clock ?? systemClock;
   const app = express();
@@ -97,6 +97,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     uiRoutes({ access: deps.access, clock, queueService: deps.queueService, quarantineService: deps.quarantineService, overview: deps.overview }),
   );
 
+  // Relative, so that a proxy serving the service under a path prefix keeps it.
+  app.get('/', (_req, res) => res.redirect(302, 'ui/'));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -19,7 +19,14 @@ export class ServiceError extends Error {
 }
 
 export const notFound = {
-  queue: (branch: string) => new ServiceError(404, 'queue_not_found', 'Queue not found', `no queue for branch ${branch}`),
+  /** `repo`: the repository as host/owner/name (its key, lower-cased). */
+  queue: (repo: string, branch: string) =>
+    new ServiceError(
+      404,
+      'queue_not_found',
+      'Queue not found',
+      `no queue for branch ${branch} of ${repo}; create one with the createQueue operation (POST /v1/createQueue)`,
+    ),
   pullRequest: (prNumber: number) =>
     new ServiceError(404, 'pull_request_not_found', 'Pull request not found', `pull request #${prNumber} was never submitted to this queue`),
 };

@@ -7,7 +7,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
 
-/** Seed 2.4 plus `state` and `position`: one element of the queue record's enqueuedPullRequests. */
+/** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
   id: string;
   prNumber: number;
@@ -28,6 +28,8 @@ export interface EnqueuedPullRequestRecord {
   estimatedMergeAt: string | null;
   /** Why there is no estimate (paused, not ready, no CI history yet); null when there is one or it ended. */
   estimateReason: MergeEstimate['reason'];
+  /** Why the PR is in its state (waiting for what, tested how, failed why); null before anything happened to it. */
+  reason: Reason | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -37,9 +39,13 @@ export type ReadinessRecord = Omit<Readiness, 'containsTargetSha' | 'ownChecksPa
 export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   isCurrentlySubmittedToQueue: boolean;
   readiness: ReadinessRecord;
-  reason: Reason | null;
   testRunId: string | null;
   history: { state: PrState; at: string; reason: Reason }[];
+}
+
+/** A reason as clients see it: its code and message, nothing the entry keeps beside them. */
+export function toReasonRecord(reason: Reason): Reason {
+  return { code: reason.code, message: reason.message };
 }
 
 export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null, estimate: MergeEstimate | undefined): EnqueuedPullRequestRecord {
@@ -60,6 +66,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     noBatch: entry.noBatch,
     estimatedMergeAt: estimate?.estimatedMergeAt ?? null,
     estimateReason: estimate?.reason ?? null,
+    reason: entry.reason ? toReasonRecord(entry.reason) : null,
   };
 }
 
@@ -83,8 +90,7 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
       isDraft: readiness.isDraft,
       note: readiness.note,
     },
-    reason: entry.reason ? { code: entry.reason.code, message: entry.reason.message } : null,
     testRunId: entry.testRunId,
-    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: { code: t.reason.code, message: t.reason.message } })),
+    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason) })),
   };
 }

@@ -95,7 +95,7 @@ export class QueueDocWriter {
       return;
     }
     if (!committed) {
-      for (const waiting of batch) waiting.reject(notFound.queue(key.branch));
+      for (const waiting of batch) waiting.reject(notFound.queue(key.repoKey, key.branch));
       return;
     }
     committed.result.forEach((outcome, i) => {

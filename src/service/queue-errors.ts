@@ -9,7 +9,7 @@ export const queueErrors = {
       409,
       'queue_not_empty',
       'Queue is not empty',
-      `${count} pull request${count === 1 ? ' is' : 's are'} still in the queue for ${branch}`,
+      `${count} pull request${count === 1 ? ' is' : 's are'} still in the queue for ${branch}; cancel ${count === 1 ? 'it' : 'them'} first (cancelPullRequest), or drain the queue and wait for it to empty`,
     ),
   notAccepting: (branch: string) =>
     new ServiceError(

@@ -1,12 +1,21 @@
+import type { Entry } from '../domain/entry.js';
 import type { Org } from '../domain/org.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { RepoRef } from '../domain/repo.js';
-import { isActive, type QueueState } from '../domain/states.js';
+import type { Reason } from '../domain/reasons.js';
+import { repoKey, type RepoRef } from '../domain/repo.js';
+import { isActive, type PrState, type QueueState } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
+import { notFound } from './errors.js';
+import { toReasonRecord } from './pull-request-record.js';
+import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight } from './test-run-record.js';
 
 const HOUR_MS = 3_600_000;
+/** How far back the queue page lists the PRs that left the queue, and how many at most. */
+const ENDED_WINDOW_MS = 24 * HOUR_MS;
+const MAX_ENDED = 100;
+const ENDED_SHOWN: ReadonlySet<PrState> = new Set<PrState>(['MERGED', 'FAILED']);
 
 /** One line of the web page's queue list. */
 export interface QueueSummary {
@@ -24,6 +33,16 @@ export interface QueueSummary {
   version: number;
 }
 
+/** A pull request that merged or failed lately: what the queue page lists under the queue. */
+export interface EndedPullRequest {
+  prNumber: number;
+  prTitle: string;
+  prAuthor: string;
+  state: PrState;
+  endedAt: string;
+  reason: Reason | null;
+}
+
 /** The organization's queues at a glance (the web page's first screen). Only the caller's own queues. */
 export class QueueOverviewService {
   constructor(private readonly deps: { store: Store; clock: Clock }) {}
@@ -35,6 +54,30 @@ export class QueueOverviewService {
     return queues
       .map((q) => summarize(q, ended.filter((e) => e.queueId === q.id)))
       .sort((a, b) => `${a.repo.owner}/${a.repo.name}:${a.branch}`.localeCompare(`${b.repo.owner}/${b.repo.name}:${b.branch}`));
+  }
+
+  /** The queue's PRs that merged or failed in the last 24 hours, the latest first (at most 100). */
+  async recentlyEnded(org: Org, ref: { repo: RepoRef; targetBranch: string }): Promise<EndedPullRequest[]> {
+    assertOwnsRepo(org, ref.repo);
+    const key = repoKey(ref.repo);
+    const queue = await this.deps.store.getQueue(key, ref.targetBranch);
+    if (!queue) throw notFound.queue(key, ref.targetBranch);
+    const since = new Date(this.deps.clock.now().getTime() - ENDED_WINDOW_MS).toISOString();
+    // Ended entries stay in the document until the engine's next commit archives them.
+    const archived = await this.deps.store.archivedEntriesEndedSince([queue.id], since);
+    const byId = new Map<string, Entry>();
+    for (const e of [...archived, ...queue.entries]) if (ENDED_SHOWN.has(e.state) && e.stateChangedAt >= since) byId.set(e.id, e);
+    return [...byId.values()]
+      .sort((a, b) => (a.stateChangedAt < b.stateChangedAt ? 1 : a.stateChangedAt > b.stateChangedAt ? -1 : b.seq - a.seq))
+      .slice(0, MAX_ENDED)
+      .map((e) => ({
+        prNumber: e.prNumber,
+        prTitle: e.prTitle,
+        prAuthor: e.prAuthor,
+        state: e.state,
+        endedAt: e.stateChangedAt,
+        reason: e.reason ? toReasonRecord(e.reason) : null,
+      }));
   }
 
   /** Versions of the caller's queues, keyed by id: what the live event stream compares. */

@@ -103,7 +103,7 @@ export class QueueService {
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
     const before = await this.store.getQueue(key.repoKey, key.branch);
-    if (!before) throw notFound.queue(input.targetBranch);
+    if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
     const activeBefore = activeEntryFor(before, prNumber);
     let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
@@ -321,7 +321,7 @@ export class QueueService {
   private async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
     const key = this.keyOf(org, input);
     const queue = await this.store.getQueue(key.repoKey, key.branch);
-    if (!queue) throw notFound.queue(input.targetBranch);
+    if (!queue) throw notFound.queue(key.repoKey, key.branch);
     return queue;
   }
 

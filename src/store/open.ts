@@ -16,10 +16,33 @@ export interface OpenStoreOptions {
 export const DEFAULT_MONGO_DB = 'mergeq';
 export const SQLITE_FILE = 'mergeq.sqlite';
 
+/** The SQLite store's folder or file cannot be created or opened; `code` is the system's (EACCES, ENOENT, ...). */
+export class DataDirError extends Error {
+  readonly code: string | undefined;
+  /** The system's message, e.g. `EACCES: permission denied, mkdir '/srv/data'`. */
+  readonly reason: string;
+  constructor(
+    readonly dataDir: string,
+    cause: unknown,
+  ) {
+    // Duck-typed: errors of node:fs need not be instances of this realm's Error (test runners).
+    const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+    const reason = typeof message === 'string' ? message : String(cause);
+    super(`cannot use the data folder ${dataDir}: ${reason}`, { cause });
+    this.name = 'DataDirError';
+    this.reason = reason;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   if (opts.mongodbUri) return openMongoStore(opts.mongodbUri, { logger: opts.logger });
-  makePrivateDir(opts.dataDir);
-  return openSqliteStore(join(opts.dataDir, SQLITE_FILE), { logger: opts.logger });
+  try {
+    makePrivateDir(opts.dataDir);
+    return await openSqliteStore(join(opts.dataDir, SQLITE_FILE), { logger: opts.logger });
+  } catch (err) {
+    throw new DataDirError(opts.dataDir, err);
+  }
 }
 
 /** A SQLite store in `path`, created with its schema if new; `':memory:'` for a throw-away one. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -13,6 +14,15 @@ export interface CliRun {
 function buffer() {
   const chunks: string[] = [];
   return { write: (text: string) => chunks.push(text), text: () => chunks.join('') };
+}
+
+/** A port free a moment ago (MERGEQ_PORT takes no 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** A temporary MERGEQ_DATA_DIR and a way to run `mergeq` in-process against it. */

@@ -150,15 +150,15 @@ describe('mergeq token', () => {
 });
 
 describe('mergeq token with a store that cannot be opened', () => {
-  it('says which store failed, with exit code 1', async () => {
+  it('names MERGEQ_DATA_DIR and what to do, with exit code 78', async () => {
     const cli = cliSandbox();
     try {
       // A file where the data folder should be: SQLite cannot create its database there.
       const blocked = join(cli.dataDir, 'not-a-folder');
       writeFileSync(blocked, '');
       const result = await cli.run(['token', 'list', '--org', 'acme'], { MERGEQ_DATA_DIR: blocked });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^mergeq: cannot open the store, SQLite in ${blocked}: `));
+      expect(result.code).toBe(78);
+      expect(result.stderr).toMatch(new RegExp(`^mergeq: cannot use the data folder MERGEQ_DATA_DIR=${blocked} \\(ENOTDIR[^)]*\\); a file is in the way`));
     } finally {
       cli.cleanup();
     }

@@ -29,7 +29,7 @@ let svc: SandboxService;
 
 beforeAll(async () => {
   svc = await SandboxService.start();
-  // The repository's tests, as a user gives them to `mergeq serve`'s sandbox (README, "Try it").
+  // The repository's tests, as a user gives them to `mergeq serve`'s sandbox (docs/flaky-tests.md, "Trying it in the sandbox").
   const tests = { repo: REPO, steadyTests: 3, flakyTests: [{ name: FLAKY, rate: 0, script: [['failed', 'passed'], ['failed', 'failed']] }] };
   const set = await request(svc.app).post('/sandbox/tests').set('x-api-token', svc.token).send(tests);
   expect(set.status).toBe(200);

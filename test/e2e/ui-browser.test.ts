@@ -84,12 +84,19 @@ describeWithBrowser('the web page in a browser', () => {
   test('a wrong token is refused with a message; the right one signs in with an HttpOnly, SameSite=Strict cookie', async () => {
     await page.goto(`${base}/ui/`);
     await page.waitForSelector('#token');
+    // Signed out: no "Sign out"; the page says where a token comes from.
+    expect(await page.$eval('#sign-out', (b) => (b as HTMLElement).offsetParent === null)).toBe(true);
+    expect(await text('#token-help')).toContain('npx mergeq token create --org <org>');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.reload(); // without axe's script
+    await page.waitForSelector('#token');
     await screenshot('sign-in');
     await page.type('#token', 'mq_not-a-token');
     await page.keyboard.press('Enter');
     await waitForText('[role=alert]', 'unknown or revoked');
     await page.$eval('#token', (n) => ((n as HTMLInputElement).value = ''));
     await signIn(page, svc.token);
+    expect(await page.$eval('#sign-out', (b) => (b as HTMLElement).offsetParent !== null)).toBe(true);
     const cookies = await browser.cookies();
     expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ name: 'mq_session', httpOnly: true, sameSite: 'Strict' }]);
     expect(await page.evaluate(() => document.cookie)).toBe('');
@@ -105,6 +112,21 @@ describeWithBrowser('the web page in a browser', () => {
     await svc.settle();
     await waitForText('h2', 'Pull requests (10)', 3_000);
     await waitForText('h2', 'Runs in flight (4)', 3_000);
+    // Every PR says why it is where it is; TESTING and PENDING are drawn differently; a run says what it does.
+    const rows = await page.$$eval('table:first-of-type tbody tr', (trs) => trs.map((tr) => {
+      const badge = tr.querySelector('.state') as HTMLElement;
+      return { state: badge.textContent, background: getComputedStyle(badge).backgroundColor, reason: tr.lastElementChild?.textContent ?? '' };
+    }));
+    expect(rows).toHaveLength(10);
+    for (const row of rows) expect(row.reason).not.toBe('');
+    const look = (state: string) => rows.find((r) => r.state === state)?.background;
+    expect(look('TESTING')).toBeDefined();
+    expect(look('PENDING')).toBeDefined();
+    expect(look('TESTING')).not.toBe(look('PENDING'));
+    const runTexts = await page.$$eval('.run-does', (ps) => ps.map((p) => p.textContent ?? ''));
+    expect(runTexts).toHaveLength(4);
+    for (const t of runTexts) expect(t).toMatch(/^Testing #\d+.* on main · waiting for CI$/);
+    expect(await page.$$eval('.run .state', (b) => b.map((x) => x.textContent))).toEqual(['testing', 'testing', 'testing', 'testing']);
     await screenshot('queue');
     await screenshot('queue-phone', 390);
     for (let minute = 0; minute < 120; minute++) {
@@ -118,6 +140,14 @@ describeWithBrowser('the web page in a browser', () => {
       if ((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests.length === 0) break;
     }
     await waitForText('p.muted', 'The queue is empty.', 3_000);
+    // The PRs that left the queue stay on its page, with their reason.
+    await waitForText('h2', 'Merged or failed in the last 24 hours (10)', 3_000);
+    const ended = await page.$$eval('section[aria-labelledby=ended-title] tbody tr', (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent ?? '')));
+    expect(ended.filter((r) => r[1] === 'MERGED')).toHaveLength(9);
+    const failedRow = ended.find((r) => r[0]!.startsWith(`#${bad} `));
+    expect(failedRow?.[1]).toBe('FAILED');
+    expect(failedRow?.[3]).toMatch(/fail/i);
+    await screenshot('queue-ended');
     await page.click('a[href="#/"]');
     await page.waitForSelector('h1::-p-text(Queues)');
     const row = await page.$$eval('tbody tr td', (cells) => cells.map((c) => c.textContent));
@@ -148,6 +178,28 @@ describeWithBrowser('the web page in a browser', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('button::-p-text(Pause)');
     expect((await svc.ok('getQueue', QUEUE)).body.state).toBe('running');
+  });
+
+  test('queue settings are changed from the page, checked as the API checks them', async () => {
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.click('a::-p-text(Settings)');
+    await page.waitForSelector('#setting-concurrency');
+    await page.$eval('#setting-concurrency', (n) => ((n as HTMLInputElement).value = ''));
+    await page.type('#setting-concurrency', '0');
+    await page.click('button::-p-text(Save)');
+    await waitForText('#setting-concurrency-error', 'at least 1');
+    expect(await text('[role=alert]')).toContain('Not saved');
+    expect((await svc.ok('getQueue', QUEUE)).body.concurrency).toBe(4);
+    await screenshot('queue-settings-error');
+
+    await page.$eval('#setting-concurrency', (n) => ((n as HTMLInputElement).value = ''));
+    await page.type('#setting-concurrency', '6');
+    await page.select('#setting-mergeMethod', 'rebase');
+    await page.click('button::-p-text(Save)');
+    await waitForText('h1', 'acme/widgets · main');
+    await waitForText('p', 'concurrency 6');
+    expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ concurrency: 6, mergeMethod: 'rebase' });
+    await svc.ok('updateQueue', { ...QUEUE, concurrency: 4, mergeMethod: 'squash' });
   });
 
   test("the repository's flaky and quarantined tests are listed, a page at a time", async () => {
@@ -206,7 +258,7 @@ describeWithBrowser('the web page in a browser', () => {
   }, 30_000);
 
   test('no serious or critical accessibility violations on any page', async () => {
-    const pages = ['#/', `#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`, `#/queue?${new URLSearchParams({ repo: 'github.com/acme/batched', branch: 'main' })}`];
+    const pages = ['#/', `#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/settings?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`, `#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(bad) })}`, `#/queue?${new URLSearchParams({ repo: 'github.com/acme/batched', branch: 'main' })}`];
     for (const hash of pages) {
       await page.goto(`${base}/ui/${hash}`);
       await page.waitForSelector('main h1');

@@ -1,10 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE } from '../../src/store/open.js';
-import { cliSandbox } from '../cli/cli-harness.js';
+import { cliSandbox, freePort } from '../cli/cli-harness.js';
 import { signatureVerifies, WebhookReceiver } from './webhook-receiver.js';
 
 /**
@@ -22,15 +21,6 @@ const cli = cliSandbox();
 let receiver: WebhookReceiver;
 let child: ChildProcess | null = null;
 let token = '';
-
-/** A port free a moment ago (MERGEQ_PORT takes no 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function serve(): Promise<{ process: ChildProcess; url: string }> {
   const port = await freePort();

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { NO_GIT_HOST_NOTE } from '../../src/githost/githost.js';
 import { NoGitHost } from '../../src/githost/none.js';
+import { SandboxNotFoundError } from '../../src/githost/sandbox/sandbox-host.js';
 import { Engine } from '../../src/engine/engine.js';
 import { harness, repo, silentLogger, MIN } from './harness.js';
 
@@ -393,6 +394,46 @@ describe('engine: git host errors', () => {
     await h.advance(10);
     expect((await h.entry(a)).state).toBe('MERGED');
     await h.engine.stop();
+  });
+});
+
+describe('engine: reports the git host refuses', () => {
+  /** The warnings the engine logs about reporting on one PR's comment. */
+  function capturingHarness() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const commentWarnings = (pr: number) => lines.filter((l) => l.report === 'comment' && l.pr === pr);
+    return { commentWarnings, ready: harness({ engine: { logger } }) };
+  }
+
+  it('says once, in one line without a stack trace, that the git host does not know the PR, and does not ask again', async () => {
+    const { commentWarnings, ready } = capturingHarness();
+    const h = await ready;
+    const a = await h.submit();
+    await h.settle();
+    h.sandbox.failNext('upsertPullRequestComment', 1000, () => new SandboxNotFoundError(`pull request #${a} does not exist`));
+    await h.cancel(a);
+    await h.advance(5);
+    expect(commentWarnings(a)).toEqual([
+      expect.objectContaining({ status: 404, error: `pull request #${a} does not exist`, msg: 'could not report on the pull request; given up' }),
+    ]);
+    expect(commentWarnings(a)[0]).not.toHaveProperty('err');
+  });
+
+  it('stops trying to report on the PRs of a deleted queue', async () => {
+    const { commentWarnings, ready } = capturingHarness();
+    const h = await ready;
+    const a = await h.submit();
+    await h.settle();
+    h.sandbox.failNext('upsertPullRequestComment', 1000);
+    await h.cancel(a);
+    await h.settle();
+    expect(commentWarnings(a)).toHaveLength(1);
+    const doc = await h.doc();
+    expect(await h.store.deleteQueue(doc.id, doc.version)).toBe(true);
+    h.engine.notify(doc.id);
+    await h.advance(5);
+    expect(commentWarnings(a)).toHaveLength(1);
   });
 });
 

@@ -39,8 +39,15 @@ describe('with the default test app', () => {
   test('404 not_found for unknown paths, in and out of /v1', async () => {
     for (const path of ['/v1/nope', '/v2/getQueue', '/', '/v1', '/v1/flaky-tests/other']) {
       expectProblem(await request(t.app).post(path).set('x-api-token', t.acme.token), 404, 'not_found');
-      expectProblem(await request(t.app).get(path), 404, 'not_found');
+      if (path !== '/') expectProblem(await request(t.app).get(path), 404, 'not_found');
     }
+  });
+
+  test('GET / sends a browser to the web page', async () => {
+    const res = await request(t.app).get('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('ui/');
+    expect((await request(t.app).get('/ui/')).status).toBe(200);
   });
 
   test('405 method_not_allowed with Allow for a known path and another method', async () => {

@@ -99,6 +99,8 @@ describe('without a git host', () => {
           noBatch: false,
           estimatedMergeAt: null,
           estimateReason: { code: 'not_ready', message: 'not ready: no estimate until it is' },
+          // Every entry says why it is in its state, as getSubmittedPullRequest does (the web page's Reason column).
+          reason: { code: 'submitted', message: 'submitted to the queue' },
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);

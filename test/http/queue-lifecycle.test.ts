@@ -179,8 +179,10 @@ describe('createQueue', () => {
 });
 
 describe('getQueue', () => {
-  test('404 queue_not_found for a branch without a queue', async () => {
-    expectProblem(await post(t, 'getQueue', queueRef('nope')), 404, 'queue_not_found');
+  test('404 queue_not_found for a branch without a queue names the repository and createQueue', async () => {
+    const res = await post(t, 'getQueue', queueRef('nope'));
+    expectProblem(res, 404, 'queue_not_found');
+    expect(res.body.detail).toBe('no queue for branch nope of github.com/acme/widgets; create one with the createQueue operation (POST /v1/createQueue)');
   });
 
   test('repository names are case-insensitive', async () => {
@@ -340,11 +342,13 @@ describe('deleteQueue', () => {
 
     const refused = await post(t, 'deleteQueue', queueRef());
     expectProblem(refused, 409, 'queue_not_empty');
-    expect(refused.body.detail).toBe('2 pull requests are still in the queue for main');
+    expect(refused.body.detail).toBe(
+      '2 pull requests are still in the queue for main; cancel them first (cancelPullRequest), or drain the queue and wait for it to empty',
+    );
     expect((await post(t, 'getQueue', queueRef())).status).toBe(200);
 
     await post(t, 'cancelPullRequest', prRef(1));
-    expect((await post(t, 'deleteQueue', queueRef())).body.detail).toBe('1 pull request is still in the queue for main');
+    expect((await post(t, 'deleteQueue', queueRef())).body.detail).toMatch(/^1 pull request is still in the queue for main; cancel it first/);
     await post(t, 'cancelPullRequest', prRef(2));
 
     const deleted = await post(t, 'deleteQueue', queueRef());

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ACME_REPO, expectProblem, post, queueRef } from './helpers/requests.js';
+import { ACME_REPO, expectProblem, post, queueRef, uiSignIn } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
 
 /** The web page's session: how a sign-in is kept, what a change needs, what another organization sees. */
@@ -13,12 +13,7 @@ afterEach(async () => {
   await t.close();
 });
 
-async function signIn(token: string): Promise<{ cookie: string; csrfToken: string; setCookie: string }> {
-  const res = await request(t.app).post('/ui/api/session').send({ token });
-  expect(res.status).toBe(200);
-  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0] ?? '';
-  return { cookie: setCookie.split(';')[0]!, csrfToken: res.body.csrfToken as string, setCookie };
-}
+const signIn = (token: string) => uiSignIn(t, token);
 
 const QUEUE_QUERY = { repo: 'github.com/acme/widgets', branch: 'main' };
 

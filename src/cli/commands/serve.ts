@@ -2,13 +2,15 @@ import { Option, type Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
 import { createLogger } from '../../server/logger.js';
 import type { CliContext } from '../cli-context.js';
+import { startupLine } from '../startup-line.js';
 
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description(
       'Run the merge queue service: the REST API under /v1 on MERGEQ_HOST:MERGEQ_PORT, with the store and ' +
-        'git host chosen by the environment (listed by `mergeq --help`). Logs JSON lines to stdout. ' +
+        'git host chosen by the environment (listed by `mergeq --help`). Logs JSON lines to stdout; ' +
+        'once listening, writes one plain line to stderr with the address, the web page and the next command. ' +
         'Limits (rate, timeouts, large bodies, history) come from MERGEQ_* variables; see docs/configuration.md. ' +
         'Stops cleanly on SIGTERM or SIGINT.',
     )
@@ -28,6 +30,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
         import('../../server/shutdown.js'),
       ]);
       const server = await startServer(config, { logger });
+      // On stderr: stdout stays JSON lines for whatever collects the logs.
+      ctx.io.stderr.write(`${startupLine(ctx.io.env, server)}\n`);
       await stopOnSignals(server, logger);
     });
 }

@@ -40,6 +40,7 @@ const enqueuedFields = {
     .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
     .nullable()
     .describe('why there is no estimate'),
+  reason: reasonSchema.nullable().describe('why the pull request is in its state; null before anything happened to it'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
@@ -56,7 +57,6 @@ export const submittedPullRequestSchema = z.object({
     isDraft: z.boolean(),
     note: z.string().nullable(),
   }),
-  reason: reasonSchema.nullable(),
   testRunId: z.string().nullable(),
   history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;

@@ -10,6 +10,8 @@ import type { QueueOverviewService } from '../../service/queue-overview.js';
 import type { QuarantineService } from '../../service/quarantine-service.js';
 import type { QueueService } from '../../service/queue-service.js';
 import { httpErrors } from '../problem.js';
+import { updateQueueSchema } from '../schemas/queue.js';
+import { validate } from '../validate.js';
 import { liveEvents } from './live-events.js';
 import { cookieValue, csrfMatches, UiSessions, type UiSession } from './ui-sessions.js';
 
@@ -99,8 +101,12 @@ export function uiRoutes(deps: UiDeps): Router {
   router.get('/api/queue', signedIn, async (req, res) => {
     const ref = queueRef(parse(queueQuery, req.query));
     const org = orgOf(res);
-    const [queue, details] = await Promise.all([deps.queueService.getQueue(org, ref), deps.queueService.getMergeQueueTestingDetails(org, ref)]);
-    res.json({ queue, runsInFlight: details.testRuns });
+    const [queue, details, recentlyEnded] = await Promise.all([
+      deps.queueService.getQueue(org, ref),
+      deps.queueService.getMergeQueueTestingDetails(org, ref),
+      deps.overview.recentlyEnded(org, ref),
+    ]);
+    res.json({ queue, runsInFlight: details.testRuns, recentlyEnded });
   });
 
   router.get('/api/pull', signedIn, async (req, res) => {
@@ -121,6 +127,11 @@ export function uiRoutes(deps: UiDeps): Router {
   router.post('/api/queue/state', signedIn, withCsrf, json, async (req, res) => {
     const body = parse(stateBody, req.body);
     res.json({ queue: await deps.queueService.updateQueue(orgOf(res), { ...queueRef(body), state: body.state }) });
+  });
+
+  // The body and its checks are updateQueue's (POST /v1/updateQueue): the page changes settings as the API does.
+  router.post('/api/queue/settings', signedIn, withCsrf, json, async (req, res) => {
+    res.json({ queue: await deps.queueService.updateQueue(orgOf(res), validate(updateQueueSchema, req.body)) });
   });
 
   router.post('/api/pull/:action', signedIn, withCsrf, json, async (req, res) => {

@@ -19,6 +19,14 @@ export function post(t: TestApp, op: string, body: unknown, token: string | null
   return req.send(JSON.stringify(body));
 }
 
+/** Signs in to the web page with `token`: its session cookie (`name=value`) and CSRF token, and the Set-Cookie header. */
+export async function uiSignIn(t: TestApp, token: string): Promise<{ cookie: string; csrfToken: string; setCookie: string }> {
+  const res = await request(t.app).post('/ui/api/session').send({ token });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}`);
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0] ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrfToken: res.body.csrfToken as string, setCookie };
+}
+
 /** Everything a request could have changed: queues (with entries and runs) and the archive of acme's queues. */
 export async function storeSnapshot(t: TestApp): Promise<string> {
   const queues = await t.store.listQueues({});

@@ -1,0 +1,73 @@
+import request from 'supertest';
+import { makeReady, mergeAndArchive, setState } from './helpers/engine-steps.js';
+import { ACME_REPO, expectProblem, post, prRef, queueRef, uiSignIn } from './helpers/requests.js';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+
+/** What the web page's queue screen reads and changes: the PRs that left the queue, and its settings. */
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+  expect((await post(t, 'createQueue', queueRef())).status).toBe(200);
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const QUEUE_QUERY = { repo: 'github.com/acme/widgets', branch: 'main' };
+const HOUR = 3_600_000;
+
+const signIn = (token: string) => uiSignIn(t, token);
+
+describe('the PRs that left the queue', () => {
+  test('merged and failed ones of the last 24 hours are listed with their reason, the latest first; older and cancelled ones are not', async () => {
+    for (const n of [1, 2, 3, 4]) await post(t, 'submitPullRequest', prRef(n));
+    await makeReady(t, 'main', [1, 2, 3]);
+    await mergeAndArchive(t, 'main', 1);
+    t.clock.advance(2 * HOUR);
+    await mergeAndArchive(t, 'main', 2);
+    await setState(t, 'main', 3, 'FAILED'); // still in the document: the engine archives it at its next commit
+    await post(t, 'cancelPullRequest', prRef(4));
+    t.clock.advance(23 * HOUR); // #1 ended 25 hours ago
+
+    const { cookie } = await signIn(t.acme.token);
+    const res = await request(t.app).get('/ui/api/queue').query(QUEUE_QUERY).set('Cookie', cookie);
+    expect(res.status).toBe(200);
+    expect(res.body.recentlyEnded).toEqual([
+      { prNumber: 3, prTitle: '', prAuthor: '', state: 'FAILED', endedAt: expect.any(String), reason: { code: 'tests_passed', message: 'FAILED' } },
+      { prNumber: 2, prTitle: '', prAuthor: '', state: 'MERGED', endedAt: expect.any(String), reason: { code: 'merged', message: 'merged' } },
+    ]);
+  });
+});
+
+describe('queue settings from the page', () => {
+  const settings = (s: { cookie: string; csrfToken: string }, body: Record<string, unknown>) =>
+    request(t.app).post('/ui/api/queue/settings').set('Cookie', s.cookie).set('x-csrf-token', s.csrfToken).send({ repo: ACME_REPO, targetBranch: 'main', ...body });
+
+  test('a change is saved and answered as updateQueue answers it', async () => {
+    const acme = await signIn(t.acme.token);
+    const res = await settings(acme, { concurrency: 3, batch: true, mergeMethod: 'rebase' });
+    expect(res.status).toBe(200);
+    expect(res.body.queue).toMatchObject({ concurrency: 3, batch: true, mergeMethod: 'rebase' });
+    expect((await post(t, 'getQueue', queueRef())).body).toMatchObject({ concurrency: 3, batch: true, mergeMethod: 'rebase' });
+  });
+
+  test('an invalid value is the same 400 as from /v1/updateQueue, naming the field; nothing is saved', async () => {
+    const acme = await signIn(t.acme.token);
+    const body = { concurrency: 0, mergeMethod: 'fast-forward' };
+    const fromPage = await settings(acme, body);
+    expectProblem(fromPage, 400, 'invalid_request');
+    const fromApi = await post(t, 'updateQueue', { ...queueRef(), ...body });
+    expect(fromPage.body.errors).toEqual(fromApi.body.errors);
+    expect(fromPage.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['concurrency', 'mergeMethod']);
+    expect((await post(t, 'getQueue', queueRef())).body.concurrency).toBe(1);
+  });
+
+  test('needs the CSRF token, and another organization cannot change it', async () => {
+    const acme = await signIn(t.acme.token);
+    expect((await settings({ ...acme, csrfToken: 'forged' }, { concurrency: 2 })).status).toBe(403);
+    const globex = await signIn(t.globex.token);
+    expectProblem(await settings(globex, { concurrency: 2 }), 403, 'forbidden');
+    expect((await post(t, 'getQueue', queueRef())).body.concurrency).toBe(1);
+  });
+});
