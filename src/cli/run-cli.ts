@@ -29,6 +29,7 @@ Environment (docs/configuration.md has the details):
   MERGEQ_HEADERS_TIMEOUT_SECONDS, MERGEQ_BODY_TIMEOUT_SECONDS   slow clients get 408 (10, 60)
   MERGEQ_LARGE_BODIES_PER_TOKEN   bodies over 1 MiB in flight per token (2)
   MERGEQ_HISTORY_DAYS ended entries and runs are kept this many days (90)
+  MERGEQ_GITHUB_WRITES_PER_MINUTE, MERGEQ_GITHUB_WRITES_PER_HOUR   the App's GitHub writes per installation (80, 500; 0: off)
   MERGEQ_QUEUE_LEASE_SECONDS   a replica's lease on a queue; a dead replica's queues wait this long (30)
 
 Admin commands use the same store as the server, also while it runs.

@@ -1,3 +1,5 @@
+import type { WriteBudgetLimits } from '../githost/github/write-budget.js';
+
 /** The service's configuration, as validated from the environment by `loadConfig`. */
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -20,14 +22,6 @@ export type GitHostConfig =
       /** The App's writes per installation (GitHub's secondary limits); absent: 80 and 500, 0: no limit. */
       writeBudget?: WriteBudgetLimits;
     };
-
-/** Content-creating requests one installation may make, per minute and per hour; 0 turns a limit off. */
-export interface WriteBudgetLimits {
-  perMinute: number;
-  perHour: number;
-}
-
-export const GITHUB_WRITE_LIMITS: WriteBudgetLimits = { perMinute: 80, perHour: 500 };
 
 /** Bounds on what clients may send (docs/configuration.md, "Request limits"). */
 export interface Limits {

@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { Probot, ProbotOctokit } from 'probot';
-import { GITHUB_WRITE_LIMITS, type GitHostConfig } from '../config/config.js';
+import type { GitHostConfig } from '../config/config.js';
 import { realScheduler, type Scheduler } from '../domain/scheduler.js';
-import { WriteBudget } from '../githost/github/write-budget.js';
+import { GITHUB_WRITE_LIMITS, WriteBudget } from '../githost/github/write-budget.js';
 import { rateLimitPauseMs, writeBudgetPlugin } from '../githost/github/write-budget-plugin.js';
-import { GitHubWriteMetrics } from '../metrics/github-write-metrics.js';
+import { GitHubWriteMetrics } from '../githost/github/write-metrics.js';
 import type { Clock } from '../domain/clock.js';
 import type { Engine } from '../engine/engine.js';
 import { webhookEndpoint } from './webhook-endpoint.js';

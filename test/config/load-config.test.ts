@@ -100,7 +100,15 @@ describe('git host selection', () => {
       privateKey: PEM,
       webhookSecret: 'shh',
       apiUrl: 'https://ghe.example.com/api/v3',
+      writeBudget: { perMinute: 80, perHour: 500 },
     });
+  });
+
+  it("takes the App's write budget per installation; 0 turns a limit off, a negative one is refused", () => {
+    expect(loadConfig({ ...github, MERGEQ_GITHUB_WRITES_PER_MINUTE: '40', MERGEQ_GITHUB_WRITES_PER_HOUR: '0' }).gitHost).toMatchObject({
+      writeBudget: { perMinute: 40, perHour: 0 },
+    });
+    expect(() => loadConfig({ ...github, MERGEQ_GITHUB_WRITES_PER_MINUTE: '-1' })).toThrow(/MERGEQ_GITHUB_WRITES_PER_MINUTE must be an integer from 0 to 100000/);
   });
 
   it("takes the API URL from probot's GHE_HOST and GHE_PROTOCOL when GITHUB_API_URL is not set", () => {

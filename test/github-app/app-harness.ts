@@ -9,7 +9,7 @@ import { GitHubGitHost } from '../../src/githost/github/github-host.js';
 import { InstallationClients } from '../../src/githost/github/installation-clients.js';
 import { WriteBudget } from '../../src/githost/github/write-budget.js';
 import { rateLimitPauseMs, writeBudgetPlugin } from '../../src/githost/github/write-budget-plugin.js';
-import { GitHubWriteMetrics } from '../../src/metrics/github-write-metrics.js';
+import { GitHubWriteMetrics } from '../../src/githost/github/write-metrics.js';
 import { mergeqApp } from '../../src/github-app/mergeq-app.js';
 import { OwnerOrgs } from '../../src/github-app/owner-orgs.js';
 import { WriteAccess } from '../../src/github-app/write-access.js';

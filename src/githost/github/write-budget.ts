@@ -1,6 +1,14 @@
-import type { WriteBudgetLimits } from '../../config/config.js';
 import type { Scheduler, TimerHandle } from '../../domain/scheduler.js';
 import { WRITE_CLASSES, type WriteClass, type WriteKind } from './write-class.js';
+
+/** Content-creating requests one installation may make, per minute and per hour; 0 turns a limit off. */
+export interface WriteBudgetLimits {
+  perMinute: number;
+  perHour: number;
+}
+
+/** GitHub's secondary limits on an App installation's content-creating requests. */
+export const GITHUB_WRITE_LIMITS: WriteBudgetLimits = { perMinute: 80, perHour: 500 };
 
 /** What a write that was never sent resolves with: a newer write said it instead, or it was dropped. */
 export const NOT_SENT = Symbol('not sent');

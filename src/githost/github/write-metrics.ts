@@ -1,8 +1,8 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { QueueDoc } from '../domain/queue.js';
-import { repoFullName, type RepoRef } from '../domain/repo.js';
-import type { WriteBudget, WriteBudgetEvents } from '../githost/github/write-budget.js';
-import type { WriteKind } from '../githost/github/write-class.js';
+import type { QueueDoc } from '../../domain/queue.js';
+import { repoFullName, type RepoRef } from '../../domain/repo.js';
+import type { WriteBudget, WriteBudgetEvents } from './write-budget.js';
+import type { WriteKind } from './write-class.js';
 
 type Dropped = 'replaced' | 'stale' | 'reserve';
 
