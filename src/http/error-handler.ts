@@ -8,7 +8,11 @@ export const notFoundHandler: RequestHandler = (req) => {
   throw httpErrors.notFound(req.path);
 };
 
-/** Every error as problem+json; anything unexpected is logged and answered 500 without details. */
+/**
+ * Every error as problem+json; anything unexpected is logged and answered 500 without details. A
+ * library's own 4xx (http-errors, e.g. a static file's bad range) is answered with its status, and its
+ * message only: such errors may carry the request body (`err.body`), which is never logged or sent.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) {
@@ -21,7 +25,23 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, err);
       return;
     }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    const status = clientErrorStatus(err);
+    if (status !== null) {
+      sendProblem(res, new ServiceError(status, 'invalid_request', 'Invalid request', 'the request could not be handled', [{ path: '(request)', message: 'could not be handled' }]));
+      return;
+    }
+    logger.error({ err: withoutBody(err), method: req.method, path: req.path }, 'unhandled error');
     sendProblem(res, httpErrors.internal());
   };
+}
+
+function clientErrorStatus(err: unknown): number | null {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+/** The error's type, message and stack: never the fields a library attached (bodies, requests). */
+function withoutBody(err: unknown): unknown {
+  if (!(err instanceof Error)) return { message: String(err).slice(0, 200) };
+  return { type: err.name, message: err.message, stack: err.stack };
 }

@@ -9,6 +9,7 @@ import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue-overview.js';
 import type { QuarantineService } from '../../service/quarantine-service.js';
 import type { QueueService } from '../../service/queue-service.js';
+import { jsonBody } from '../json-body.js';
 import { httpErrors } from '../problem.js';
 import { liveEvents } from './live-events.js';
 import { cookieValue, csrfMatches, UiSessions, type UiSession } from './ui-sessions.js';
@@ -26,7 +27,12 @@ export interface UiDeps {
   overview: QueueOverviewService;
   /** The sign-in cookie gets `Secure` when the page is served over HTTPS (behind a proxy: X-Forwarded-Proto). */
   secureCookie?: (req: Request) => boolean;
+  /** A whole request body must arrive within this (408 after); 60 s unless given. */
+  bodyTimeoutMs?: number;
 }
+
+/** The page's JSON bodies are small: a token, a queue's state, a PR number. */
+const UI_BODY_LIMIT = 16 * 1024;
 
 const repoParam = z.string().regex(/^[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'host/owner/name');
 const queueQuery = z.object({ repo: repoParam, branch: z.string().min(1).max(255) });
@@ -46,7 +52,8 @@ export function uiRoutes(deps: UiDeps): Router {
   const sessions = new UiSessions();
   const router = Router();
   const nowMs = () => deps.clock.now().getTime();
-  const json = express.json({ limit: '16kb' });
+  // The /v1 reader: 400/413/415 problem+json for a bad body, and the body is never logged or echoed.
+  const json = jsonBody({ limit: UI_BODY_LIMIT, timeoutMs: deps.bodyTimeoutMs ?? 60_000 });
 
   router.use((_req, res, next) => {
     res.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
