@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ServiceError } from '../service/errors.js';
+import { closeIfBodyUnread } from './body/unread-body.js';
 import { httpErrors, sendProblem } from './problem.js';
 
 /** Unknown path: 404 not_found. */
@@ -19,6 +20,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
+    closeIfBodyUnread(req, res);
     if (err instanceof ServiceError) {
       if (err.status >= 500) logger.warn({ err, method: req.method, path: req.path }, 'request failed');
       if (err.status === 503) res.set('Retry-After', '1');
