@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { networkList, networkListProblem } from '../webhooks/receiver-networks.js';
 import { GIT_HOST_KINDS, LOG_LEVELS } from './config.js';
 
 /**
@@ -84,6 +85,14 @@ export const envSchema = z
     MERGEQ_LARGE_BODIES_PER_TOKEN: integerFrom(1, 1000).default(2),
     MERGEQ_HISTORY_DAYS: integerFrom(1, 36_500).default(90),
     MERGEQ_QUEUE_LEASE_SECONDS: integerFrom(1, 3600).default(30),
+    MERGEQ_WEBHOOK_ALLOWED_NETWORKS: z
+      .string()
+      .superRefine((list, ctx) => {
+        const problem = networkListProblem(list);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .transform(networkList)
+      .default([]),
     MERGEQ_GITHOST: z
       .string()
       .trim()

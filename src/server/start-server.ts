@@ -57,6 +57,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const limits = config.limits ?? DEFAULT_LIMITS;
+  const allowedNetworks = config.webhookAllowedNetworks ?? [];
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
@@ -91,7 +92,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     if (sandbox) stopUploads = uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     const app = createHttpApp({
-      ...apiServices(store, clock),
+      ...apiServices(store, clock, { webhookAllowedNetworks: allowedNetworks }),
       queueService,
       flakyTestService,
       renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations),
@@ -116,7 +117,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     throw err;
   }
   engine.start();
-  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }) });
+  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }), allowedNetworks });
   dispatcher.start();
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(

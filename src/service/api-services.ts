@@ -12,13 +12,13 @@ import { WebhookService } from './webhook-service.js';
  * HTTP door reaches the store only through these. A caller may replace any of them (e.g. a
  * FlakyTestService that tells the engine about test results).
  */
-export function apiServices(store: Store, clock: Clock) {
+export function apiServices(store: Store, clock: Clock, options: { webhookAllowedNetworks?: readonly string[] } = {}) {
   return {
     access: new ApiAccess(store),
     readiness: new Readiness(store),
     overview: new QueueOverviewService({ store, clock }),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
-    webhookService: new WebhookService({ store, clock }),
+    webhookService: new WebhookService({ store, clock, allowedNetworks: options.webhookAllowedNetworks ?? [] }),
   };
 }

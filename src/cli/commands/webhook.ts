@@ -48,7 +48,8 @@ function parseStatus(text: string): DeliveryStatus {
 function withOrg(ctx: CliContext, slug: string, fn: (args: { service: WebhookService; org: Awaited<ReturnType<OrgService['getOrg']>>; store: Store }) => Promise<void>) {
   return withStore(ctx.config(), ctx.io, async (store) => {
     const org = await new OrgService(store, ctx.clock).getOrg(slug);
-    await fn({ service: new WebhookService({ store, clock: ctx.clock }), org, store });
+    const service = new WebhookService({ store, clock: ctx.clock, allowedNetworks: ctx.config().webhookAllowedNetworks ?? [] });
+    await fn({ service, org, store });
   });
 }
 
