@@ -65,7 +65,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
   webhook
     .command('create')
     .description(
-      'Subscribe a URL (https, or http to a loopback address) to events. Prints only the signing secret (whsec_…) on stdout, so it ' +
+      'Subscribe a URL (https at a public address; see MERGEQ_WEBHOOK_ALLOWED_NETWORKS) to events. Prints only the signing secret (whsec_…) on stdout, so it ' +
         'can be captured: SECRET=$(mergeq webhook create --org acme --url … --events "*"). It is shown once.',
     )
     .requiredOption('--org <slug>', 'the organization')
