@@ -49,9 +49,8 @@ const prActionBody = z.object({ repo: repoParam, branch: z.string().min(1).max(2
  * small JSON API over the same services as /v1 (tenancy included) plus a server-sent event stream.
  */
 export function uiRoutes(deps: UiDeps): Router {
-  const sessions = new UiSessions();
   const router = Router();
-  const nowMs = () => deps.clock.now().getTime();
+  const sessions = new UiSessions({ nowMs: () => deps.clock.now().getTime() });
   // The /v1 reader: 400/413/415 problem+json for a bad body, and the body is never logged or echoed.
   const json = jsonBody({ limit: UI_BODY_LIMIT, timeoutMs: deps.bodyTimeoutMs ?? 60_000 });
 
@@ -67,14 +66,14 @@ export function uiRoutes(deps: UiDeps): Router {
     const caller = await deps.access.callerForToken(token);
     if (!caller) throw httpErrors.unauthorized('the API token is unknown or revoked');
     const { org } = caller;
-    const { id, session } = sessions.create(caller.token.id, nowMs());
+    const { id, session } = sessions.create(caller.token.id);
     const secure = deps.secureCookie?.(req) ?? req.secure;
     res.cookie(SESSION_COOKIE, id, { httpOnly: true, sameSite: 'strict', path: '/ui', secure });
     res.json({ org: org.slug, csrfToken: session.csrfToken });
   });
 
   const signedIn: RequestHandler = async (req, res, next) => {
-    const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE), nowMs());
+    const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE));
     const org = session ? (await deps.access.callerForTokenId(session.tokenId))?.org : undefined;
     if (!session || !org) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
     res.locals.uiSession = session;
