@@ -20,7 +20,7 @@ let bytesRead: number[];
 beforeAll(async () => {
   const sandboxRouter = express.Router();
   sandboxRouter.post('/repos', (_req, res) => void res.json({}));
-  const webhooks = webhookEndpoint({ secret: 's', receive: async () => undefined, logger: memoryLogger().logger, bodyTimeoutMs: 60_000 });
+  const webhooks = webhookEndpoint({ secret: 's', receive: async () => true, logger: memoryLogger().logger, bodyTimeoutMs: 60_000 });
   t = await createTestApp({ http: { sandboxRouter, webhooks } });
   server = await listen(t.app);
   server.server.on('connection', (socket: net.Socket) => socket.once('close', () => bytesRead.push(socket.bytesRead)));

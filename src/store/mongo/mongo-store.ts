@@ -10,6 +10,7 @@ import { MongoQueueCollections } from './queue-collection.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCaseCounts, TestUploadWrite } from '../store.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
+import { MongoInbox } from './inbox-collection.js';
 import { MongoOutbox } from './outbox-collection.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { MongoLeases } from './mongo-leases.js';
@@ -44,6 +45,7 @@ export class MongoStore implements Store {
   private readonly deliveries: Collection<WebhookDelivery>;
   private readonly flaky: MongoFlakyCollections;
   readonly outbox: MongoOutbox;
+  readonly inbox: MongoInbox;
   private readonly leases: MongoLeases;
 
   private constructor(
@@ -57,6 +59,7 @@ export class MongoStore implements Store {
     this.testCases = db.collection('test_cases');
     this.deliveries = db.collection('webhook_deliveries');
     this.outbox = new MongoOutbox(db, db.collection('queues'));
+    this.inbox = new MongoInbox(db);
     this.queueCollections = new MongoQueueCollections(db, this.outbox);
     this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox);
     this.leases = new MongoLeases(db);
@@ -71,6 +74,7 @@ export class MongoStore implements Store {
       await store.createIndexes();
       await store.flaky.createIndexes();
       await store.outbox.createIndexes();
+      await store.inbox.createIndexes();
       return store;
     } catch (err) {
       await client.close();

@@ -11,6 +11,7 @@ import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCas
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
+import { SqliteInboxTable } from './inbox-table.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { SqliteLeases } from './sqlite-leases.js';
@@ -35,6 +36,7 @@ export class SqliteStore implements Store {
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
   readonly outbox: SqliteOutboxTable;
+  readonly inbox: SqliteInboxTable;
   private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly queues: SqliteQueueTables;
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
     migrate(this.db);
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
+    this.inbox = new SqliteInboxTable(db);
     this.flaky = new SqliteFlakyTables(db, this.outbox);
     this.leases = new SqliteLeases(db);
     this.queues = new SqliteQueueTables(db, this.outbox);
@@ -80,15 +83,11 @@ export class SqliteStore implements Store {
         `INSERT OR REPLACE INTO impacted_targets (repo_key, pr_number, sha, all_targets, count, encoding, names, used_at, bytes)
          VALUES (@repoKey, @prNumber, @sha, @all, @count, @encoding, @names, @usedAt, @bytes)`,
       ),
-      targetsOfRepoByUse: db.prepare(
-        'SELECT pr_number AS prNumber, sha, bytes FROM impacted_targets WHERE repo_key = ? ORDER BY used_at, pr_number, sha',
-      ),
+      targetsOfRepoByUse: db.prepare('SELECT pr_number AS prNumber, sha, bytes FROM impacted_targets WHERE repo_key = ? ORDER BY used_at, pr_number, sha'),
       deleteTargets: db.prepare('DELETE FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
       touchTargets: db.prepare('UPDATE impacted_targets SET used_at = ? WHERE repo_key = ? AND pr_number = ? AND sha = ? AND used_at < ?'),
       pruneTargets: db.prepare('DELETE FROM impacted_targets WHERE used_at < ?'),
-      getTargets: db.prepare(
-        'SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?',
-      ),
+      getTargets: db.prepare('SELECT all_targets, count, encoding, names FROM impacted_targets WHERE repo_key = ? AND pr_number = ? AND sha = ?'),
 
       secret: db.prepare('SELECT value FROM secrets WHERE name = ?').pluck(),
       insertSecret: db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)'),
