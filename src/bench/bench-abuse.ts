@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MiB, percentile, pollHealth, streamBody, type AttackResult } from './abuse-attacks.js';
 import type { AbuseFromServer, AbuseToServer } from './abuse-server.js';
+import { refusalFlood } from './abuse-refusal-flood.js';
 
 /**
  * npm run bench:abuse — hostile traffic against the real service on 127.0.0.1, all at once: one
@@ -65,6 +66,7 @@ const attacks = Promise.all([webhook, Promise.all(nested), Promise.all(stalled)]
 const health = pollHealth(port, 20, attacks);
 const [webhookResult, nestedResults, stalledResults] = await attacks;
 const latencies = await health;
+const refusalsOk = await refusalFlood({ port, pid: child.pid!, token: tokens[0] });
 const report = await ask({ type: 'report' }, 'report');
 child.send({ type: 'stop' } satisfies AbuseToServer);
 
@@ -90,4 +92,4 @@ console.log(`  longest event-loop stall ${figures.loopStallMs.toFixed(1)} ms   t
 console.log(`  /healthz p99           ${figures.healthP99Ms.toFixed(1)} ms over ${latencies.length} requests (max ${Math.max(...latencies).toFixed(1)})   target < ${TARGETS.healthP99Ms}   ${verdict('healthP99Ms')}`);
 console.log(`  longest log line       ${figures.logLineBytes} bytes of ${report.logLines} lines   target < ${TARGETS.logLineBytes}   ${verdict('logLineBytes')}`);
 const failed = (Object.keys(TARGETS) as (keyof typeof TARGETS)[]).filter((k) => verdict(k) !== 'ok');
-process.exitCode = failed.length === 0 ? 0 : 1;
+process.exitCode = failed.length === 0 && refusalsOk ? 0 : 1;

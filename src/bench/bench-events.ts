@@ -57,7 +57,9 @@ const clock = systemClock;
 const org: Org = { id: randomUUID(), slug: 'bench', owners: ['github.com/bench'], createdAt: clock.now().toISOString() };
 await store.createOrg(org);
 const queueService = new QueueService({ store, gitHost: new NoGitHost(), clock, notifier: { notify() {} } });
-const webhooks = new WebhookService({ store, clock });
+// The receiver is on loopback, which is refused unless allowed (docs/webhooks.md).
+const LOOPBACK = ['127.0.0.0/8'];
+const webhooks = new WebhookService({ store, clock, allowedNetworks: LOOPBACK });
 const logger = pino({ level: process.env.BENCH_LOG ?? 'silent' });
 
 console.log(
@@ -87,7 +89,7 @@ async function untilDelivered(): Promise<void> {
 }
 
 // 1. Submit latency, no subscription vs `subscriptions`, the dispatcher running both times.
-const dispatcher = new WebhookDispatcher({ store, clock, logger, concurrency: opts.concurrency, pollMs: 50 });
+const dispatcher = new WebhookDispatcher({ store, clock, logger, concurrency: opts.concurrency, pollMs: 50, allowedNetworks: LOOPBACK });
 dispatcher.start();
 await timeSubmits('warmup', 1);
 const without = await timeSubmits('none', 100_000);
@@ -100,7 +102,7 @@ await dispatcher.stop();
 await queueService.createQueue(org, { repo: REPO, targetBranch: 'throughput' });
 for (let i = 0; i < opts.events - 1; i++) await queueService.submitPullRequest(org, { repo: REPO, targetBranch: 'throughput', pr: { number: 300_000 + i } });
 const before = received.count;
-const drain = new WebhookDispatcher({ store, clock, logger, concurrency: opts.concurrency, pollMs: 20 });
+const drain = new WebhookDispatcher({ store, clock, logger, concurrency: opts.concurrency, pollMs: 20, allowedNetworks: LOOPBACK });
 const expected = opts.events * opts.subscriptions;
 const t0 = performance.now();
 drain.start();

@@ -60,6 +60,11 @@ export interface Config {
    * queues waiting. Absent: the engine's default (30 s).
    */
   queueLeaseMs?: number;
+  /**
+   * Networks (CIDRs) outbound webhooks may reach besides public addresses, e.g. a self-hosted
+   * install's own 10.0.0.0/8. Absent: none.
+   */
+  webhookAllowedNetworks?: string[];
   /** Settings that are valid but probably not what was meant; logged at start-up. */
   warnings: string[];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { networkList, networkListProblem } from '../webhooks/receiver-networks.js';
 import { GIT_HOST_KINDS, LOG_LEVELS } from './config.js';
 
 /**
@@ -86,6 +87,14 @@ export const envSchema = z
     MERGEQ_GITHUB_WRITES_PER_MINUTE: integerFrom(0, 100_000).default(80),
     MERGEQ_GITHUB_WRITES_PER_HOUR: integerFrom(0, 1_000_000).default(500),
     MERGEQ_QUEUE_LEASE_SECONDS: integerFrom(1, 3600).default(30),
+    MERGEQ_WEBHOOK_ALLOWED_NETWORKS: z
+      .string()
+      .superRefine((list, ctx) => {
+        const problem = networkListProblem(list);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .transform(networkList)
+      .default([]),
     MERGEQ_GITHOST: z
       .string()
       .trim()

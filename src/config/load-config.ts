@@ -35,6 +35,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       historyDays: e.MERGEQ_HISTORY_DAYS,
     },
     queueLeaseMs: e.MERGEQ_QUEUE_LEASE_SECONDS * 1000,
+    webhookAllowedNetworks: e.MERGEQ_WEBHOOK_ALLOWED_NETWORKS,
     warnings: [...warningsFor(e), ...misspelledVariables(present)],
   };
 }

@@ -94,7 +94,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(
     '/ui',
     ...(byAddress ? [byAddress.limit] : []),
-    uiRoutes({ access: deps.access, clock, queueService: deps.queueService, quarantineService: deps.quarantineService, overview: deps.overview }),
+    uiRoutes({
+      access: deps.access,
+      clock,
+      queueService: deps.queueService,
+      quarantineService: deps.quarantineService,
+      overview: deps.overview,
+      bodyTimeoutMs: (deps.bodyBounds ?? DEFAULT_BODY_BOUNDS).timeoutMs,
+    }),
   );
 
   // Relative, so that a proxy serving the service under a path prefix keeps it.

@@ -74,6 +74,8 @@ function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw httpErrors.invalidJson(`the body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
+    // Not JSON.parse's message: it quotes the body, which may hold a token.
+    const position = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw httpErrors.invalidJson(`the body is not valid JSON${position === undefined ? '' : ` (at byte ${position})`}`);
   }
 }

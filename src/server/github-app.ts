@@ -17,6 +17,8 @@ import { WriteAccess } from '../github-app/write-access.js';
 import { GitHostEvents } from '../service/git-host-events.js';
 import { OrgService } from '../service/org-service.js';
 import { WebhookDeliveries } from '../service/webhook-deliveries.js';
+import { WebhookInbox } from '../service/webhook-inbox.js';
+import { unknownInstallation } from './unknown-installation.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { Store } from '../store/store.js';
 
@@ -69,11 +71,14 @@ export function buildGitHubApp(
   return { probot, clients, gitHost, host: repoHost(config.apiUrl), webhookSecret: config.webhookSecret, writeMetrics };
 }
 
-/** The webhook endpoint: verifies signatures and hands events to the App's handlers (loaded into probot). */
+/**
+ * The webhook endpoint, which verifies signatures and stores deliveries in the inbox, and the inbox,
+ * which hands them to the App's handlers (loaded into probot) once answered; the caller starts it.
+ */
 export async function gitHubWebhooks(
   app: GitHubApp,
   deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger; bodyTimeoutMs: number },
-): Promise<RequestHandler> {
+): Promise<{ endpoint: RequestHandler; inbox: WebhookInbox }> {
   const appFn = mergeqApp({
     deliveries: new WebhookDeliveries(deps.store),
     queueService: deps.queueService,
@@ -85,12 +90,16 @@ export async function gitHubWebhooks(
     onInstallationRepo: (repo, id) => app.clients.remember(repo, id),
   }, () => deps.clock.now());
   await app.probot.load(appFn);
-  return webhookEndpoint({
-    secret: app.webhookSecret,
-    receive: (delivery) => app.probot.receive(delivery as Parameters<Probot['receive']>[0]),
-    logger: deps.logger.child({ component: 'webhooks' }),
-    bodyTimeoutMs: deps.bodyTimeoutMs,
+  const logger = deps.logger.child({ component: 'webhooks' });
+  const inbox = new WebhookInbox({
+    store: deps.store,
+    clock: deps.clock,
+    logger,
+    handle: (delivery) => app.probot.receive(delivery as Parameters<Probot['receive']>[0]),
+    ignoredBecause: unknownInstallation,
   });
+  const endpoint = webhookEndpoint({ secret: app.webhookSecret, receive: (delivery) => inbox.accept(delivery), logger, bodyTimeoutMs: deps.bodyTimeoutMs });
+  return { endpoint, inbox };
 }
 
 /** github.com for api.github.com; else the API host without a leading `api.` (GitHub Enterprise). */

@@ -28,6 +28,11 @@ export const REDACTED_PATHS = [
   'err.event',
   'event.payload',
   'event.headers',
+  // Body parsers attach the raw request body to their errors; no request body is ever logged.
+  'err.body',
+  'err.rawBody',
+  'req.body',
+  'body',
 ];
 
 /** JSON lines to stdout (or the given stream), at `level`. */

@@ -20,6 +20,7 @@ import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
 import { startRetention } from './retention-timer.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { WebhookInbox } from '../service/webhook-inbox.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -57,6 +58,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const limits = config.limits ?? DEFAULT_LIMITS;
+  const allowedNetworks = config.webhookAllowedNetworks ?? [];
   for (const warning of config.warnings) logger.warn(warning);
 
   // Before the store opens: an unusable git host setting should fail without touching the data.
@@ -80,9 +82,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
 
   let listener: HttpListener;
   let stopUploads: (() => void) | undefined;
+  let inbox: WebhookInbox | undefined;
   try {
     const queueService = new QueueService({ store, gitHost, clock, notifier: engine });
     const webhooks = github && (await gitHubWebhooks(github, { store, queueService, engine, clock, logger, bodyTimeoutMs: limits.bodyTimeoutMs }));
+    inbox = webhooks ? webhooks.inbox : undefined;
     const flakyTestService = new FlakyTestService({
       store,
       clock,
@@ -91,7 +95,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     if (sandbox) stopUploads = uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     const app = createHttpApp({
-      ...apiServices(store, clock),
+      ...apiServices(store, clock, { webhookAllowedNetworks: allowedNetworks }),
       queueService,
       flakyTestService,
       renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations, github?.writeMetrics),
@@ -100,7 +104,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,
       bodyBounds: { timeoutMs: limits.bodyTimeoutMs, largePerToken: limits.largeBodiesPerToken },
       sandboxRouter,
-      ...(webhooks ? { webhooks } : {}),
+      ...(webhooks ? { webhooks: webhooks.endpoint } : {}),
     });
     listener = await listen(app, {
       port: config.port,
@@ -116,7 +120,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     throw err;
   }
   engine.start();
-  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }) });
+  // After the engine: deliveries stored before a stop or crash are handled now.
+  inbox?.start();
+  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }), allowedNetworks });
   dispatcher.start();
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
@@ -137,6 +143,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         await stopRetention();
         unsubscribeCi?.();
         stopUploads?.();
+        await inbox?.stop();
         await engine.stop();
         await dispatcher.stop();
         await store.close();

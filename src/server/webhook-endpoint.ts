@@ -7,26 +7,29 @@ import { isJsonMediaType } from '../http/body/media-type.js';
 import { readBody } from '../http/body/read-body.js';
 import { httpErrors } from '../http/problem.js';
 import { ServiceError } from '../service/errors.js';
+import type { InboundDelivery } from '../service/webhook-inbox.js';
 
-export interface WebhookDelivery {
-  id: string;
-  name: string;
-  payload: unknown;
-}
+export type WebhookDelivery = InboundDelivery;
 
 export interface WebhookEndpointDeps {
   secret: string;
-  /** Hands a verified delivery to the App's handlers (probot's `webhooks.receive`). */
-  receive: (delivery: WebhookDelivery) => Promise<void>;
+  /**
+   * Takes a verified delivery: stores it in the inbox (`WebhookInbox.accept`), which handles it after
+   * the answer; false for a redelivery of a stored one. GitHub is answered 200 once this resolves,
+   * 500 when it throws (GitHub shows the delivery failed, and it can be redelivered).
+   */
+  receive: (delivery: WebhookDelivery) => Promise<boolean>;
   logger: Logger;
   bodyTimeoutMs: number;
 }
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
+/** GitHub's delivery ids are GUIDs; the inbox keys its rows by them. */
+const DELIVERY_ID = /^[\w.-]{1,100}$/;
 
 /**
  * POST /api/github/webhooks: reads at most 25 MiB while it streams, checks the HMAC signature over
- * the raw bytes before parsing anything, then delivers. A refused delivery is logged by its status
+ * the raw bytes before parsing anything, then stores the delivery and answers; it is handled after. A refused delivery is logged by its status
  * and reason only: never its payload, signature or any header value.
  */
 export function webhookEndpoint(deps: WebhookEndpointDeps): RequestHandler {
@@ -39,10 +42,12 @@ export function webhookEndpoint(deps: WebhookEndpointDeps): RequestHandler {
     const id = req.get('x-github-delivery');
     const name = req.get('x-github-event');
     const signature = req.get(SIGNATURE_HEADER);
+    let stored: boolean;
     try {
       for (const [header, value] of [['x-github-delivery', id], ['x-github-event', name], [SIGNATURE_HEADER, signature]] as const) {
         if (!value) throw missingHeader(header);
       }
+      if (!DELIVERY_ID.test(id!)) throw httpErrors.invalidRequest([{ path: 'x-github-delivery', message: 'must be a delivery id (letters, digits, ._-)' }], 'the x-github-delivery header is not a delivery id');
       if (!isJsonMediaType(req.get('content-type'))) {
         throw httpErrors.unsupportedMediaType('webhooks must be sent as application/json (set the App webhook content type to JSON)');
       }
@@ -54,17 +59,20 @@ export function webhookEndpoint(deps: WebhookEndpointDeps): RequestHandler {
       } catch {
         throw httpErrors.invalidJson('the signed payload is not valid JSON');
       }
-      await deps.receive({ id: id!, name: name!, payload });
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+        throw httpErrors.invalidRequest([{ path: '(body)', message: 'must be a JSON object' }], 'the signed payload must be a JSON object');
+      }
+      stored = await deps.receive({ id: id!, name: name!, payload });
     } catch (err) {
       if (err instanceof ServiceError) {
         // Nothing the sender chose (not even the delivery id): only what the server decided.
         deps.logger.warn({ status: err.status, reason: err.code, field: err.errors?.[0]?.path }, 'webhook delivery refused');
         throw err;
       }
-      deps.logger.error({ deliveryId: shortValue(id), eventName: shortValue(name), error: shortValue((err as Error)?.message) }, 'webhook handler failed');
+      deps.logger.error({ deliveryId: shortValue(id), eventName: shortValue(name), err: { type: (err as Error)?.name, message: String((err as Error)?.message).slice(0, 300) } }, 'storing a webhook delivery failed');
       throw httpErrors.internal();
     }
-    res.status(200).type('text/plain').send('ok\n');
+    res.status(200).type('text/plain').send(stored ? 'ok\n' : 'already received\n');
   };
 }
 

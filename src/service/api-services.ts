@@ -13,7 +13,7 @@ import { WebhookService } from './webhook-service.js';
  * HTTP door reaches the store only through these. A caller may replace any of them (e.g. a
  * FlakyTestService that tells the engine about test results).
  */
-export function apiServices(store: Store, clock: Clock) {
+export function apiServices(store: Store, clock: Clock, options: { webhookAllowedNetworks?: readonly string[] } = {}) {
   const overview = new QueueOverviewService({ store, clock });
   return {
     access: new ApiAccess(store),
@@ -22,6 +22,6 @@ export function apiServices(store: Store, clock: Clock) {
     queueListing: new QueueListing(store, overview),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
-    webhookService: new WebhookService({ store, clock }),
+    webhookService: new WebhookService({ store, clock, allowedNetworks: options.webhookAllowedNetworks ?? [] }),
   };
 }

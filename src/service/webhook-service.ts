@@ -6,6 +6,7 @@ import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-deliv
 import { patternIsKnown } from '../events/event-filter.js';
 import type { OutboundDelivery, WebhookSubscription } from '../store/outbox-store.js';
 import type { Store } from '../store/store.js';
+import { ReceiverNetworks } from '../webhooks/receiver-networks.js';
 import { receiverUrlProblem } from '../webhooks/receiver-url.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { ServiceError } from './errors.js';
@@ -73,12 +74,16 @@ export interface ListDeliveriesInput {
 export class WebhookService {
   private readonly pages: Pages;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; newId?: () => string }) {
+  private readonly networks: ReceiverNetworks;
+
+  /** `allowedNetworks` (CIDRs, MERGEQ_WEBHOOK_ALLOWED_NETWORKS): where receivers may be besides public addresses. */
+  constructor(private readonly deps: { store: Store; clock: Clock; newId?: () => string; allowedNetworks?: readonly string[] }) {
     this.pages = new Pages(deps.store, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
+    this.networks = new ReceiverNetworks(deps.allowedNetworks);
   }
 
   async create(org: Org, input: CreateWebhookInput): Promise<WebhookRecord & { secret: string }> {
-    checkUrl(input.url);
+    await this.checkUrl(input.url);
     checkEvents(input.events);
     if (input.repo) assertOwnsRepo(org, input.repo);
     const existing = await this.deps.store.outbox.listSubscriptions(org.id);
@@ -113,7 +118,7 @@ export class WebhookService {
 
   async update(org: Org, input: UpdateWebhookInput): Promise<WebhookRecord & { secret?: string }> {
     const current = await this.owned(org, input.id);
-    if (input.url !== undefined) checkUrl(input.url);
+    if (input.url !== undefined) await this.checkUrl(input.url);
     if (input.events !== undefined) checkEvents(input.events);
     if (input.repo) assertOwnsRepo(org, input.repo);
     const next: WebhookSubscription = { ...current, updatedAt: this.deps.clock.now().toISOString() };
@@ -169,6 +174,11 @@ export class WebhookService {
     return toDeliveryRecord(next);
   }
 
+  private async checkUrl(url: string): Promise<void> {
+    const problem = await receiverUrlProblem(url, this.networks);
+    if (problem) throw new ServiceError(400, 'invalid_request', 'Invalid request', `url ${problem}`, [{ path: 'url', message: problem }]);
+  }
+
   private async owned(org: Org, id: string, field = 'id'): Promise<WebhookSubscription> {
     const s = await this.deps.store.outbox.getSubscription(id);
     // Another organization's webhook is answered as missing: a token learns nothing of it.
@@ -177,11 +187,6 @@ export class WebhookService {
     }
     return s;
   }
-}
-
-function checkUrl(url: string): void {
-  const problem = receiverUrlProblem(url);
-  if (problem) throw new ServiceError(400, 'invalid_request', 'Invalid request', `url ${problem}`, [{ path: 'url', message: problem }]);
 }
 
 function checkEvents(events: string[]): void {

@@ -6,6 +6,7 @@ import type { TestCase } from '../domain/quarantine.js';
 import type { TestRun } from '../domain/run.js';
 import type { ImpactedTargets } from '../domain/targets.js';
 import type { OutboxEvent } from '../events/event-types.js';
+import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { LeaseStore } from './lease-store.js';
 
@@ -190,6 +191,8 @@ export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore,
   readonly kind: 'sqlite' | 'mongo' | 'memory';
   /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
   readonly outbox: OutboxStore;
+  /** GitHub webhook deliveries received and not yet handled. */
+  readonly inbox: InboxStore;
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

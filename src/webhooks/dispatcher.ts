@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import { subscriptionWants } from './fan-out.js';
 import { postDelivery, type PostResult } from './post-delivery.js';
 import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from './retry-schedule.js';
+import { ReceiverNetworks } from './receiver-networks.js';
 import { recordAttempt } from './record-attempt.js';
 import { ownerKeyOfRepo } from './payload.js';
 
@@ -22,6 +23,8 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** How often the outbox is looked at when there was nothing to do (250 ms). */
   pollMs?: number;
+  /** Networks (CIDRs) receivers may be in besides public addresses (receiver-networks.ts); none unless given. */
+  allowedNetworks?: readonly string[];
 }
 
 const EVENTS_PER_PASS = 500;
@@ -48,6 +51,7 @@ export class WebhookDispatcher {
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly pollMs: number;
+  private readonly networks: ReceiverNetworks;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -61,6 +65,7 @@ export class WebhookDispatcher {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = options.concurrency ?? 16;
     this.pollMs = options.pollMs ?? 250;
+    this.networks = new ReceiverNetworks(options.allowedNetworks);
   }
 
   start(): void {
@@ -152,7 +157,11 @@ export class WebhookDispatcher {
           cached(events, delivery.eventId, (id) => store.outbox.getEvent(id)),
         ]);
         if (!subscription || !event) continue;
-        const result: PostResult = await postDelivery(subscription, event, clock, this.timeoutMs, this.stopping.signal);
+        const result: PostResult = await postDelivery(subscription, event, clock, {
+          networks: this.networks,
+          timeoutMs: this.timeoutMs,
+          stop: this.stopping.signal,
+        });
         if (this.stopping.signal.aborted) return;
         sent++;
         await recordAttempt(store.outbox, { ...delivery, nextAttemptAt: until }, subscription, result, {

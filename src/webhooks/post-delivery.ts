@@ -1,43 +1,66 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { Clock } from '../domain/clock.js';
 import type { OutboxEvent } from '../events/event-types.js';
 import type { WebhookSubscription } from '../store/outbox-store.js';
 import { eventPayload, slackMessage } from './payload.js';
+import type { ReceiverNetworks } from './receiver-networks.js';
+import { resolveReceiver, type Lookup } from './resolve-receiver.js';
 import { signedHeaders } from './signing.js';
 
 export type PostResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
-const MAX_ERROR_LENGTH = 300;
-
-/** One signed POST of an event to a subscription; any answer but 2xx (redirects included) is a failure. */
-export async function postDelivery(
-  subscription: WebhookSubscription,
-  event: OutboxEvent,
-  clock: Clock,
-  timeoutMs: number,
-  stop?: AbortSignal,
-): Promise<PostResult> {
-  const body = JSON.stringify(subscription.format === 'slack' ? slackMessage(event) : eventPayload(event));
-  const timestamp = Math.floor(clock.now().getTime() / 1000);
-  try {
-    const res = await fetch(subscription.url, {
-      method: 'POST',
-      headers: signedHeaders(subscription.secret, event.id, timestamp, body),
-      body,
-      redirect: 'manual',
-      signal: stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs),
-    });
-    await res.body?.cancel().catch(() => undefined);
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
-    return { ok: false, status: res.status, error: `the receiver answered ${res.status}` };
-  } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    const message = timedOut ? `no answer within ${timeoutMs} ms` : errorText(err);
-    return { ok: false, status: null, error: message.slice(0, MAX_ERROR_LENGTH) };
-  }
+export interface PostOptions {
+  networks: ReceiverNetworks;
+  timeoutMs: number;
+  stop?: AbortSignal | undefined;
+  lookup?: Lookup;
 }
 
-function errorText(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
+/**
+ * What the delivery log says of a failure: never the receiver's own words (its error text, a TLS
+ * alert, a banner), so the log cannot serve to probe what listens where.
+ */
+const REFUSALS = {
+  private: 'refused: private address',
+  http: 'refused: http outside the allowed networks',
+  unresolved: 'connection failed: the host name does not resolve',
+} as const;
+
+/**
+ * One signed POST of an event to a subscription; any answer but 2xx (redirects included) is a
+ * failure. The receiver's name is resolved and checked here, and the connection goes to that checked
+ * address (the lookup is pinned), whatever the name resolves to a moment later.
+ */
+export async function postDelivery(subscription: WebhookSubscription, event: OutboxEvent, clock: Clock, options: PostOptions): Promise<PostResult> {
+  const body = JSON.stringify(subscription.format === 'slack' ? slackMessage(event) : eventPayload(event));
+  const timestamp = Math.floor(clock.now().getTime() / 1000);
+  const url = new URL(subscription.url);
+  const target = await resolveReceiver(url, options.networks, options.lookup);
+  if (!target.ok) return { ok: false, status: null, error: REFUSALS[target.refusal] };
+
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.stop ? AbortSignal.any([timeout, options.stop]) : timeout;
+  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  return new Promise<PostResult>((resolve) => {
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method: 'POST', headers: { ...signedHeaders(subscription.secret, event.id, timestamp, body), 'content-length': Buffer.byteLength(body) }, lookup: pinned, signal },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        // The answer's body is not read: a receiver cannot keep the dispatcher busy with it.
+        res.destroy();
+        resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `the receiver answered ${status}` });
+      },
+    );
+    request.on('error', () => {
+      const error = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : signal.aborted ? 'stopped' : 'connection failed';
+      resolve({ ok: false, status: null, error });
+    });
+    request.end(body);
+  });
 }

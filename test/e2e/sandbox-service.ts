@@ -1,5 +1,6 @@
 import { expect } from '@jest/globals';
 import { pino } from 'pino';
+import { LOOPBACK_NETWORKS } from './webhook-receiver.js';
 import request from 'supertest';
 import type { RepoRef } from '../../src/domain/repo.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -52,7 +53,7 @@ export class SandboxService {
     });
     uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
     this.app = createHttpApp({
-      ...apiServices(store, time),
+      ...apiServices(store, time, { webhookAllowedNetworks: LOOPBACK_NETWORKS }),
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
       flakyTestService,
       renderMetrics: metricsRenderer(new MetricsService(store)),

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { SandboxService } from './sandbox-service.js';
-import { signatureVerifies, WebhookReceiver } from './webhook-receiver.js';
+import { LOOPBACK_NETWORKS, signatureVerifies, WebhookReceiver } from './webhook-receiver.js';
 
 /**
  * Outbound webhooks end to end: the service wired as in sandbox mode on a SQLite file, a real HTTP
@@ -63,7 +63,7 @@ beforeAll(async () => {
   svc = await SandboxService.start({}, { dbPath: join(dir, 'mergeq.db') });
   acme = await WebhookReceiver.start();
   globex = await WebhookReceiver.start();
-  dispatcher = new WebhookDispatcher({ store: svc.store, clock: svc.time, logger: pino({ level: 'silent' }), retryScheduleMs: SCHEDULE, timeoutMs: 300 });
+  dispatcher = new WebhookDispatcher({ store: svc.store, clock: svc.time, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS, retryScheduleMs: SCHEDULE, timeoutMs: 300 });
 
   secret = (await svc.ok('webhooks/create', { url: acme.url, events: ['pull_request.*', 'queue.*'] })).body.secret as string;
   const other = await request(svc.app)

@@ -14,6 +14,12 @@ export interface ReceivedRequest {
   answered: number | null;
 }
 
+/**
+ * The test receivers listen on loopback, which mergeq refuses by default (docs/webhooks.md): the
+ * tests that deliver to them allow it, as MERGEQ_WEBHOOK_ALLOWED_NETWORKS would.
+ */
+export const LOOPBACK_NETWORKS = ['127.0.0.0/8', '::1/128'];
+
 /** A real HTTP receiver on 127.0.0.1 that records every request, for the outbound webhook tests. */
 export class WebhookReceiver {
   mode: ReceiverMode = 'ok';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE } from '../../src/store/open.js';
 import { cliSandbox, freePort } from '../cli/cli-harness.js';
-import { signatureVerifies, WebhookReceiver } from './webhook-receiver.js';
+import { LOOPBACK_NETWORKS, signatureVerifies, WebhookReceiver } from './webhook-receiver.js';
 
 /**
  * kill -9 of `mergeq serve` between transitions and their delivery loses nothing: the real CLI (built
@@ -25,7 +25,7 @@ let token = '';
 async function serve(): Promise<{ process: ChildProcess; url: string }> {
   const port = await freePort();
   const proc = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), 'serve'], {
-    env: { PATH: process.env.PATH ?? '', MERGEQ_DATA_DIR: cli.dataDir, MERGEQ_PORT: String(port), MERGEQ_GITHOST: 'sandbox', LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH ?? '', MERGEQ_DATA_DIR: cli.dataDir, MERGEQ_PORT: String(port), MERGEQ_GITHOST: 'sandbox', LOG_LEVEL: 'info', MERGEQ_WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS.join(',') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

@@ -93,3 +93,19 @@ test('the flaky-test list is the organization’s own, paged with tokens that fi
   const globex = await signIn(t.globex.token);
   expect((await request(t.app).get('/ui/api/flaky-tests').query({ repo: QUEUE_QUERY.repo }).set('Cookie', globex.cookie)).status).toBe(403);
 });
+
+describe('a bad sign-in body is a 4xx problem naming what is wrong, and the token in it is never logged', () => {
+  const TOKEN_MARKER = 'mq_t0ken-marker-in-a-broken-body';
+  test.each([
+    ['malformed JSON', { 'content-type': 'application/json' }, `{"token": "${TOKEN_MARKER}"`, 400, 'invalid_json', '(body)'],
+    ['a body over 16 KB', { 'content-type': 'application/json' }, JSON.stringify({ token: TOKEN_MARKER, pad: 'x'.repeat(17 * 1024) }), 413, 'payload_too_large', '(body)'],
+    ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, `{"token": "${TOKEN_MARKER}"}`, 415, 'unsupported_media_type', 'Content-Type'],
+    ['an unknown content-encoding', { 'content-type': 'application/json', 'content-encoding': 'zstd-ish' }, `{"token": "${TOKEN_MARKER}"}`, 415, 'unsupported_media_type', 'Content-Encoding'],
+  ])('%s', async (_name, headers, body, status, code, field) => {
+    const res = await request(t.app).post('/ui/api/session').set(headers).send(body);
+    expectProblem(res, status, code);
+    expect(res.body.errors[0].path).toBe(field);
+    expect(JSON.stringify(res.body)).not.toContain(TOKEN_MARKER);
+    expect(t.rawLog()).not.toContain(TOKEN_MARKER);
+  });
+});

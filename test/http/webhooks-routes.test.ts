@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { LOOPBACK_NETWORKS } from '../e2e/webhook-receiver.js';
 
 /** POST /v1/webhooks/*: validation, tenancy, secrets shown once, the delivery log's paging. */
 
@@ -51,9 +52,23 @@ test.each([
   expect((await post('list', {})).body.webhooks).toEqual([]);
 });
 
-test('http to a loopback address is allowed (a receiver on the same machine)', async () => {
+test('http to loopback is accepted where loopback is an allowed network (as these tests configure it)', async () => {
   for (const url of ['http://127.0.0.1:9000/h', 'http://localhost/h', 'http://[::1]:8080/h']) {
     expect((await post('create', { url, events: ['*'] })).status).toBe(200);
+  }
+});
+
+test('by default a receiver inside the network is a 400 problem naming url', async () => {
+  const strict = await createTestApp({ webhookAllowedNetworks: [] });
+  try {
+    for (const url of ['https://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9000/h', 'https://[::ffff:7f00:1]/h']) {
+      const res = await request(strict.app).post('/v1/webhooks/create').set('x-api-token', strict.acme.token).send({ url, events: ['*'] });
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['url']);
+    }
+  } finally {
+    await strict.close();
   }
 });
 
@@ -87,7 +102,7 @@ test('the delivery log pages with tokens bound to the organization and filter', 
   }
   const { WebhookDispatcher } = await import('../../src/webhooks/dispatcher.js');
   const { pino } = await import('pino');
-  const dispatcher = new WebhookDispatcher({ store: t.store, clock: { now: () => new Date(Date.UTC(2000, 0, 1)) }, logger: pino({ level: 'silent' }) });
+  const dispatcher = new WebhookDispatcher({ store: t.store, clock: { now: () => new Date(Date.UTC(2000, 0, 1)) }, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS });
   await dispatcher.runOnce();
 
   const first = await post('deliveries', { webhookId: hook.body.id, page_query: { page_size: 2 } });

@@ -20,7 +20,7 @@ let log: ReturnType<typeof memoryLogger>;
 beforeEach(async () => {
   received = [];
   log = memoryLogger();
-  const webhooks = webhookEndpoint({ secret: SECRET, receive: async (d) => void received.push(d), logger: log.logger, bodyTimeoutMs: 2000 });
+  const webhooks = webhookEndpoint({ secret: SECRET, receive: async (d) => (received.push(d), true), logger: log.logger, bodyTimeoutMs: 2000 });
   t = await createTestApp({ http: { webhooks } });
 });
 afterEach(async () => {
@@ -50,6 +50,15 @@ test('a forged delivery is 400 naming the signature header, is never parsed, and
   const text = log.text();
   expect(text).toContain('webhook delivery refused');
   for (const secretish of ['p4yl0ad-marker', forged, forged.slice(7, 30), 'evt-marker-123', 'delivery-marker-456']) expect(text).not.toContain(secretish);
+});
+
+test('a signed payload that is not a JSON object (null, a number, an array) is a 400 naming the body, and reaches no handler', async () => {
+  for (const body of ['null', '42', '[]']) {
+    const res = await deliver(body, { 'x-hub-signature-256': sign(body) });
+    expectProblem(res, 400, 'invalid_request');
+    expect(res.body.errors).toEqual([{ path: '(body)', message: 'must be a JSON object' }]);
+  }
+  expect(received).toEqual([]);
 });
 
 test('a delivery without a signature is 400 naming the header', async () => {
@@ -84,7 +93,7 @@ test('the service logger blanks out a delivery attached to an error (probot atta
 });
 
 test('a flood of webhooks is limited per client address (429 problem+json), signed or not', async () => {
-  const webhooks = webhookEndpoint({ secret: SECRET, receive: async (d) => void received.push(d), logger: log.logger, bodyTimeoutMs: 2000 });
+  const webhooks = webhookEndpoint({ secret: SECRET, receive: async (d) => (received.push(d), true), logger: log.logger, bodyTimeoutMs: 2000 });
   const limited = await createTestApp({ rateLimit: { ratePerSecond: 1, burst: 3 }, http: { webhooks } });
   try {
     const body = '{"zen":"x"}';

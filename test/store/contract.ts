@@ -1,6 +1,7 @@
 import { ConflictError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { queueRowsContract } from './queue-rows-contract.js';
+import { inboxContract } from './inbox-contract.js';
 import { outboxContract } from './outbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
@@ -585,6 +586,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
 
     queueRowsContract(() => store, openPeer);
     outboxContract(() => store);
+    inboxContract(() => store);
   });
 }
 

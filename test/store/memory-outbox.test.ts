@@ -1,5 +1,6 @@
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { Store } from '../../src/store/store.js';
+import { inboxContract } from './inbox-contract.js';
 import { outboxContract } from './outbox-contract.js';
 
 describe('simulation (in memory) store', () => {
@@ -8,4 +9,5 @@ describe('simulation (in memory) store', () => {
     store = new MemoryStore();
   });
   outboxContract(() => store);
+  inboxContract(() => store);
 });

@@ -10,7 +10,7 @@ import { reason } from '../../src/domain/reasons.js';
 import { transition } from '../../src/domain/transition.js';
 import type { Org } from '../../src/domain/org.js';
 import { aQueue, anEntry } from '../store/fixtures.js';
-import { WebhookReceiver } from '../e2e/webhook-receiver.js';
+import { LOOPBACK_NETWORKS, WebhookReceiver } from '../e2e/webhook-receiver.js';
 
 /** The dispatcher against a real SQLite store and a real receiver; the clock is a test clock. */
 
@@ -30,7 +30,7 @@ beforeEach(async () => {
   globex = { id: randomUUID(), slug: 'globex', owners: ['github.com/globex'], createdAt: clock.now().toISOString() };
   await store.createOrg(acme);
   await store.createOrg(globex);
-  service = new WebhookService({ store, clock });
+  service = new WebhookService({ store, clock, allowedNetworks: LOOPBACK_NETWORKS });
 });
 afterEach(async () => {
   await store.close();
@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 const dispatcher = (options: { schedule?: number[] } = {}) =>
-  new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), timeoutMs: 1000, ...(options.schedule ? { retryScheduleMs: options.schedule } : {}) });
+  new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS, timeoutMs: 1000, ...(options.schedule ? { retryScheduleMs: options.schedule } : {}) });
 
 test("test-case events go to the repository owner's organization only", async () => {
   await service.create(acme, { url: receiver.url, events: ['test_case.*'] });
@@ -115,7 +115,7 @@ test('stop does not wait for a receiver that hangs; the delivery is sent again a
   const queue = aQueue({ orgId: acme.id, version: 0 });
   await store.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
   // A minute to answer: were stop to wait for the request, this test would time out.
-  const d = new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), timeoutMs: 60_000, pollMs: 10 });
+  const d = new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS, timeoutMs: 60_000, pollMs: 10 });
   d.start();
   while (receiver.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
   await d.stop();
@@ -125,7 +125,7 @@ test('stop does not wait for a receiver that hangs; the delivery is sent again a
   // The claim lapses (twice the timeout); then a new dispatcher sends it.
   receiver.mode = 'ok';
   clock.advance(120_001);
-  await new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }) }).runOnce();
+  await new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS }).runOnce();
   expect(receiver.accepted()).toHaveLength(1);
 });
 

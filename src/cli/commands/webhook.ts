@@ -48,7 +48,8 @@ function parseStatus(text: string): DeliveryStatus {
 function withOrg(ctx: CliContext, slug: string, fn: (args: { service: WebhookService; org: Awaited<ReturnType<OrgService['getOrg']>>; store: Store }) => Promise<void>) {
   return withStore(ctx.config(), ctx.io, async (store) => {
     const org = await new OrgService(store, ctx.clock).getOrg(slug);
-    await fn({ service: new WebhookService({ store, clock: ctx.clock }), org, store });
+    const service = new WebhookService({ store, clock: ctx.clock, allowedNetworks: ctx.config().webhookAllowedNetworks ?? [] });
+    await fn({ service, org, store });
   });
 }
 
@@ -64,7 +65,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
   webhook
     .command('create')
     .description(
-      'Subscribe a URL (https, or http to a loopback address) to events. Prints only the signing secret (whsec_…) on stdout, so it ' +
+      'Subscribe a URL (https at a public address; see MERGEQ_WEBHOOK_ALLOWED_NETWORKS) to events. Prints only the signing secret (whsec_…) on stdout, so it ' +
         'can be captured: SECRET=$(mergeq webhook create --org acme --url … --events "*"). It is shown once.',
     )
     .requiredOption('--org <slug>', 'the organization')

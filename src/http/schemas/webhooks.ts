@@ -12,7 +12,7 @@ import { boolean, liberalEnum, nonEmptyString, optionalField } from './fields.js
 const MAX_EVENT_PATTERNS = 32;
 const idField = (what: string) => nonEmptyString(100, what);
 
-const urlField = nonEmptyString(MAX_URL_LENGTH, 'where events are POSTed: https, or http to a loopback address');
+const urlField = nonEmptyString(MAX_URL_LENGTH, 'where events are POSTed: https at a public address (or a network allowed by MERGEQ_WEBHOOK_ALLOWED_NETWORKS, where http is accepted too)');
 const eventsField = z
   .array(
     z

@@ -9,6 +9,7 @@ import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue-overview.js';
 import type { QuarantineService } from '../../service/quarantine-service.js';
 import type { QueueService } from '../../service/queue-service.js';
+import { jsonBody } from '../json-body.js';
 import { httpErrors } from '../problem.js';
 import { updateQueueSchema } from '../schemas/queue.js';
 import { validate } from '../validate.js';
@@ -28,7 +29,12 @@ export interface UiDeps {
   overview: QueueOverviewService;
   /** The sign-in cookie gets `Secure` when the page is served over HTTPS (behind a proxy: X-Forwarded-Proto). */
   secureCookie?: (req: Request) => boolean;
+  /** A whole request body must arrive within this (408 after); 60 s unless given. */
+  bodyTimeoutMs?: number;
 }
+
+/** The page's JSON bodies are small: a token, a queue's state, a PR number. */
+const UI_BODY_LIMIT = 16 * 1024;
 
 const repoParam = z.string().regex(/^[^/\s]+\/[^/\s]+\/[^/\s]+$/, 'host/owner/name');
 const queueQuery = z.object({ repo: repoParam, branch: z.string().min(1).max(255) });
@@ -45,10 +51,10 @@ const prActionBody = z.object({ repo: repoParam, branch: z.string().min(1).max(2
  * small JSON API over the same services as /v1 (tenancy included) plus a server-sent event stream.
  */
 export function uiRoutes(deps: UiDeps): Router {
-  const sessions = new UiSessions();
   const router = Router();
-  const nowMs = () => deps.clock.now().getTime();
-  const json = express.json({ limit: '16kb' });
+  const sessions = new UiSessions({ nowMs: () => deps.clock.now().getTime() });
+  // The /v1 reader: 400/413/415 problem+json for a bad body, and the body is never logged or echoed.
+  const json = jsonBody({ limit: UI_BODY_LIMIT, timeoutMs: deps.bodyTimeoutMs ?? 60_000 });
 
   router.use((_req, res, next) => {
     res.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
@@ -62,14 +68,14 @@ export function uiRoutes(deps: UiDeps): Router {
     const caller = await deps.access.callerForToken(token);
     if (!caller) throw httpErrors.unauthorized('the API token is unknown or revoked');
     const { org } = caller;
-    const { id, session } = sessions.create(caller.token.id, nowMs());
+    const { id, session } = sessions.create(caller.token.id);
     const secure = deps.secureCookie?.(req) ?? req.secure;
     res.cookie(SESSION_COOKIE, id, { httpOnly: true, sameSite: 'strict', path: '/ui', secure });
     res.json({ org: org.slug, csrfToken: session.csrfToken });
   });
 
   const signedIn: RequestHandler = async (req, res, next) => {
-    const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE), nowMs());
+    const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE));
     const org = session ? (await deps.access.callerForTokenId(session.tokenId))?.org : undefined;
     if (!session || !org) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
     res.locals.uiSession = session;

@@ -8,6 +8,7 @@ import { deepFreeze } from '../queue-rows.js';
 import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '../store.js';
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
 import { MemoryOrgTables } from './memory-orgs.js';
+import { MemoryInbox } from './memory-inbox.js';
 import { MemoryOutbox } from './memory-outbox.js';
 import { MemoryLeases } from './memory-leases.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -24,6 +25,7 @@ export class MemoryStore implements Store {
   private readonly runs = new Map<string, TestRun>();
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
   readonly outbox = new MemoryOutbox();
+  readonly inbox = new MemoryInbox();
   private readonly flaky = new MemoryFlakyTables(this.outbox);
   private readonly orgs = new MemoryOrgTables();
   private readonly leases = new MemoryLeases();

@@ -11,6 +11,7 @@ import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCas
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
+import { SqliteInboxTable } from './inbox-table.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { SqliteLeases } from './sqlite-leases.js';
@@ -35,6 +36,7 @@ export class SqliteStore implements Store {
   private readonly claimDeliveryTx;
   private readonly flaky: SqliteFlakyTables;
   readonly outbox: SqliteOutboxTable;
+  readonly inbox: SqliteInboxTable;
   private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly queues: SqliteQueueTables;
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
     migrate(this.db);
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
+    this.inbox = new SqliteInboxTable(db);
     this.flaky = new SqliteFlakyTables(db, this.outbox);
     this.leases = new SqliteLeases(db);
     this.queues = new SqliteQueueTables(db, this.outbox);

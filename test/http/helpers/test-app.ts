@@ -15,6 +15,7 @@ import { QueueService } from '../../../src/service/queue-service.js';
 import { displayPrefix, generateToken, hashToken } from '../../../src/service/tokens.js';
 import { openSqliteStore } from '../../../src/store/open.js';
 import type { Store } from '../../../src/store/store.js';
+import { LOOPBACK_NETWORKS } from '../../e2e/webhook-receiver.js';
 
 /** Time that moves only when a test says so. */
 export class TestClock implements Clock {
@@ -100,7 +101,13 @@ export function memoryLogger(): { logger: Logger; text: () => string } {
 }
 
 export async function createTestApp(
-  options: { gitHost?: GitHost; rateLimit?: RateLimitOptions | false; http?: Pick<HttpDeps, 'sandboxRouter' | 'webhooks' | 'bodyBounds'> } = {},
+  options: {
+    gitHost?: GitHost;
+    rateLimit?: RateLimitOptions | false;
+    http?: Pick<HttpDeps, 'sandboxRouter' | 'webhooks' | 'bodyBounds'>;
+    /** Where outbound webhooks may go besides public addresses; loopback (the test receivers) unless given. */
+    webhookAllowedNetworks?: string[];
+  } = {},
 ): Promise<TestApp> {
   const store = await openSqliteStore(':memory:');
   const clock = new TestClock();
@@ -110,7 +117,7 @@ export async function createTestApp(
 
   const queueService = new QueueService({ store, gitHost: options.gitHost ?? new NoGitHost(), clock, notifier });
   const app = createHttpApp({
-    ...apiServices(store, clock),
+    ...apiServices(store, clock, { webhookAllowedNetworks: options.webhookAllowedNetworks ?? LOOPBACK_NETWORKS }),
     queueService,
     renderMetrics: metricsRenderer(new MetricsService(store)),
     logger: log.logger,
