@@ -98,6 +98,7 @@ describe('without a git host', () => {
           skipTheLine: false,
           noBatch: false,
           estimatedMergeAt: null,
+          estimatedMergeRange: null,
           estimateReason: { code: 'not_ready', message: 'not ready: no estimate until it is' },
         },
       ]);
