@@ -23,7 +23,8 @@ const DRAWS = 200;
  * undecided unit drawn at the recent chance that a PR fails its runs (`breakRate`; the units behind
  * it are rebuilt once it is known, and take one more run), and flake reruns of a unit's own run at the recent flake rate. A
  * unit's own failure ends its time in the queue without a merge, so its range is that of the
- * futures in which it merges. The draws are seeded by the queue: the same queue and history give the
+ * futures in which it merges. With optimistic merging a unit merges as soon as a run built on it
+ * passes (`mergeWithRunsBehind`). The draws are seeded by the queue: the same queue and history give the
  * same range.
  */
 export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): { earliestMs: number; latestMs: number; confidence: number }[] {
@@ -39,6 +40,7 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
   const samples = units.map(() => new Array<number>(DRAWS));
   const mergeAt = new Array<number>(units.length);
   const failedAt = new Array<number>(units.length);
+  const endAt = new Array<number>(units.length);
   for (let s = 0; s < DRAWS; s++) {
     const runEnds = plan.runsInFlight.map((elapsed) => nowMs + drawRemaining(elapsed));
     const slots = [...runEnds].sort((a, b) => a - b).slice(0, plan.concurrency);
@@ -71,6 +73,7 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
       }
       const at = Math.max(after, end);
       samples[i]![s] = at;
+      endAt[i] = end;
       if (!unit.decided && random.chance(1 - (1 - breakRate) ** unit.entryIds.length)) {
         failedAt[i] = end;
         mergeAt[i] = Number.NEGATIVE_INFINITY;
@@ -81,11 +84,34 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
         if (at > mergedBy) mergedBy = at;
       }
     });
+    if (plan.optimistic) mergeWithRunsBehind(plan, s, samples, endAt, failedAt);
   }
   const tail = (1 - RANGE_CONFIDENCE) / 2;
   return samples.map((drawn) => {
     drawn.sort((a, b) => a - b);
     return { earliestMs: quantile(drawn, tail), latestMs: quantile(drawn, 1 - tail), confidence: RANGE_CONFIDENCE };
+  });
+}
+
+/**
+ * With optimistic merging, a unit's passing run merges every unit it is built on: a unit merges by
+ * the time the first run built on it passes (in single mode every run behind it is, failed units
+ * aside; in parallel mode the runs whose lane holds it).
+ */
+function mergeWithRunsBehind(plan: QueuePlan, s: number, samples: number[][], endAt: number[], failedAt: number[]): void {
+  const { units } = plan;
+  const passes = (j: number) => failedAt[j] === Number.NEGATIVE_INFINITY;
+  if (units.every((u) => u.deps === null)) {
+    let first = Number.POSITIVE_INFINITY;
+    for (let k = units.length - 1; k >= 0; k--) {
+      if (passes(k)) first = Math.min(first, endAt[k]!);
+      samples[k]![s] = Math.min(samples[k]![s]!, first);
+    }
+    return;
+  }
+  units.forEach((unit, j) => {
+    if (!passes(j) || !unit.deps) return;
+    for (const d of unit.deps) samples[d]![s] = Math.min(samples[d]![s]!, endAt[j]!);
   });
 }
 

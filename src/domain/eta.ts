@@ -82,6 +82,8 @@ export interface PlannedUnit {
 export interface QueuePlan {
   nowMs: number;
   concurrency: number;
+  /** A passing run merges the PRs it is built on with its own (`canOptimisticallyMerge`). */
+  optimistic: boolean;
   /** How long each main run in flight has run. */
   runsInFlight: number[];
   units: PlannedUnit[];
@@ -150,7 +152,7 @@ export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units'
     planned.set(unit.id, units.length);
     units.push({ entryIds, decided: entryIds.every((id) => stateOf.get(id) === 'TESTS_PASSED'), run, deps });
   }
-  return { nowMs, concurrency: queue.settings.concurrency, runsInFlight: inFlight.map((r) => Math.max(0, nowMs - Date.parse(r.createdAt))), units };
+  return { nowMs, concurrency: queue.settings.concurrency, optimistic: queue.settings.canOptimisticallyMerge, runsInFlight: inFlight.map((r) => Math.max(0, nowMs - Date.parse(r.createdAt))), units };
 }
 
 /** The point estimate (epoch ms) of each planned unit. */

@@ -151,6 +151,17 @@ describe('the 80% range', () => {
     expect(Date.parse(rough.earliest)).toBeLessThanOrEqual(Date.parse(calm.earliest) + 5 * MIN);
   });
 
+  test('with optimistic merging, a PR merges once a run behind it, built on it, passes: its range moves in', () => {
+    // The PR's run has just started; the run behind it (which holds it) has run 21 minutes already.
+    const doc = (canOptimisticallyMerge: boolean) =>
+      queue({ units: [['TESTING'], ['TESTING']], running: { 0: 0, 1: 21 }, settings: { concurrency: 2, canOptimisticallyMerge } });
+    const first = (d: Doc) => estimateMergeTimes(d, spread, NOW).get('e0.0')!.estimatedMergeRange!;
+    // On its own run alone: the 90th percentile of all recent runs, 40 to 60 minutes.
+    expect(Date.parse(first(doc(false)).latest)).toBeGreaterThanOrEqual(Date.parse(at(40)));
+    // By the time either run passes: the one behind has 1 to 39 minutes left.
+    expect(Date.parse(first(doc(true)).latest)).toBeLessThanOrEqual(Date.parse(at(39)));
+  });
+
   test('a PR that passed merges now: its range is a point; so is any range without recent run times to spread', () => {
     expect(rangeOf(queue({ units: [['TESTS_PASSED']] }), spread)).toEqual({ at: at(0), earliest: at(0), latest: at(0), confidence: 0.8 });
     expect(rangeOf(queue({ units: [['PENDING']] }), tenMinutes)).toEqual({ at: at(10), earliest: at(10), latest: at(10), confidence: 0.8 });
