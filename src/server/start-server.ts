@@ -5,6 +5,8 @@ import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
+import { MergeEstimates } from '../engine/merge-estimates.js';
+import { EtaCoverage } from '../service/eta-coverage.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
 import { apiServices } from '../service/api-services.js';
@@ -63,6 +65,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const reconcileDurations = new ReconcileDurations();
+  const mergeEstimates = new MergeEstimates(store);
+  const etaCoverage = new EtaCoverage((doc) => mergeEstimates.of(doc, clock.now()));
   const engine = new Engine({
     store,
     gitHost,
@@ -70,6 +74,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     logger: logger.child({ component: 'engine' }),
     reportDebounceMs: REPORT_DEBOUNCE_MS,
     onReconciled: (queueId, seconds) => reconcileDurations.observe(queueId, seconds),
+    onCommitted: (doc) => {
+      etaCoverage.observe(doc).catch((err: unknown) => logger.warn({ err, queueId: doc.id }, 'noting the ETA ranges given failed'));
+    },
     ...(config.queueLeaseMs === undefined ? {} : { leaseMs: config.queueLeaseMs }),
   });
   const unsubscribeCi = sandbox?.onStatus((event) => {
@@ -94,7 +101,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...apiServices(store, clock),
       queueService,
       flakyTestService,
-      renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations),
+      renderMetrics: metricsRenderer(new MetricsService(store), { reconcileDurations, etaCoverage }),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,
