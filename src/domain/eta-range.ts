@@ -15,6 +15,8 @@ export interface MergeRange {
 
 /** Futures drawn per estimate: enough for the 10th and 90th percentiles to move by a minute or two at most. */
 const DRAWS = 200;
+/** Flake reruns drawn for one unit at most: a history of nothing but reruns must not loop forever. */
+const MAX_RERUNS = 3;
 
 /**
  * The 80% range of each planned unit's merge (epoch ms), from `DRAWS` futures of the queue. Each
@@ -69,7 +71,7 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
       if (!unit.decided) {
         // Rebuilt without the failed unit once its failure is known; then its own flake reruns.
         if (failureAhead > Number.NEGATIVE_INFINITY) end = Math.max(end, failureAhead + draw());
-        while (random.chance(history.flakeRate)) end += draw();
+        for (let rerun = 0; rerun < MAX_RERUNS && random.chance(history.flakeRate); rerun++) end += draw();
       }
       const at = Math.max(after, end);
       samples[i]![s] = at;

@@ -167,6 +167,11 @@ describe('the 80% range', () => {
     expect(rangeOf(queue({ units: [['PENDING']] }), tenMinutes)).toEqual({ at: at(10), earliest: at(10), latest: at(10), confidence: 0.8 });
   });
 
+  test('a history of nothing but flake reruns still gives a range (at most three reruns drawn)', () => {
+    const r = rangeOf(queue({ units: [['TESTING']], running: { 0: 0 } }), { ...spread, flakeRate: 1 });
+    expect(Date.parse(r.latest)).toBeLessThanOrEqual(Date.parse(at(4 * 60)));
+  });
+
   test('no estimate, no range', () => {
     const estimate = estimateMergeTimes(queue({ units: [['PENDING']], state: 'paused' }), spread, NOW).get('e0.0');
     expect(estimate?.estimatedMergeRange).toBeNull();
