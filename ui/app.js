@@ -37,6 +37,12 @@ const queueKey = (repo, branch) => new URLSearchParams({ repo: `${repo.host}/${r
 const queueHref = (repo, branch) => `#/queue?${queueKey(repo, branch)}`;
 const pullHref = (repoParam, branch, number) => `#/pull?${new URLSearchParams({ repo: repoParam, branch, number: String(number) })}`;
 const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '—');
+/** "ETA 14:20 (14:05–14:40)": the point estimate and the range 80% of merges fall in. */
+const eta = (p) => {
+  const range = p.estimatedMergeRange;
+  if (!range || range.earliest === range.latest) return time(p.estimatedMergeAt);
+  return `${time(p.estimatedMergeAt)} (${time(range.earliest)}–${time(range.latest)})`;
+};
 const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
 const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
 const stateBadge = (state, label = state) => el('span', { class: `state state-${state}` }, label);
@@ -163,7 +169,7 @@ async function queueView(params) {
     p.position === null ? '—' : String(p.position),
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
     stateBadge(p.state), p.priorityName,
-    p.estimatedMergeAt ? time(p.estimatedMergeAt) : (p.estimateReason?.message ?? '—'),
+    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p)) : (p.estimateReason?.message ?? '—'),
     p.reason?.message ?? '',
   ]);
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
@@ -328,7 +334,7 @@ async function pullView(params) {
   show(`#${pr.prNumber} ${pr.prTitle}`,
     el('p', {}, el('a', { href: `#/queue?${new URLSearchParams({ repo: repoParam, branch })}` }, `← ${repoParam.split('/').slice(1).join('/')} · ${branch}`)),
     el('h1', {}, `#${pr.prNumber} ${pr.prTitle}`),
-    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${time(pr.estimatedMergeAt)}` : '', ` · by ${pr.prAuthor}`),
+    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${eta(pr)}` : '', ` · by ${pr.prAuthor}`),
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
     pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),

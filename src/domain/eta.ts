@@ -1,6 +1,9 @@
+import { mergeRanges, type MergeRange } from './eta-range.js';
 import type { QueueDoc } from './queue.js';
 import type { TestRun } from './run.js';
 import { isActive } from './states.js';
+
+export type { MergeRange } from './eta-range.js';
 
 /** What a queue's recent CI says about its next runs. */
 export interface CiHistory {
@@ -11,6 +14,12 @@ export interface CiHistory {
   /** Share of finished runs that were flake reruns (each costs one more run). */
   flakeRate: number;
   /**
+   * The chance that one PR fails the runs it is in: `failureRate` spread over the PRs of a run. A run
+   * built on the PRs ahead (single mode) fails when any of them does, so its failures say less about
+   * each PR than a lone PR's run does. Absent: `failureRate`.
+   */
+  breakRate?: number;
+  /**
    * The recent runs' wall times, shortest first: how long a run in flight still has to go is their
    * median beyond the time it has already run. Absent: the median alone.
    */
@@ -20,6 +29,8 @@ export interface CiHistory {
 export interface MergeEstimate {
   /** ISO time; null when no honest estimate can be given (see `reason`). */
   estimatedMergeAt: string | null;
+  /** Where the merge should fall with `confidence` (0.8); null exactly when `estimatedMergeAt` is. */
+  estimatedMergeRange: MergeRange | null;
   reason: { code: 'queue_paused' | 'not_ready' | 'no_ci_history'; message: string } | null;
 }
 
@@ -32,13 +43,17 @@ export function ciHistoryOf(runs: readonly TestRun[]): CiHistory {
     .filter((r) => (r.status === 'passed' || r.status === 'failed') && r.finishedAt)
     .sort((a, b) => Date.parse(b.finishedAt!) - Date.parse(a.finishedAt!))
     .slice(0, HISTORY_RUNS);
-  if (finished.length === 0) return { medianRunMs: null, failureRate: 0, flakeRate: 0, durationsMs: [] };
+  if (finished.length === 0) return { medianRunMs: null, failureRate: 0, flakeRate: 0, breakRate: 0, durationsMs: [] };
   const durations = finished.map((r) => Date.parse(r.finishedAt!) - Date.parse(r.createdAt)).sort((a, b) => a - b);
   const firsts = finished.filter((r) => r.attempt === 0 && r.kind === 'main');
+  const failureRate = firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0;
+  const prsPerRun = firsts.length ? firsts.reduce((n, r) => n + Math.max(1, r.prs.length), 0) / firsts.length : 1;
   return {
     medianRunMs: durations[Math.floor(durations.length / 2)]!,
-    failureRate: firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0,
+    failureRate,
     flakeRate: finished.filter((r) => r.attempt > 0).length / finished.length,
+    // A run of n PRs passes when each of them does: 1 − failureRate = (1 − breakRate)^n.
+    breakRate: 1 - (1 - failureRate) ** (1 / prsPerRun),
     durationsMs: durations,
   };
 }
@@ -49,75 +64,127 @@ export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'duratio
   return longer.length ? longer[Math.floor(longer.length / 2)]! - elapsedMs : 0;
 }
 
+/** One unit (a single PR or a batch) with an active entry, in queue order, as both estimates walk it. */
+export interface PlannedUnit {
+  /** Its active entries. */
+  entryIds: string[];
+  /** Every entry passed: it merges now. */
+  decided: boolean;
+  /** Index in `QueuePlan.runsInFlight` of the run deciding it, if one is in flight. */
+  run: number | null;
+  /**
+   * Indexes (in `QueuePlan.units`) of the units ahead it waits for: in parallel mode the units its
+   * run is built on (its lane); null in single mode, where it waits for every unit ahead.
+   */
+  deps: number[] | null;
+}
+
+export interface QueuePlan {
+  nowMs: number;
+  concurrency: number;
+  /** A passing run merges the PRs it is built on with its own (`canOptimisticallyMerge`). */
+  optimistic: boolean;
+  /** How long each main run in flight has run. */
+  runsInFlight: number[];
+  units: PlannedUnit[];
+}
+
 /**
- * When each active entry should merge. Units (single PRs or batches) are decided in queue order; a
- * unit with a run in flight ends when its run should (the median of the recent runs that lasted
- * longer than it has so far, `remainingRunMs`), the others take the
- * next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead are
- * decided (in parallel mode: every unit its run is built on). A failure among the undecided units
+ * When each active entry should merge, and the range it should merge in. Units (single PRs or
+ * batches) are decided in queue order; a unit with a run in flight ends when its run should (the
+ * median of the recent runs that lasted longer than it has so far, `remainingRunMs`), the others take
+ * the next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead
+ * are decided (in parallel mode: every unit its run is built on). A failure among the undecided units
  * ahead sends the runs behind back for about one more run time, weighted by the chance of one;
- * flake reruns add their share of a run too.
+ * flake reruns add their share of a run too. The range (`mergeRanges`) walks the same plan with
+ * drawn run times, failures and reruns.
  */
-export function estimateMergeTimes(queue: Pick<QueueDoc, 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
+export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
   const estimates = new Map<string, MergeEstimate>();
   const active = queue.entries.filter((e) => isActive(e.state));
-  const none = (reason: MergeEstimate['reason']) => ({ estimatedMergeAt: null, reason });
+  const none = (reason: MergeEstimate['reason']) => ({ estimatedMergeAt: null, estimatedMergeRange: null, reason });
   for (const e of active) if (e.state === 'NOT_READY') estimates.set(e.id, none({ code: 'not_ready', message: 'not ready: no estimate until it is' }));
   if (queue.state === 'paused' || queue.state === 'switching_modes') {
     for (const e of active) if (!estimates.has(e.id)) estimates.set(e.id, none({ code: 'queue_paused', message: `the queue is ${queue.state === 'paused' ? 'paused' : 'switching modes'}` }));
     return estimates;
   }
-  const runMs = history.medianRunMs;
-  if (runMs === null) {
+  if (history.medianRunMs === null) {
     for (const e of active) if (!estimates.has(e.id)) estimates.set(e.id, none({ code: 'no_ci_history', message: 'no test run has finished yet to estimate from' }));
     return estimates;
   }
+  const plan = planQueue(queue, now);
+  const points = pointEstimates(plan, { ...history, medianRunMs: history.medianRunMs });
+  const ranges = mergeRanges(plan, history, queue.id);
+  plan.units.forEach((unit, i) => {
+    const at = points[i]!;
+    const range = ranges[i]!;
+    // The range always holds the point: both are read side by side.
+    const estimatedMergeRange = { earliest: iso(Math.min(range.earliestMs, at)), latest: iso(Math.max(range.latestMs, at)), confidence: range.confidence };
+    for (const id of unit.entryIds) estimates.set(id, { estimatedMergeAt: iso(at), estimatedMergeRange, reason: null });
+  });
+  return estimates;
+}
 
+function iso(ms: number): string {
+  return new Date(Math.round(ms)).toISOString();
+}
+
+/** The queue's units with active entries, in queue order, and its main runs in flight. */
+export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units' | 'runs'>, now: Date): QueuePlan {
   const nowMs = now.getTime();
-  const stateOf = new Map(active.map((e) => [e.id, e.state]));
+  const stateOf = new Map(queue.entries.filter((e) => isActive(e.state)).map((e) => [e.id, e.state]));
   const inFlight = queue.runs.filter((r) => (r.status === 'creating' || r.status === 'pending') && r.kind === 'main');
-  const runEnd = (r: TestRun) => nowMs + remainingRunMs(history, Math.max(0, nowMs - Date.parse(r.createdAt)));
-  const slots = inFlight.map(runEnd).sort((a, b) => a - b).slice(0, queue.settings.concurrency);
-  while (slots.length < queue.settings.concurrency) slots.unshift(nowMs);
-
-  // In parallel mode a unit waits only for what its run is built on (its lane); in single mode for every unit ahead.
+  const runIndex = new Map<string, number>();
+  inFlight.forEach((r, i) => runIndex.set(r.unitId, runIndex.get(r.unitId) ?? i));
   const lanes = queue.settings.mode === 'parallel';
   const unitOfEntry = new Map(queue.units.flatMap((u) => u.entryIds.map((id) => [id, u.id] as const)));
-  const mergeAt = new Map<string, number>();
-  const undecided = new Set<string>();
-  let mergedBy = nowMs;
+  const planned = new Map<string, number>();
+  const units: PlannedUnit[] = [];
   for (const unit of queue.units) {
-    const states = unit.entryIds.map((id) => stateOf.get(id)).filter((s) => s !== undefined);
-    if (states.length === 0) continue;
-    const decided = states.every((s) => s === 'TESTS_PASSED');
-    const run = inFlight.find((r) => r.unitId === unit.id);
+    const entryIds = unit.entryIds.filter((id) => stateOf.has(id));
+    if (entryIds.length === 0) continue;
+    const run = runIndex.get(unit.id) ?? null;
+    let deps: number[] | null = null;
+    if (lanes) {
+      const depUnits = new Set((run === null ? [] : inFlight[run]!.dependencyEntryIds).map((id) => unitOfEntry.get(id)));
+      deps = [...depUnits].flatMap((u) => (u !== undefined && u !== unit.id && planned.has(u) ? [planned.get(u)!] : []));
+    }
+    planned.set(unit.id, units.length);
+    units.push({ entryIds, decided: entryIds.every((id) => stateOf.get(id) === 'TESTS_PASSED'), run, deps });
+  }
+  return { nowMs, concurrency: queue.settings.concurrency, optimistic: queue.settings.canOptimisticallyMerge, runsInFlight: inFlight.map((r) => Math.max(0, nowMs - Date.parse(r.createdAt))), units };
+}
+
+/** The point estimate (epoch ms) of each planned unit. */
+function pointEstimates(plan: QueuePlan, history: CiHistory & { medianRunMs: number }): number[] {
+  const { nowMs } = plan;
+  const runMs = history.medianRunMs;
+  const runEnds = plan.runsInFlight.map((elapsed) => nowMs + remainingRunMs(history, elapsed));
+  const slots = [...runEnds].sort((a, b) => a - b).slice(0, plan.concurrency);
+  while (slots.length < plan.concurrency) slots.unshift(nowMs);
+  const mergeAt: number[] = [];
+  const undecided: boolean[] = [];
+  let undecidedCount = 0;
+  let mergedBy = nowMs;
+  return plan.units.map((unit, i) => {
     let end: number;
-    if (decided) end = nowMs;
-    else if (run) end = runEnd(run);
+    if (unit.decided) end = nowMs;
+    else if (unit.run !== null) end = runEnds[unit.run]!;
     else {
       slots.sort((a, b) => a - b);
       end = slots.shift()! + runMs;
       slots.push(end);
     }
-    let after: number;
-    let undecidedAhead: number;
-    if (lanes) {
-      const deps = new Set((run?.dependencyEntryIds ?? []).map((id) => unitOfEntry.get(id)).filter((u): u is string => u !== undefined && u !== unit.id));
-      after = Math.max(nowMs, ...[...deps].map((u) => mergeAt.get(u) ?? nowMs));
-      undecidedAhead = [...deps].filter((u) => undecided.has(u)).length;
-    } else {
-      after = mergedBy;
-      undecidedAhead = undecided.size;
-    }
+    const after = unit.deps ? Math.max(nowMs, ...unit.deps.map((d) => mergeAt[d]!)) : mergedBy;
+    const undecidedAhead = unit.deps ? unit.deps.filter((d) => undecided[d]).length : undecidedCount;
     const base = Math.max(after, end);
     mergedBy = Math.max(mergedBy, base);
     // A failure ahead sends this unit back for about one more run; failures overlap, so it is the
     // chance of at least one, not their count. A flake rerun of its own costs its share of a run.
-    const risk = decided ? 0 : runMs * (1 - (1 - history.failureRate) ** undecidedAhead + history.flakeRate);
-    mergeAt.set(unit.id, base);
-    if (!decided) undecided.add(unit.id);
-    const at = new Date(Math.round(base + risk)).toISOString();
-    for (const id of unit.entryIds) if (stateOf.has(id)) estimates.set(id, { estimatedMergeAt: at, reason: null });
-  }
-  return estimates;
+    const risk = unit.decided ? 0 : runMs * (1 - (1 - history.failureRate) ** undecidedAhead + history.flakeRate);
+    mergeAt[i] = base;
+    undecided[i] = !unit.decided;
+    if (!unit.decided) undecidedCount++;
+    return base + risk;
+  });
 }

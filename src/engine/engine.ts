@@ -46,6 +46,8 @@ export interface EngineOptions {
   reportDebounceMs?: number;
   /** Told the wall time of every reconcile, finished or failed (the service's metrics). */
   onReconciled?: (queueId: string, seconds: number) => void;
+  /** Told every queue document the engine commits, ended entries still in it (the ETA range's coverage). */
+  onCommitted?: (doc: QueueDoc) => void;
   /** Where the per-queue leases are kept (the store by default: replicas sharing it share them). */
   leases?: LeaseStore;
   /** This process as a lease holder: `host:pid:random` by default. */
@@ -73,6 +75,7 @@ export class Engine {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly committer: QueueCommitter;
+  private readonly onCommitted: ((doc: QueueDoc) => void) | undefined;
   private readonly worker: QueueWorker;
   /** Test branch head -> queue, to route status reports without a search. */
   private readonly testBranchHeads = new Map<string, string>();
@@ -83,6 +86,7 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     const { store, gitHost, clock, logger } = options;
+    this.onCommitted = options.onCommitted;
     this.store = store;
     this.clock = clock;
     this.logger = logger;
@@ -155,6 +159,7 @@ export class Engine {
   private readonly committed = (prev: QueueDoc, next: QueueDoc): void => {
     logTransitions(this.logger, prev, next);
     this.reporter.offer(next);
+    this.onCommitted?.(next);
   };
 
   // ---- Doors ----

@@ -4,6 +4,9 @@ import { repoFullName } from '../domain/repo.js';
 import { RUN_KINDS } from '../domain/run.js';
 import type { MetricsService } from '../service/metrics-service.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
+import type { EtaCoverage } from '../service/eta-coverage.js';
+import { measureHealth } from './health-measures.js';
+import { coverageOf, defineHealthMetrics, recordHealth } from './health-metrics.js';
 import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
 import { UntypedMetric } from './untyped.js';
@@ -66,6 +69,14 @@ function defineMetrics(registry: Registry) {
 }
 type QueueMetrics = ReturnType<typeof defineMetrics>;
 
+/** What this process keeps beside the store: its reconciles' wall times, the ETA range's coverage. */
+export interface ProcessMetrics {
+  reconcileDurations?: ReconcileDurations;
+  etaCoverage?: EtaCoverage;
+  /** The GitHub App's writes. */
+  more?: MoreQueueMetrics;
+}
+
 /**
  * Prometheus text (exposition format 0.0.4) for the queues of an organization, or of one repository
  * of it. Gauges describe `now`; the `_1h` metrics cover the hour before it. Every series of every
@@ -78,14 +89,14 @@ export async function renderQueueMetrics(
   orgId: string,
   filter: { repoKey?: string },
   now: Date,
-  reconcileDurations?: ReconcileDurations,
-  more?: MoreQueueMetrics,
+  { reconcileDurations, etaCoverage, more }: ProcessMetrics = {},
 ): Promise<string> {
   const window = { since: now.getTime() - HOUR_MS, until: now.getTime() };
   const activities = await service.queueActivity(orgId, filter, new Date(window.since).toISOString());
 
   const registry = new Registry();
   const metrics = defineMetrics(registry);
+  const health = defineHealthMetrics(registry);
   const labelled = activities.map((activity) => ({ activity, labels: labelsOf(activity.queue) }));
   // Histograms get their series first: zero() resets one, so it must not follow another queue's
   // observations under the same labels.
@@ -93,7 +104,12 @@ export async function renderQueueMetrics(
     for (const histogram of [metrics.waitDuration, metrics.timeInQueue]) histogram.zero(labels('main'));
     for (const kind of RUN_KINDS) metrics.testDuration.zero(labels(kind));
   }
-  for (const { activity, labels } of labelled) record(metrics, labels, measureQueue(activity, window));
+  const healths = labelled.map(({ activity, labels }) => {
+    const measures = measureQueue(activity, window);
+    record(metrics, labels, measures);
+    return { labels, measures: measureHealth(activity, window), merged: measures.conclusions.merged, coverage: coverageOf(etaCoverage, activity.queue.id, now) };
+  });
+  recordHealth(health, healths);
   await recordTestCaseCounts(registry, service, orgId, activities.map((a) => a.queue));
   const queues = activities.map((a) => a.queue);
   const text = `${await registry.metrics()}${reconcileDurations ? reconcileDurations.render(queues) : ''}`;
@@ -105,9 +121,9 @@ export interface MoreQueueMetrics {
   render(queues: readonly QueueDoc[]): Promise<string>;
 }
 
-/** `renderQueueMetrics` over one MetricsService (and the server's reconcile durations): what the HTTP door calls. */
-export function metricsRenderer(service: MetricsService, reconcileDurations?: ReconcileDurations, more?: MoreQueueMetrics) {
-  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(service, orgId, filter, now, reconcileDurations, more);
+/** `renderQueueMetrics` over one MetricsService (and what the server process keeps): what the HTTP door calls. */
+export function metricsRenderer(service: MetricsService, process: ProcessMetrics = {}) {
+  return (orgId: string, filter: { repoKey?: string }, now: Date): Promise<string> => renderQueueMetrics(service, orgId, filter, now, process);
 }
 
 function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabels, m: QueueMeasures): void {

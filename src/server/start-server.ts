@@ -5,6 +5,8 @@ import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
+import { MergeEstimates } from '../engine/merge-estimates.js';
+import { EtaCoverage } from '../service/eta-coverage.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
 import { apiServices } from '../service/api-services.js';
@@ -65,6 +67,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const reconcileDurations = new ReconcileDurations();
+  const mergeEstimates = new MergeEstimates(store);
+  const etaCoverage = new EtaCoverage((doc) => mergeEstimates.of(doc, clock.now()));
   const engine = new Engine({
     store,
     gitHost,
@@ -72,6 +76,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     logger: logger.child({ component: 'engine' }),
     reportDebounceMs: REPORT_DEBOUNCE_MS,
     onReconciled: (queueId, seconds) => reconcileDurations.observe(queueId, seconds),
+    onCommitted: (doc) => {
+      etaCoverage.observe(doc).catch((err: unknown) => logger.warn({ err, queueId: doc.id }, 'noting the ETA ranges given failed'));
+    },
     ...(config.queueLeaseMs === undefined ? {} : { leaseMs: config.queueLeaseMs }),
   });
   const unsubscribeCi = sandbox?.onStatus((event) => {
@@ -98,7 +105,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...apiServices(store, clock, { webhookAllowedNetworks: allowedNetworks }),
       queueService,
       flakyTestService,
-      renderMetrics: metricsRenderer(new MetricsService(store), reconcileDurations, github?.writeMetrics),
+      renderMetrics: metricsRenderer(new MetricsService(store), { reconcileDurations, etaCoverage, ...(github ? { more: github.writeMetrics } : {}) }),
       logger,
       clock,
       rateLimit: limits.ratePerSecond > 0 ? { ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst } : false,

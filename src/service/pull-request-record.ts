@@ -1,6 +1,6 @@
 import { activeEntryOf } from '../domain/active-entries.js';
 import type { Entry, Readiness } from '../domain/entry.js';
-import type { MergeEstimate } from '../domain/eta.js';
+import type { MergeEstimate, MergeRange } from '../domain/eta.js';
 import { positionsOf } from '../domain/position.js';
 import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
@@ -26,6 +26,8 @@ export interface EnqueuedPullRequestRecord {
   noBatch: boolean;
   /** When it should merge (src/domain/eta.ts); null when it is not in the queue or cannot be estimated. */
   estimatedMergeAt: string | null;
+  /** Where the merge should fall, 80% of the time; null exactly when `estimatedMergeAt` is. */
+  estimatedMergeRange: MergeRange | null;
   /** Why there is no estimate (paused, not ready, no CI history yet); null when there is one or it ended. */
   estimateReason: MergeEstimate['reason'];
   /** Why the PR is in its state (waiting for what, tested how, failed why); null before anything happened to it. */
@@ -65,6 +67,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     skipTheLine: entry.priorityValue === SKIP_THE_LINE_PRIORITY,
     noBatch: entry.noBatch,
     estimatedMergeAt: estimate?.estimatedMergeAt ?? null,
+    estimatedMergeRange: estimate?.estimatedMergeRange ?? null,
     estimateReason: estimate?.reason ?? null,
     reason: entry.reason ? toReasonRecord(entry.reason) : null,
   };

@@ -9,6 +9,7 @@ import { Engine, type Fact } from '../engine/engine.js';
 import { VirtualTime } from '../engine/virtual-time.js';
 import type { StatusEvent } from '../githost/sandbox/ci.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
+import { spreadMinutes } from '../githost/sandbox/random.js';
 import { flakyTestsFor } from '../githost/sandbox/test-suite.js';
 import { recordImpactedTargets, recordStatusChecks } from '../planner/index.js';
 import { openSqliteStore } from '../store/open.js';
@@ -170,7 +171,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     wallMs: performance.now() - started,
     stopped,
     testedPrs: tested.count(),
-    etaErrors: etas.errors(prs, outcomes.outcomes, START_MS),
+    etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;

@@ -49,3 +49,29 @@ test('a paused queue gives no ETA, and says why', async () => {
   await svc.settle();
   expect(await pr(n)).toMatchObject({ estimatedMergeAt: null, estimateReason: { code: 'queue_paused', message: 'the queue is paused' } });
 });
+
+test('the 80% range spans what the recent runs took, in getSubmittedPullRequest and getQueue alike, and holds the merge', async () => {
+  // Two runs, of 8 and 20 minutes, make the history.
+  for (const ciMinutes of [8, 20]) {
+    const n = (await svc.openPull(REPO, `history ${ciMinutes}`, { bad: false, ciMinutes })).number;
+    await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+    await svc.settle();
+    await svc.advanceMinutes(ciMinutes + 1);
+    expect((await pr(n)).state).toBe('MERGED');
+  }
+  const n = (await svc.openPull(REPO, 'next', { bad: false, ciMinutes: 12 })).number;
+  await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+  await svc.settle();
+  const record = await pr(n);
+  const startedAt = Date.parse(record.stateChangedAt);
+  expect(record.estimatedMergeRange).toEqual({ earliest: new Date(startedAt + 8 * 60_000).toISOString(), latest: new Date(startedAt + 20 * 60_000).toISOString(), confidence: 0.8 });
+  const queued = (await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests as { prNumber: number; estimatedMergeRange: unknown }[];
+  expect(queued.find((e) => e.prNumber === n)?.estimatedMergeRange).toEqual(record.estimatedMergeRange);
+
+  await svc.advanceMinutes(13);
+  const merged = await pr(n);
+  expect(merged.state).toBe('MERGED');
+  expect(merged.estimatedMergeRange).toBeNull();
+  expect(Date.parse(merged.stateChangedAt)).toBeGreaterThanOrEqual(Date.parse(record.estimatedMergeRange.earliest));
+  expect(Date.parse(merged.stateChangedAt)).toBeLessThanOrEqual(Date.parse(record.estimatedMergeRange.latest));
+});

@@ -17,3 +17,11 @@ test('/merge status says the ETA, or why there is none', () => {
     'No merge estimate: the queue is paused.',
   );
 });
+
+test('/merge status says the 80% range beside the ETA', () => {
+  const base = { state: 'TESTING', position: 1, priorityName: 'medium', reason: null, isCurrentlySubmittedToQueue: true, estimateReason: null } as SubmittedPullRequestRecord;
+  const estimatedMergeRange = { earliest: '2026-11-22T14:05:00.000Z', latest: '2026-11-22T14:40:00.000Z', confidence: 0.8 };
+  expect(describeStatus({ ...base, estimatedMergeAt: '2026-11-22T14:20:00.000Z', estimatedMergeRange })).toContain(
+    'Estimated to merge at 14:20 UTC, most likely between 14:05 and 14:40 UTC (80% of merges fall in such a range)',
+  );
+});

@@ -17,7 +17,7 @@ const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const run = (id: string, unitId: string, createdAt: number, finishedAt: number | null): TestRun =>
-  ({ id, unitId, kind: 'main', status: finishedAt === null ? 'pending' : 'passed', attempt: 0, createdAt: iso(createdAt), finishedAt: finishedAt === null ? null : iso(finishedAt), dependencyEntryIds: [] }) as unknown as TestRun;
+  ({ id, unitId, kind: 'main', status: finishedAt === null ? 'pending' : 'passed', attempt: 0, createdAt: iso(createdAt), finishedAt: finishedAt === null ? null : iso(finishedAt), dependencyEntryIds: [], prs: [] }) as unknown as TestRun;
 
 /** PR 1 under test for 4 minutes, PR 2 waiting behind it; one earlier run took 10 minutes. */
 function doc(): QueueDoc {

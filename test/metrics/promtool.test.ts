@@ -64,7 +64,7 @@ describe('metrics output passes promtool check metrics', () => {
   it('with the reconcile histogram of a server that has reconciled one of the queues', async () => {
     const durations = new ReconcileDurations();
     for (const seconds of [0.0004, 0.003, 0.003, 0.7, 45]) durations.observe('q-busy', seconds);
-    const text = await renderQueueMetrics(new MetricsService(store), 'org-acme', {}, NOW, durations);
+    const text = await renderQueueMetrics(new MetricsService(store), 'org-acme', {}, NOW, { reconcileDurations: durations });
     const busy = 'repo="acme/widgets",branch="main",queue_type="main"';
     expect(text).toContain(`mq_reconcile_duration_seconds_bucket{${busy},le="0.001"} 1\n`);
     expect(text).toContain(`mq_reconcile_duration_seconds_bucket{${busy},le="0.005"} 3\n`);

@@ -25,6 +25,14 @@ const ALL_METRICS = {
   mq_flaky_tests_current: 'gauge',
   mq_broken_tests_current: 'gauge',
   mq_quarantined_tests_current: 'gauge',
+  mq_ci_runs_1h_total: 'untyped',
+  mq_ci_runs_per_merged_pr_1h: 'gauge',
+  mq_flake_reruns_1h_total: 'untyped',
+  mq_test_runs_timed_out_1h_total: 'untyped',
+  mq_test_runs_silent_current: 'gauge',
+  mq_merge_stalled_seconds: 'gauge',
+  mq_eta_range_checked_1h_total: 'untyped',
+  mq_eta_range_held_1h_total: 'untyped',
 };
 
 let store: Store;

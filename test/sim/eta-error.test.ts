@@ -11,7 +11,7 @@ const MIN = 60_000;
 
 function observe(recorder: EtaRecorder, entries: { pr: number; state: Entry['state']; run: string | null; etaMin: number }[]) {
   const doc = { entries: entries.map((e) => ({ id: `e${e.pr}`, prNumber: e.pr, state: e.state, testRunId: e.run }) as Entry) } as QueueDoc;
-  const estimates = new Map<string, MergeEstimate>(entries.map((e) => [`e${e.pr}`, { estimatedMergeAt: new Date(START + e.etaMin * MIN).toISOString(), reason: null }]));
+  const estimates = new Map<string, MergeEstimate>(entries.map((e) => [`e${e.pr}`, { estimatedMergeAt: new Date(START + e.etaMin * MIN).toISOString(), estimatedMergeRange: null, reason: null }]));
   recorder.observe(doc, estimates);
 }
 
@@ -38,5 +38,26 @@ test('a PR that never merged, or never got an estimate, is left out', () => {
     atSubmission: null,
     atLastRunStart: null,
     oneRun: null,
+    range: { atSubmission: null, atLastRunStart: null },
   });
+});
+
+test('the range counts a merge inside it, ends included, and reports its width in minutes, against time in queue and one run', () => {
+  const recorder = new EtaRecorder();
+  const told = (pr: number, eta: number, earliest: number, latest: number) => [
+    `e${pr}`,
+    { estimatedMergeAt: new Date(START + eta * MIN).toISOString(), estimatedMergeRange: { earliest: new Date(START + earliest * MIN).toISOString(), latest: new Date(START + latest * MIN).toISOString(), confidence: 0.8 }, reason: null },
+  ] as const;
+  const doc = (runs: [number, string][]) => ({ entries: runs.map(([pr, run]) => ({ id: `e${pr}`, prNumber: pr, state: 'TESTING', testRunId: run }) as Entry) }) as QueueDoc;
+  // Three PRs arrive at 0. At submission: PR 1 told 20–40, PR 2 told 10–30, PR 3 told 30–50.
+  recorder.observe(doc([[1, 'r1'], [2, 'r2'], [3, 'r3']]), new Map([told(1, 30, 20, 40), told(2, 20, 10, 30), told(3, 40, 30, 50)]));
+  // PR 3 is rerun: at its last run's start it is told 55–65.
+  recorder.observe(doc([[3, 'r4']]), new Map([told(3, 60, 55, 65)]));
+  const prs = [{ arrivalMinutes: 0 }, { arrivalMinutes: 0 }, { arrivalMinutes: 0 }] as SimPr[];
+  // PR 1 merges at 40 (the edge: inside), PR 2 at 40 (outside), PR 3 at 60 (outside its first range, inside its last).
+  const outcomes = [40, 40, 60].map((m) => ({ state: 'MERGED' as const, mergedAtMinutes: m }));
+  const { range } = recorder.errors(prs, outcomes, START, 40);
+  expect(range.atSubmission).toEqual({ coverage: 0.333, before: 0, after: 0.667, medianWidthMin: 20, medianWidthShare: 0.5, widthVsOneRun: 0.5 });
+  // Widths 20, 20, 10 → median 20; shares 0.5, 0.5, 10/60.
+  expect(range.atLastRunStart).toEqual({ coverage: 0.667, before: 0, after: 0.333, medianWidthMin: 20, medianWidthShare: 0.5, widthVsOneRun: 0.5 });
 });

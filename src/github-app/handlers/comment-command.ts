@@ -88,7 +88,11 @@ async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: M
 export function describe(pr: SubmittedPullRequestRecord): string {
   const lines = [`**${pr.state}**${pr.position === null ? '' : ` — position ${pr.position} in the queue`} (priority ${pr.priorityName})`];
   if (pr.reason) lines.push(`${pr.reason.code}: ${pr.reason.message}`);
-  if (pr.estimatedMergeAt) lines.push(`Estimated to merge at ${pr.estimatedMergeAt.slice(11, 16)} UTC (${pr.estimatedMergeAt}).`);
+  if (pr.estimatedMergeAt) {
+    const range = pr.estimatedMergeRange;
+    const between = range ? `, most likely between ${range.earliest.slice(11, 16)} and ${range.latest.slice(11, 16)} UTC (${range.confidence * 100}% of merges fall in such a range)` : '';
+    lines.push(`Estimated to merge at ${pr.estimatedMergeAt.slice(11, 16)} UTC${between} (${pr.estimatedMergeAt}).`);
+  }
   else if (pr.estimateReason) lines.push(`No merge estimate: ${pr.estimateReason.message}.`);
   if (!pr.isCurrentlySubmittedToQueue) lines.push('It is not in the queue now; comment `/merge` to submit it again.');
   return lines.join('\n');

@@ -36,6 +36,14 @@ const enqueuedFields = {
   skipTheLine: z.boolean(),
   noBatch: z.boolean(),
   estimatedMergeAt: timestamp.nullable().describe('when it should merge, from the queue\'s recent CI; null when not in the queue or no estimate'),
+  estimatedMergeRange: z
+    .object({
+      earliest: timestamp,
+      latest: timestamp,
+      confidence: z.number().describe('the share of merges the range should hold: 0.8'),
+    })
+    .nullable()
+    .describe('where the merge should fall, 80% of the time, from the spread of the queue\'s recent CI runs and its failure and flake rates; null exactly when estimatedMergeAt is'),
   estimateReason: z
     .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
     .nullable()
