@@ -59,3 +59,14 @@ export function writeKind(method: string, route: string): WriteKind | null {
   if (route === '/pulls') return 'pulls';
   return null;
 }
+
+/** A page of an issue's comments, oldest first, with GitHub's `link` header to the next page (`repoUrl`: the repository's API URL). */
+export function commentsPage(comments: readonly FakeComment[], issue: number, uri: string, repoUrl: string): Reply {
+  const query = new URLSearchParams(uri.split('?')[1] ?? '');
+  const perPage = Number(query.get('per_page') ?? 30);
+  const page = Number(query.get('page') ?? 1);
+  const all = comments.filter((c) => c.issue === issue);
+  const data = all.slice((page - 1) * perPage, page * perPage).map((c) => ({ id: c.id, body: c.body, user: { login: 'mergeq[bot]', type: 'Bot' } }));
+  if (page * perPage >= all.length) return [200, data];
+  return [200, data, { link: `<${repoUrl}/issues/${issue}/comments?per_page=${perPage}&page=${page + 1}>; rel="next"` }];
+}

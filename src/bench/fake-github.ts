@@ -1,6 +1,6 @@
 import { FakeCommits } from './fake-commits.js';
 import { ContentLimits } from './fake-github-limits.js';
-import { writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
+import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
 export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
 
@@ -13,6 +13,8 @@ interface InjectedFailure {
   status: number;
   times: number;
   retryAfterSeconds?: number;
+  /** Carried out before the failure is answered. */
+  applied?: boolean;
 }
 
 /** How mergeq's status comment starts (one per queue branch); command replies never do. */
@@ -137,6 +139,11 @@ export class FakeGitHub {
     this.failures.push({ method, path, status, times, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   }
 
+  /** The next request `method path` is carried out, but answered `status` (the answer lost on the way back). */
+  failAfter(method: string, path: RegExp, status: number): void {
+    this.failures.push({ method, path, status, times: 1, applied: true });
+  }
+
   /** A commit status on `sha` (CI's, or mergeq's own through the API), replacing one of the same context. */
   setStatus(sha: string, status: FakeStatus): void {
     const list = this.statuses.get(sha) ?? [];
@@ -187,6 +194,11 @@ export class FakeGitHub {
       this.writes[kind]++;
     }
     const failure = this.failures.find((f) => f.times > 0 && f.method === method && f.path.test(path.slice(prefix.length)));
+    if (failure?.applied) {
+      failure.times--;
+      this.handleRoute(method, uri, route, body);
+      return [failure.status, { message: 'Server Error' }];
+    }
     if (failure) {
       failure.times--;
       if (failure.retryAfterSeconds !== undefined) {
@@ -194,6 +206,11 @@ export class FakeGitHub {
       }
       return [failure.status, { message: failure.status === 429 ? 'API rate limit exceeded' : 'Server Error' }, failure.status === 429 ? { 'retry-after': '1' } : {}];
     }
+    return this.handleRoute(method, uri, route, body);
+  }
+
+  /** Carries out one request of the repository (`route`: `METHOD /path` below it). */
+  private handleRoute(method: string, uri: string, route: string, body: Record<string, unknown>): Reply {
     let m: RegExpExecArray | null;
     if (route === 'GET /installation') return [200, { id: this.installationId }];
     if ((m = /^GET \/collaborators\/([^/]+)\/permission$/.exec(route))) {
@@ -252,7 +269,7 @@ export class FakeGitHub {
       this.comments.push(comment);
       return [201, { id: comment.id, body: comment.body }];
     }
-    if ((m = /^GET \/issues\/(\d+)\/comments$/.exec(route))) return this.listComments(Number(m[1]), uri);
+    if ((m = /^GET \/issues\/(\d+)\/comments$/.exec(route))) return commentsPage(this.comments, Number(m[1]), uri, `${API}/repos/${this.owner}/${this.name}`);
     if ((m = /^PATCH \/issues\/comments\/(\d+)$/.exec(route))) {
       const comment = this.comments.find((c) => c.id === Number(m![1]));
       if (!comment) return notFound();
@@ -260,19 +277,7 @@ export class FakeGitHub {
       comment.edits++;
       return [200, { id: comment.id, body: comment.body }];
     }
-    return [501, { message: `the fake GitHub does not serve ${method} ${path}` }];
-  }
-
-  /** A page of an issue's comments, oldest first, with GitHub's `link` header to the next page. */
-  private listComments(issue: number, uri: string): Reply {
-    const query = new URLSearchParams(uri.split('?')[1] ?? '');
-    const perPage = Number(query.get('per_page') ?? 30);
-    const page = Number(query.get('page') ?? 1);
-    const all = this.comments.filter((c) => c.issue === issue);
-    const data = all.slice((page - 1) * perPage, page * perPage).map((c) => ({ id: c.id, body: c.body, user: { login: 'mergeq[bot]', type: 'Bot' } }));
-    if (page * perPage >= all.length) return [200, data];
-    const next = `${API}/repos/${this.owner}/${this.name}/issues/${issue}/comments?per_page=${perPage}&page=${page + 1}`;
-    return [200, data, { link: `<${next}>; rel="next"` }];
+    return [501, { message: `the fake GitHub does not serve ${route}` }];
   }
 
   private getPull(number: number): Reply {

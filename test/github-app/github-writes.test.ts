@@ -103,6 +103,25 @@ describe('merging by fast-forward', () => {
     expect(h.fake.refs.get('main')).toBe(retested);
   });
 
+  test('a fast-forward whose answer is lost is found done: every PR of it merged once, nothing rebuilt', async () => {
+    await h.createQueue(org, { concurrency: 2, mergeMethod: 'merge_commit' });
+    for (const n of [1, 2]) h.fake.openPull(n);
+    for (const n of [1, 2]) await h.comment(n, '/merge');
+    h.fake.failAfter('PATCH', /^\/git\/refs\/heads\/main$/, 502);
+    const with12 = testBranchWith([1, 2]);
+    await h.ciStatus(with12, 'success');
+    await h.ciStatus(testBranchWith([1]), 'success');
+
+    expect(h.fake.refs.get('main')).toBe(with12);
+    expect(h.fake.merged).toEqual([1, 2]);
+    for (const n of [1, 2]) {
+      const pr = await h.pr(org, n);
+      expect(pr.state).toBe('MERGED');
+      expect(pr.history.map((t) => t.reason.code)).not.toContain('base_moved');
+    }
+    expect(requests('PATCH', /^\/git\/refs\/heads\/main$/)).toHaveLength(1);
+  });
+
   test('an approval dismissed while the PR is in a run: it leaves the queue (not_mergeable), unmerged, and the PR behind merges without it', async () => {
     await h.createQueue(org, { concurrency: 2, mergeMethod: 'merge_commit' });
     for (const n of [1, 2]) h.fake.openPull(n);
