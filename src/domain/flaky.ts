@@ -35,11 +35,17 @@ export interface UploadAnswer {
   tests: number;
   failed: number;
   skipped: number;
+  /** Failures of tests quarantined before this upload's results arrived: the ones CI may forgive. */
   quarantinedFailures: number;
   newlyFlaky: string[];
   ignoredForDetection: boolean;
   /** Beyond the spec: the forgiven failures by name, so the CI wrapper can list them. */
   quarantinedFailedTests: { test_case_id: string; name: string; classname: string | null; file: string | null }[];
+  /**
+   * Failures of tests this very upload quarantined: not forgiven to the run that produced them (its
+   * evidence counts for the next runs). Absent from answers stored before it existed.
+   */
+  newlyQuarantinedFailures?: number;
   /** Names over the length limit were cut to it. */
   truncatedNames: number;
   /** Said when the body parsed but held no testcase. */

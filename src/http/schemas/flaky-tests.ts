@@ -60,10 +60,13 @@ export const uploadResponseSchema = z.object({
   tests: z.number().int(),
   failed: z.number().int(),
   skipped: z.number().int(),
-  quarantinedFailures: z.number().int(),
+  quarantinedFailures: z.number().int().describe('failures of tests quarantined before this upload: the ones CI may forgive'),
   newlyFlaky: z.array(z.string()).describe('test_case_id of the tests this upload made flaky'),
   ignoredForDetection: z.boolean().describe('more than 80% of at least 20 tests failed: stored, not used for detection'),
-  quarantinedFailedTests: z.array(z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() })),
+  quarantinedFailedTests: z
+    .array(z.object({ test_case_id: z.string(), name: z.string(), classname: z.string().nullable(), file: z.string().nullable() }))
+    .describe('the failures counted in quarantinedFailures'),
+  newlyQuarantinedFailures: z.number().int().optional().describe('failures of tests this upload quarantined: not forgiven to the run that produced them'),
   truncatedNames: z.number().int(),
   note: z.string().optional(),
 });
