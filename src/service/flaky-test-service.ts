@@ -8,6 +8,7 @@ import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../domain/codeowners-source.js';
 import { evaluate, statusOf } from '../flaky/detection-rules.js';
+import { withUploaded } from '../flaky/results-by-case.js';
 import type { UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
 import { testCaseId } from '../flaky/test-case-id.js';
@@ -16,14 +17,14 @@ import { ServiceError } from './errors.js';
 import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { readUploadedJunit } from './junit-upload-reader.js';
-import { loopPacer } from './loop-pacer.js';
+import { loopPacer, turnLoop } from './loop-pacer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** flaky-tests.md: results are kept 30 days. */
 export const RESULT_RETENTION_DAYS = 30;
 const RECENT_RESULTS_SHOWN = 50;
-/** Test cases whose whole history is read at once when their status changes. */
-const HISTORY_BATCH = 500;
+/** Test cases read from the store at once (their ids, or their whole history when their status changes). */
+const READ_BATCH = 500;
 
 export interface UploadInput {
   repo: RepoRef;
@@ -106,7 +107,11 @@ export class FlakyTestService {
     const ignoredForDetection = isInfrastructureFailure(cases.length, failed);
     const branch = input.branch ?? null;
 
-    const uploaded = cases.map((c) => ({ id: testCaseId(key, c), c }));
+    const uploaded: { id: string; c: UploadedTestCase }[] = [];
+    for (const c of cases) {
+      uploaded.push({ id: testCaseId(key, c), c });
+      await pace();
+    }
     const results = new Map<string, TestResult>(
       uploaded.map(({ id, c }) => [
         id,
@@ -128,11 +133,11 @@ export class FlakyTestService {
     // Only the documents that may change are read: tests that failed now, and those to watch (not
     // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
     const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
-    const existing = new Set(await this.store.existingTestCaseIds(key, uploaded.map((u) => u.id)));
+    const existing = new Set(await inBatches(uploaded.map((u) => u.id), (batch) => this.store.existingTestCaseIds(key, batch)));
     const watched = await this.store.testCasesToWatch(key, windowStart);
     const current = new Map<string, TestCase>(watched.map((tc) => [tc.testCaseId, tc]));
     const failedNow = uploaded.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
-    for (const tc of await this.store.getTestCases(key, failedNow)) current.set(tc.testCaseId, tc);
+    for (const tc of await inBatches(failedNow, (batch) => this.store.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
     // flaky-tests.md: a run never forgives its own new failure. Only a quarantine that came before
     // this upload's results forgives; what this upload teaches counts for the next runs.
     const quarantinedBefore = new Set([...current.values()].filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId));
@@ -148,8 +153,8 @@ export class FlakyTestService {
         dirty.add(id);
       }
       if (tc) current.set(id, tc);
+      await pace();
     }
-    await pace();
 
     const events: TestCaseEvent[] = [];
     const newlyFlaky: string[] = [];
@@ -163,7 +168,7 @@ export class FlakyTestService {
       // This upload's results are all on its commit, read whole, so a failure now finds the passes before it.
       const ids = toEvaluate.map((tc) => tc.testCaseId);
       const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha, flakyCommits: Math.max(1, settings.flakyMinEvents), until: nowIso };
-      const history = withUploaded(await this.store.detectionResults(key, ids, since, scope), results, ids);
+      const history = withUploaded(await inBatches(ids, (batch) => this.store.detectionResults(key, batch, since, scope)), results, ids);
       const changing: TestCase[] = [];
       for (const tc of toEvaluate) {
         const seen = statusOf(history.get(tc.testCaseId) ?? [], settings, now);
@@ -171,8 +176,8 @@ export class FlakyTestService {
         await pace();
       }
       // A change is rare: its evidence comes from the whole history, as the rules define it.
-      for (let at = 0; at < changing.length; at += HISTORY_BATCH) {
-        const batch = changing.slice(at, at + HISTORY_BATCH);
+      for (let at = 0; at < changing.length; at += READ_BATCH) {
+        const batch = changing.slice(at, at + READ_BATCH);
         const batchIds = batch.map((tc) => tc.testCaseId);
         const whole = withUploaded(await this.store.testResults(key, batchIds, since), results, batchIds);
         for (const tc of batch) {
@@ -358,28 +363,14 @@ function testCaseNotFound(id: string): ServiceError {
   return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
 }
 
-/** Stored results by test case, each of the ids named with its result of this upload (not stored yet) appended. */
-function withUploaded(stored: TestResult[], uploaded: Map<string, TestResult>, ids: string[]): Map<string, TestResult[]> {
-  const history = groupBy(stored, (r) => r.testCaseId);
-  for (const id of ids) {
-    const r = uploaded.get(id);
-    if (!r) continue;
-    const list = history.get(id);
-    if (list) list.push(r);
-    else history.set(id, [r]);
+/** What `read` answers for all the ids, asked READ_BATCH at a time, letting the event loop turn between. */
+async function inBatches<T>(ids: string[], read: (batch: string[]) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let at = 0; at < ids.length; at += READ_BATCH) {
+    if (at > 0) await turnLoop();
+    all.push(...(await read(ids.slice(at, at + READ_BATCH))));
   }
-  return history;
-}
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = keyOf(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
+  return all;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -11,7 +11,12 @@ export function loopPacer(sliceMs = LOOP_SLICE_MS): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await turnLoop();
     since = performance.now();
   };
+}
+
+/** Resolves once the event loop has turned (after the I/O and timers waiting now). */
+export function turnLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
