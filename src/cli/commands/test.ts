@@ -19,9 +19,10 @@ interface TestOptions {
 }
 
 const TEST_HELP = `
-Exit code: 0 when the command failed and every failed test is quarantined; otherwise the command's own
-code. A failing command without a fresh JUnit report, or a service that cannot be reached (after 5
-attempts), keeps the command's code; a refused token (401/403) exits 70. A passing command always passes.
+Exit code: 0 when the command failed and every failed test is quarantined (since before this run's
+results arrived: a run never forgives its own new failure); otherwise the command's own code. A failing
+command without a fresh JUnit report, or a service that cannot be reached (after 5 attempts), keeps
+the command's code; a refused token (401/403) exits 70. A passing command always passes.
 
 Environment: MERGEQ_URL, MERGEQ_TOKEN; repository, commit and branch from GitHub Actions, Buildkite,
 CircleCI or GitLab CI variables (or the flags).
@@ -129,6 +130,12 @@ async function collectAndUpload(ctx: CliContext, options: TestOptions, target: U
       `mergeq test: ${files.length} report${files.length === 1 ? '' : 's'}, ${a.tests} tests, ${a.failed} failed, ${a.quarantinedFailures} quarantined failure${a.quarantinedFailures === 1 ? '' : 's'}${a.ignoredForDetection ? ' (too many failures: not used to detect flaky tests)' : ''}\n`,
     );
     for (const t of a.quarantinedFailedTests) ctx.io.stderr.write(`  forgiven (quarantined): ${[t.file, t.classname, t.name].filter(Boolean).join(' › ')}\n`);
+    const own = a.newlyQuarantinedFailures ?? 0;
+    if (own > 0) {
+      ctx.io.stderr.write(
+        `mergeq test: ${own} failure${own === 1 ? '' : 's'} quarantined by this run: not forgiven this time (a run never forgives its own new failure; the next runs will)\n`,
+      );
+    }
   }
   return { kind: 'uploaded', outcome };
 }
