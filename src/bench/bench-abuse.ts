@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MiB, percentile, pollHealth, streamBody, type AttackResult } from './abuse-attacks.js';
 import type { AbuseFromServer, AbuseToServer } from './abuse-server.js';
 import { refusalFlood } from './abuse-refusal-flood.js';
+import { runFlakyUploadCase } from './abuse-flaky-upload.js';
 
 /**
  * npm run bench:abuse — hostile traffic against the real service on 127.0.0.1, all at once: one
@@ -68,7 +69,6 @@ const [webhookResult, nestedResults, stalledResults] = await attacks;
 const latencies = await health;
 const refusalsOk = await refusalFlood({ port, pid: child.pid!, token: tokens[0] });
 const report = await ask({ type: 'report' }, 'report');
-child.send({ type: 'stop' } satisfies AbuseToServer);
 
 const tally = (results: AttackResult[]) => {
   const counts = new Map<string, number>();
@@ -93,3 +93,5 @@ console.log(`  /healthz p99           ${figures.healthP99Ms.toFixed(1)} ms over 
 console.log(`  longest log line       ${figures.logLineBytes} bytes of ${report.logLines} lines   target < ${TARGETS.logLineBytes}   ${verdict('logLineBytes')}`);
 const failed = (Object.keys(TARGETS) as (keyof typeof TARGETS)[]).filter((k) => verdict(k) !== 'ok');
 process.exitCode = failed.length === 0 && refusalsOk ? 0 : 1;
+await runFlakyUploadCase(port, tokens[0], ask);
+child.send({ type: 'stop' } satisfies AbuseToServer);

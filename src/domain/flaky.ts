@@ -46,6 +46,7 @@ export interface UploadAnswer {
   tests: number;
   failed: number;
   skipped: number;
+  /** Failures of tests quarantined before this upload's results arrived: the ones CI may forgive. */
   quarantinedFailures: number;
   newlyFlaky: string[];
   ignoredForDetection: boolean;
@@ -55,6 +56,11 @@ export interface UploadAnswer {
   failedTests?: NamedTest[];
   /** Beyond the spec: the tests of `newlyFlaky` by name. Absent in answers stored by older versions. */
   newlyFlakyTests?: NamedTest[];
+  /**
+   * Failures of tests this very upload quarantined: not forgiven to the run that produced them (its
+   * evidence counts for the next runs). Absent from answers stored before it existed.
+   */
+  newlyQuarantinedFailures?: number;
   /** Names over the length limit were cut to it. */
   truncatedNames: number;
   /** Said when the body parsed but held no testcase. */

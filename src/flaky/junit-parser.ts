@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { TestOutcome } from '../domain/flaky.js';
 
 /** One `<testcase>` element: one attempt of a test. Retries are repeated elements (or Surefire's flaky/rerun children). */
@@ -11,90 +11,109 @@ export interface JunitAttempt {
   outcome: TestOutcome;
 }
 
+/** Deeper nesting than any reporter writes: refused, so that a hostile document cannot make the reader work for it. */
+export const MAX_JUNIT_DEPTH = 100;
+
 export class JunitSyntaxError extends Error {
   constructor(
     readonly line: number,
     readonly column: number,
     readonly reason: string,
+    /** `malformed`: not well-formed XML; `refused`: well-formed, but beyond what a JUnit report holds (a DOCTYPE, deep nesting). */
+    readonly kind: 'malformed' | 'refused' = 'malformed',
   ) {
     super(`${reason} (line ${line}, column ${column})`);
   }
 }
 
-type XmlNode = Record<string, unknown>;
+/** What an element is to the reader; `other` elements and everything inside them are skipped. */
+type Frame =
+  | { kind: 'root' | 'suites' | 'other' }
+  | { kind: 'suite'; name: string | null; file: string | null }
+  | { kind: 'case'; identity: Omit<JunitAttempt, 'outcome'>; failed: boolean; skipped: boolean; reruns: number; flakyRuns: number };
 
-const REPEATABLE = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'flakyFailure', 'flakyError', 'rerunFailure', 'rerunError']);
+const FAILED_CHILDREN = new Set(['failure', 'error']);
+const RERUN_CHILDREN = new Set(['rerunFailure', 'rerunError']);
+const FLAKY_CHILDREN = new Set(['flakyFailure', 'flakyError']);
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseAttributeValue: false,
-  parseTagValue: false,
-  // Output and stack traces are never read: kept as raw text, not parsed into nodes.
-  stopNodes: ['*.system-out', '*.system-err', '*.failure', '*.error', '*.skipped'],
-  isArray: (name) => REPEATABLE.has(name),
-});
+export interface JunitReader {
+  /** Reads the next piece of the document: a document may be given in any number of pieces. */
+  write(piece: string): void;
+  /** The document has ended: throws when it is incomplete. */
+  close(): void;
+}
 
 /**
- * The attempts in a JUnit XML document, in document order. Understands the dialects of jest-junit,
- * pytest (xunit1/xunit2), gotestsum, Maven Surefire (rerun/flaky children), Bazel test.xml and
- * nested testsuites. Throws JunitSyntaxError when the text is not well-formed XML.
+ * A streaming reader of one JUnit XML document: `onAttempt` is called for each attempt, in document
+ * order, as soon as its `<testcase>` closes. Understands the dialects of jest-junit, pytest
+ * (xunit1/xunit2), gotestsum, Maven Surefire (rerun/flaky children), Bazel test.xml and nested
+ * testsuites. Throws JunitSyntaxError (and reads nothing further) for text that is not well-formed
+ * XML, a DOCTYPE (entities are never expanded) or nesting deeper than MAX_JUNIT_DEPTH.
  */
+export function junitReader(onAttempt: (attempt: JunitAttempt) => void): JunitReader {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const stack: Frame[] = [{ kind: 'root' }];
+  const fail = (reason: string, kind: JunitSyntaxError['kind']): never => {
+    throw new JunitSyntaxError(parser.line, parser.column, reason, kind);
+  };
+  parser.on('error', (err) => fail(err.message.replace(/^\d+:\d+: /, ''), 'malformed'));
+  parser.on('doctype', () => fail('a DOCTYPE is not accepted in a JUnit report', 'refused'));
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    if (stack.length > MAX_JUNIT_DEPTH) fail(`elements are nested more than ${MAX_JUNIT_DEPTH} levels deep`, 'refused');
+    stack.push(frameOf(tag, stack[stack.length - 1]!));
+  });
+  parser.on('closetag', () => {
+    const frame = stack.pop()!;
+    if (frame.kind === 'case') emitAttempts(frame, onAttempt);
+  });
+  return {
+    write: (piece) => void parser.write(piece),
+    close: () => void parser.close(),
+  };
+}
+
+/** The attempts in a whole JUnit XML document, in document order. */
 export function parseJunit(xml: string): JunitAttempt[] {
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new JunitSyntaxError(valid.err.line, valid.err.col, valid.err.msg);
-  const doc = parser.parse(xml) as XmlNode;
   const attempts: JunitAttempt[] = [];
-  const roots = doc.testsuites !== undefined ? [doc.testsuites] : [];
-  for (const root of roots) if (isNode(root)) walkSuites(root, null, null, attempts);
-  for (const suite of asArray(doc.testsuite)) walkSuite(suite, null, attempts);
-  // A bare <testcase> root, as some tools write for a single test.
-  for (const tc of asArray(doc.testcase)) readTestCase(tc, null, null, attempts);
+  const reader = junitReader((a) => attempts.push(a));
+  reader.write(xml);
+  reader.close();
   return attempts;
 }
 
-function walkSuites(container: XmlNode, parent: string | null, file: string | null, out: JunitAttempt[]): void {
-  for (const suite of asArray(container.testsuite)) walkSuite(suite, file, out);
-  for (const tc of asArray(container.testcase)) readTestCase(tc, parent, file, out);
+function frameOf(tag: SaxesTagPlain, parent: Frame): Frame {
+  const attr = (name: string) => text(tag.attributes[name]);
+  // A root <testsuite> or bare <testcase> reads as one inside <testsuites>.
+  if (parent.kind === 'root' && tag.name === 'testsuites') return { kind: 'suites' };
+  if (parent.kind === 'root' || parent.kind === 'suites' || parent.kind === 'suite') {
+    const inSuite = parent.kind === 'suite' ? parent : null;
+    if (tag.name === 'testsuite') return { kind: 'suite', name: attr('name'), file: attr('file') ?? inSuite?.file ?? null };
+    if (tag.name === 'testcase') {
+      const identity = { file: attr('file') ?? inSuite?.file ?? null, classname: attr('classname'), parent: inSuite?.name ?? null, name: attr('name') ?? '' };
+      return { kind: 'case', identity, failed: false, skipped: false, reruns: 0, flakyRuns: 0 };
+    }
+  } else if (parent.kind === 'case') {
+    if (FAILED_CHILDREN.has(tag.name)) parent.failed = true;
+    else if (tag.name === 'skipped') parent.skipped = true;
+    else if (RERUN_CHILDREN.has(tag.name)) parent.reruns++;
+    else if (FLAKY_CHILDREN.has(tag.name)) parent.flakyRuns++;
+  }
+  return { kind: 'other' };
 }
 
-function walkSuite(suite: XmlNode, inheritedFile: string | null, out: JunitAttempt[]): void {
-  const name = text(suite.name);
-  const file = text(suite.file) ?? inheritedFile;
-  for (const tc of asArray(suite.testcase)) readTestCase(tc, name, file, out);
-  for (const nested of asArray(suite.testsuite)) walkSuite(nested, file, out);
-}
-
-function readTestCase(tc: XmlNode, parent: string | null, suiteFile: string | null, out: JunitAttempt[]): void {
-  const identity = {
-    file: text(tc.file) ?? suiteFile,
-    classname: text(tc.classname),
-    parent,
-    name: text(tc.name) ?? '',
-  };
-  const failed = tc.failure !== undefined || tc.error !== undefined;
-  // Surefire: each rerunFailure/rerunError is a further failed attempt; each flakyFailure/flakyError a
-  // failed attempt before the final pass.
-  const reruns = asArray(tc.rerunFailure).length + asArray(tc.rerunError).length;
-  const flakyRuns = asArray(tc.flakyFailure).length + asArray(tc.flakyError).length;
-  if (failed) {
-    for (let i = 0; i < 1 + reruns; i++) out.push({ ...identity, outcome: 'failed' });
+/**
+ * Surefire: each rerunFailure/rerunError is a further failed attempt; each flakyFailure/flakyError a
+ * failed attempt before the final pass.
+ */
+function emitAttempts(tc: Extract<Frame, { kind: 'case' }>, onAttempt: (attempt: JunitAttempt) => void): void {
+  if (tc.failed) {
+    for (let i = 0; i < 1 + tc.reruns; i++) onAttempt({ ...tc.identity, outcome: 'failed' });
     return;
   }
-  for (let i = 0; i < flakyRuns; i++) out.push({ ...identity, outcome: 'failed' });
-  out.push({ ...identity, outcome: tc.skipped !== undefined ? 'skipped' : 'passed' });
+  for (let i = 0; i < tc.flakyRuns; i++) onAttempt({ ...tc.identity, outcome: 'failed' });
+  onAttempt({ ...tc.identity, outcome: tc.skipped ? 'skipped' : 'passed' });
 }
 
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asArray(value: unknown): XmlNode[] {
-  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  // An empty element (<testsuite/>) parses as "": it is a node without attributes.
-  return list.map((v) => (isNode(v) ? v : {}));
-}
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
+function text(value: string | undefined): string | null {
+  return value !== undefined && value !== '' ? value : null;
 }

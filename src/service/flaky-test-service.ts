@@ -8,21 +8,23 @@ import type { Clock } from '../domain/clock.js';
 import { applyVerdict } from '../flaky/apply-verdict.js';
 import { noCodeOwners, type CodeOwnersSource } from '../domain/codeowners-source.js';
 import { evaluate, statusOf } from '../flaky/detection-rules.js';
-import { groupAttempts, type UploadedTestCase } from '../flaky/group-attempts.js';
+import { withUploaded } from '../flaky/results-by-case.js';
+import type { UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
-import { JunitSyntaxError, parseJunit, type JunitAttempt } from '../flaky/junit-parser.js';
 import { testCaseId } from '../flaky/test-case-id.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
+import { readUploadedJunit } from './junit-upload-reader.js';
+import { loopPacer, turnLoop } from './loop-pacer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** flaky-tests.md: results are kept 30 days. */
 export const RESULT_RETENTION_DAYS = 30;
-/** flaky-tests.md: at most 50,000 test cases per upload. */
-export const MAX_TEST_CASES_PER_UPLOAD = 50_000;
 const RECENT_RESULTS_SHOWN = 50;
+/** Test cases read from the store at once (their ids, or their whole history when their status changes). */
+const READ_BATCH = 500;
 
 export interface UploadInput {
   repo: RepoRef;
@@ -78,15 +80,7 @@ export class FlakyTestService {
       const earlier = await this.store.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
-      const { cases, truncatedNames } = groupAttempts(parseDocuments(input.junitXml), input.variant ?? null, input.pathRoot ?? null);
-      if (cases.length > MAX_TEST_CASES_PER_UPLOAD) {
-        throw new ServiceError(
-          413,
-          'payload_too_large',
-          'Too many test cases',
-          `the upload holds ${cases.length} test cases; at most ${MAX_TEST_CASES_PER_UPLOAD} per upload`,
-        );
-      }
+      const { cases, truncatedNames } = await readUploadedJunit(input.junitXml, input.variant ?? null, input.pathRoot ?? null);
       const ingested = await this.ingest(key, input, uploadId, cases, truncatedNames);
       failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
@@ -106,34 +100,47 @@ export class FlakyTestService {
   ): Promise<{ answer: UploadAnswer; failedTests: FailedTest[] } | null> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
+    const pace = loopPacer();
     const settings = await this.settingsOf(key);
     const failed = cases.filter((c) => c.outcome === 'failed').length;
     const skipped = cases.filter((c) => c.outcome === 'skipped').length;
     const ignoredForDetection = isInfrastructureFailure(cases.length, failed);
     const branch = input.branch ?? null;
 
-    const uploaded = cases.map((c) => ({ id: testCaseId(key, c), c }));
-    const results: TestResult[] = uploaded.map(({ id, c }) => ({
-      repoKey: key,
-      testCaseId: id,
-      uploadId,
-      commitSha: input.commitSha,
-      branch,
-      outcome: c.outcome,
-      failedAttempts: c.failedAttempts,
-      passedAttempts: c.passedAttempts,
-      at: nowIso,
-      ignoredForDetection,
-    }));
+    const uploaded: { id: string; c: UploadedTestCase }[] = [];
+    for (const c of cases) {
+      uploaded.push({ id: testCaseId(key, c), c });
+      await pace();
+    }
+    const results = new Map<string, TestResult>(
+      uploaded.map(({ id, c }) => [
+        id,
+        {
+          repoKey: key,
+          testCaseId: id,
+          uploadId,
+          commitSha: input.commitSha,
+          branch,
+          outcome: c.outcome,
+          failedAttempts: c.failedAttempts,
+          passedAttempts: c.passedAttempts,
+          at: nowIso,
+          ignoredForDetection,
+        },
+      ]),
+    );
 
     // Only the documents that may change are read: tests that failed now, and those to watch (not
     // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
     const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
-    const existing = new Set(await this.store.existingTestCaseIds(key, uploaded.map((u) => u.id)));
+    const existing = new Set(await inBatches(uploaded.map((u) => u.id), (batch) => this.store.existingTestCaseIds(key, batch)));
     const watched = await this.store.testCasesToWatch(key, windowStart);
     const current = new Map<string, TestCase>(watched.map((tc) => [tc.testCaseId, tc]));
     const failedNow = uploaded.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
-    for (const tc of await this.store.getTestCases(key, failedNow)) current.set(tc.testCaseId, tc);
+    for (const tc of await inBatches(failedNow, (batch) => this.store.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
+    // flaky-tests.md: a run never forgives its own new failure. Only a quarantine that came before
+    // this upload's results forgives; what this upload teaches counts for the next runs.
+    const quarantinedBefore = new Set([...current.values()].filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId));
     const dirty = new Set<string>();
     for (const { id, c } of uploaded) {
       let tc = current.get(id);
@@ -146,6 +153,7 @@ export class FlakyTestService {
         dirty.add(id);
       }
       if (tc) current.set(id, tc);
+      await pace();
     }
 
     const events: TestCaseEvent[] = [];
@@ -160,24 +168,34 @@ export class FlakyTestService {
       // This upload's results are all on its commit, read whole, so a failure now finds the passes before it.
       const ids = toEvaluate.map((tc) => tc.testCaseId);
       const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha, flakyCommits: Math.max(1, settings.flakyMinEvents), until: nowIso };
-      const history = withUploaded(groupBy(await this.store.detectionResults(key, ids, since, scope), (r) => r.testCaseId), results, ids);
+      const history = withUploaded(await inBatches(ids, (batch) => this.store.detectionResults(key, batch, since, scope)), results, ids);
+      const changing: TestCase[] = [];
       for (const tc of toEvaluate) {
         const seen = statusOf(history.get(tc.testCaseId) ?? [], settings, now);
-        if (!applyVerdict(tc, { status: { to: seen, evidence: { commits: [], uploads: [] } } }, settings.autoQuarantine, nowIso).changed) continue;
-        // A change is rare: its evidence comes from the whole history, as the rules define it.
-        const whole = withUploaded(groupBy(await this.store.testResults(key, [tc.testCaseId], since), (r) => r.testCaseId), results, [tc.testCaseId]);
-        const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
-        const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
-        // The same change, but for results stamped later than now (a clock set back): then none.
-        if (!change.changed) continue;
-        if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
-        current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
-        events.push(...change.events);
-        dirty.add(tc.testCaseId);
+        if (applyVerdict(tc, { status: { to: seen, evidence: { commits: [], uploads: [] } } }, settings.autoQuarantine, nowIso).changed) changing.push(tc);
+        await pace();
+      }
+      // A change is rare: its evidence comes from the whole history, as the rules define it.
+      for (let at = 0; at < changing.length; at += READ_BATCH) {
+        const batch = changing.slice(at, at + READ_BATCH);
+        const batchIds = batch.map((tc) => tc.testCaseId);
+        const whole = withUploaded(await this.store.testResults(key, batchIds, since), results, batchIds);
+        for (const tc of batch) {
+          const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
+          const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
+          await pace();
+          // The same change, but for results stamped later than now (a clock set back): then none.
+          if (!change.changed) continue;
+          if (verdict.status === 'flaky' && tc.status !== 'flaky') newlyFlaky.push(tc.testCaseId);
+          current.set(tc.testCaseId, await this.withOwners(input.repo, tc, change.testCase));
+          events.push(...change.events);
+          dirty.add(tc.testCaseId);
+        }
       }
     }
 
-    const quarantinedFailed = uploaded.filter(({ id, c }) => c.outcome === 'failed' && (current.get(id)?.quarantinedAt ?? null) !== null);
+    const failedCases = uploaded.filter(({ c }) => c.outcome === 'failed');
+    const forgiven = failedCases.filter(({ id }) => quarantinedBefore.has(id));
     const named = (id: string, t: { name: string; classname: string | null; file: string | null }) => ({ test_case_id: id, name: t.name, classname: t.classname, file: t.file });
     const answer: UploadAnswer = {
       uploadId,
@@ -185,12 +203,13 @@ export class FlakyTestService {
       tests: cases.length,
       failed,
       skipped,
-      quarantinedFailures: quarantinedFailed.length,
+      quarantinedFailures: forgiven.length,
       newlyFlaky,
       ignoredForDetection,
-      quarantinedFailedTests: quarantinedFailed.map(({ id, c }) => named(id, c)),
-      failedTests: uploaded.filter(({ c }) => c.outcome === 'failed').slice(0, MAX_NAMED_FAILURES).map(({ id, c }) => named(id, c)),
+      quarantinedFailedTests: forgiven.map(({ id, c }) => named(id, c)),
+      failedTests: failedCases.slice(0, MAX_NAMED_FAILURES).map(({ id, c }) => named(id, c)),
       newlyFlakyTests: newlyFlaky.map((id) => named(id, current.get(id)!)),
+      newlyQuarantinedFailures: failedCases.filter(({ id }) => !quarantinedBefore.has(id) && (current.get(id)?.quarantinedAt ?? null) !== null).length,
       truncatedNames,
       ...(cases.length === 0 ? { note: 'the upload holds no testcase: nothing to learn from it' } : {}),
     };
@@ -206,7 +225,7 @@ export class FlakyTestService {
         at: nowIso,
         answer,
       },
-      results,
+      results: [...results.values()],
       testCases: [...dirty].map((id) => current.get(id)!),
       events,
       keepResultsSince: new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString(),
@@ -215,7 +234,7 @@ export class FlakyTestService {
     // A broken runner's upload says nothing about single tests: the queue decides as without results.
     const failedTests = ignoredForDetection
       ? []
-      : uploaded.filter(({ c }) => c.outcome === 'failed').map(({ id, c }) => ({
+      : failedCases.map(({ id, c }) => ({
           testCaseId: id,
           name: c.name,
           knownFlaky: current.get(id)?.status === 'flaky',
@@ -324,25 +343,6 @@ export class FlakyTestService {
   }
 }
 
-function parseDocuments(documents: string[]): JunitAttempt[] {
-  const attempts: JunitAttempt[] = [];
-  documents.forEach((xml, index) => {
-    try {
-      for (const a of parseJunit(xml)) attempts.push(a);
-    } catch (err) {
-      if (!(err instanceof JunitSyntaxError)) throw err;
-      throw new ServiceError(
-        400,
-        'invalid_junit',
-        'Invalid JUnit XML',
-        `junitXml[${index}] is not well-formed XML at line ${err.line}, column ${err.column}: ${err.reason}; nothing of this upload was stored`,
-        [{ path: `junitXml.${index}`, message: `line ${err.line}, column ${err.column}: ${err.reason}` }],
-      );
-    }
-  });
-  return attempts;
-}
-
 function newTestCase(key: string, id: string, c: UploadedTestCase, now: string): TestCase {
   return {
     testCaseId: id,
@@ -366,27 +366,14 @@ function testCaseNotFound(id: string): ServiceError {
   return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
 }
 
-/** Stored results by test case with this upload's (not stored yet) appended, for the ids named. */
-function withUploaded(history: Map<string, TestResult[]>, uploaded: TestResult[], ids: string[]): Map<string, TestResult[]> {
-  const wanted = new Set(ids);
-  for (const r of uploaded) {
-    if (!wanted.has(r.testCaseId)) continue;
-    const list = history.get(r.testCaseId);
-    if (list) list.push(r);
-    else history.set(r.testCaseId, [r]);
+/** What `read` answers for all the ids, asked READ_BATCH at a time, letting the event loop turn between. */
+async function inBatches<T>(ids: string[], read: (batch: string[]) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let at = 0; at < ids.length; at += READ_BATCH) {
+    if (at > 0) await turnLoop();
+    all.push(...(await read(ids.slice(at, at + READ_BATCH))));
   }
-  return history;
-}
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = keyOf(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
+  return all;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -49,7 +49,7 @@ const PURE_PACKAGES: Record<string, readonly string[]> = {
   domain: ['uuid'],
   events: [],
   planner: [],
-  flaky: ['uuid', 'fast-xml-parser'],
+  flaky: ['uuid', 'saxes'],
 };
 /** The database drivers belong to the store's adapters. */
 const DRIVERS = ['better-sqlite3', 'mongodb'];

@@ -45,10 +45,7 @@ beforeAll(async () => {
 
   await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme']);
   const token = (await cli.run(['token', 'create', '--org', 'acme', '--name', 'ci'])).stdout.trim();
-  server = await startServer(
-    { port: 0, host: '127.0.0.1', dataDir: cli.dataDir, mongodbUri: null, logLevel: 'silent', gitHost: { kind: 'none' }, warnings: [] },
-    { logger: pino({ level: 'silent' }) },
-  );
+  server = await startService();
   env = {
     PATH: process.env.PATH ?? '',
     MERGEQ_URL: `http://127.0.0.1:${server.port}`,
@@ -64,6 +61,13 @@ afterAll(async () => {
   cli.cleanup();
   rmSync(project, { recursive: true, force: true });
 });
+
+function startService(): Promise<RunningServer> {
+  return startServer(
+    { port: 0, host: '127.0.0.1', dataDir: cli.dataDir, mongodbUri: null, logLevel: 'silent', gitHost: { kind: 'none' }, warnings: [] },
+    { logger: pino({ level: 'silent' }) },
+  );
+}
 
 /** `mergeq test` around a real jest run in the project. */
 async function wrappedJest(commit: string, extraEnv: Record<string, string> = {}): Promise<CliRun> {
@@ -173,4 +177,26 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   const passingRun = await wrappedJest('sha-6');
   expect(passingRun.code).toBe(0);
   expect(passingRun.stderr).toContain('unavailable');
+}, 120_000);
+
+test('a run never forgives its own new failure: the failure that makes a test flaky fails that run, and is forgiven from the next', async () => {
+  // The previous test stopped the service: the same data, served again.
+  server = await startService();
+  env.MERGEQ_URL = `http://127.0.0.1:${server.port}`;
+
+  // "adds an item" passes on sha-own, then fails on sha-own: this upload makes it flaky and quarantines it.
+  expect((await wrappedJest('sha-own')).code).toBe(0);
+  const own = await wrappedJest('sha-own', { FAIL_CART: '1' });
+  expect(own.code).toBe(1);
+  expect(own.stderr).toContain('2 tests, 1 failed, 0 quarantined failures');
+  expect(own.stderr).toContain('1 failure quarantined by this run: not forgiven this time');
+  expect(own.stderr).not.toContain('forgiven (quarantined)');
+  const listed = await listQuarantined();
+  expect(listed.body.quarantined_tests).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cart adds an item', status: 'flaky' })]));
+
+  // The next run: quarantined before its results arrived, so forgiven.
+  const next = await wrappedJest('sha-next', { FAIL_CART: '1' });
+  expect(next.code).toBe(0);
+  expect(next.stderr).toContain('1 failed, 1 quarantined failure');
+  expect(next.stderr).toMatch(/forgiven \(quarantined\): .*adds an item/);
 }, 120_000);

@@ -71,11 +71,11 @@ describe('JUnit dialects', () => {
     expect(casesOf('bazel-test.xml')).toEqual([['//shop/cart:cart_test', null, '//shop/cart:cart_test', null, 'failed', 1, 0]]);
   });
 
-  test('nested testsuites: the innermost suite is the parent, the file is inherited', () => {
+  test('nested testsuites: the innermost suite is the parent, the file is inherited, document order', () => {
     expect(casesOf('nested-suites.xml')).toEqual([
-      ['shop', 'shop', 'boots', 'spec/shop_spec.rb', 'passed', 0, 1],
       ['cart', 'shop.cart', 'adds an item', 'spec/shop_spec.rb', 'passed', 0, 1],
       ['discounts', 'shop.cart.discounts', 'applies ten percent', 'spec/shop_spec.rb', 'failed', 1, 0],
+      ['shop', 'shop', 'boots', 'spec/shop_spec.rb', 'passed', 0, 1],
     ]);
   });
 

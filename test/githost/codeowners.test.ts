@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { GitHubCodeOwners } from '../../src/githost/github/codeowners.js';
+import { FAILURE_TTL_MS, GitHubCodeOwners } from '../../src/githost/github/codeowners.js';
 import type { Octokit } from '../../src/githost/github/github-client.js';
 import { ownersOf, parseCodeOwners } from '../../src/domain/codeowners-rules.js';
 import { TestOctokit } from './github-test-client.js';
@@ -74,6 +74,18 @@ describe('GitHubCodeOwners', () => {
     expect(await source().ownersOf(repo, 'a.ts')).toEqual([]);
     expect(await source().ownersOf(repo, null)).toEqual([]);
   });
+});
+
+test('GitHub failing is asked once per 30 s, not once per test entering quarantine', async () => {
+  let now = 0;
+  const owners = new GitHubCodeOwners(async () => new TestOctokit({ auth: 'token test', request: { retries: 0 } }), { now: () => now });
+  nock(API).get(contents('.github/CODEOWNERS')).reply(500, { message: 'boom' });
+  const later = nock(API).get(contents('.github/CODEOWNERS')).reply(200, file('src/ @acme/core\n'));
+  expect(await owners.ownersOf(repo, 'src/a.test.ts')).toEqual([]);
+  expect(await owners.ownersOf(repo, 'src/b.test.ts')).toEqual([]);
+  expect(later.isDone()).toBe(false);
+  now += FAILURE_TTL_MS;
+  expect(await owners.ownersOf(repo, 'src/b.test.ts')).toEqual(['@acme/core']);
 });
 
 describe('owners in the quarantined-test listing', () => {

@@ -93,6 +93,20 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
     });
 
+    it('stores a large upload whole (the SQLite store writes it in several transactions); repeated, it writes nothing', async () => {
+      const cases = Array.from({ length: 300 }, (_, i) => aTestCase(REPO, { testCaseId: `case-${i}`, status: 'flaky', quarantinedAt: at(1), lastFailedAt: at(1) }));
+      const events: TestCaseEvent[] = cases.map((tc) => ({ kind: 'quarantine', repoKey: REPO, testCaseId: tc.testCaseId, at: at(1), quarantined: true }));
+      const results = cases.map((tc) => aResult('big', tc.testCaseId, 1));
+      const write = { upload: anUpload('big'), results, testCases: cases, events, keepResultsSince: at(-100) };
+      expect(await store.commitTestUpload(write)).toBe(true);
+      expect(await store.commitTestUpload({ ...write, results: results.map((r) => ({ ...r, outcome: 'failed' as const })) })).toBe(false);
+      const ids = cases.map((tc) => tc.testCaseId);
+      expect(await store.getTestUpload(REPO, 'big')).toEqual(write.upload);
+      expect(await store.testResults(REPO, ids, at(-100))).toEqual(results);
+      expect(await store.getTestCases(REPO, ids)).toEqual(expect.arrayContaining(cases));
+      expect(await store.testCaseEvents(REPO, 'case-299')).toEqual([events[299]]);
+    });
+
     it('reads results since a time, oldest first, and drops results older than keepResultsSince', async () => {
       await store.commitTestUpload({ upload: anUpload('u1'), results: [aResult('u1', 'a', 1), aResult('u1', 'b', 1)], testCases: [], events: [], keepResultsSince: at(0) });
       await store.commitTestUpload({ upload: anUpload('u2'), results: [aResult('u2', 'a', 5, 'failed')], testCases: [], events: [], keepResultsSince: at(0) });

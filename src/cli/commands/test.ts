@@ -20,9 +20,10 @@ interface TestOptions {
 }
 
 const TEST_HELP = `
-Exit code: 0 when the command failed and every failed test is quarantined; otherwise the command's own
-code. A failing command without a fresh JUnit report, or a service that cannot be reached (after 5
-attempts), keeps the command's code; a refused token (401/403) exits 70. A passing command always passes.
+Exit code: 0 when the command failed and every failed test is quarantined (since before this run's
+results arrived: a run never forgives its own new failure); otherwise the command's own code. A failing
+command without a fresh JUnit report, or a service that cannot be reached (after 5 attempts), keeps
+the command's code; a refused token (401/403) exits 70. A passing command always passes.
 
 Environment: MERGEQ_URL, MERGEQ_TOKEN; repository, commit and branch from GitHub Actions, Buildkite,
 CircleCI or GitLab CI variables (or the flags).

@@ -13,7 +13,8 @@ export interface ExitDecision {
 
 /**
  * The fail-safe rules of flaky-tests.md: exit 0 only when the command failed and every failed test is
- * quarantined; otherwise the command's own code — except a refused token (70) when the command
+ * quarantined — `quarantinedFailures` counts only tests quarantined before this upload, so a run never
+ * forgives its own new failure; otherwise the command's own code — except a refused token (70) when the command
  * failed. A passing command always passes.
  */
 export function decideExit(commandCode: number, results: ResultsState): ExitDecision {

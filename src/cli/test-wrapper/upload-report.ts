@@ -25,6 +25,10 @@ export function uploadReport(reports: number, a: UploadAnswer): string {
   if (failed.length > 0 && a.failed > failed.length) lines.push(`  … and ${plural(a.failed - failed.length, 'more failed test')} (see the JUnit reports)`);
   for (const t of a.quarantinedFailedTests) lines.push(`  forgiven (quarantined): ${testName(t)}`);
   for (const t of a.newlyFlakyTests ?? []) lines.push(`  newly flaky: ${testName(t)}`);
+  const own = a.newlyQuarantinedFailures ?? 0;
+  if (own > 0) {
+    lines.push(`mergeq test: ${plural(own, 'failure')} quarantined by this run: not forgiven this time (a run never forgives its own new failure; the next runs will)`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,6 +5,9 @@ import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUplo
 import type { TestCase } from '../../domain/quarantine.js';
 import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
 
+/** Rows (results, test cases, events) written per transaction of a large upload: a few ms each. */
+export const ROWS_PER_TRANSACTION = 100;
+
 interface ResultRow {
   repo_key: string;
   test_case_id: string;
@@ -23,6 +26,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
   private readonly stmt;
   private readonly commitTx;
   private readonly writeTx;
+  private readonly insertResultsTx;
 
   constructor(
     private readonly db: Database.Database,
@@ -88,14 +92,57 @@ export class SqliteFlakyTables implements FlakyTestStore {
       this.outbox.insertEvents(testCaseOutboxEvents(events, cases));
     });
 
+    this.insertResultsTx = db.transaction((results: TestResult[]) => {
+      for (const r of results) this.stmt.insertResult.run({ ...r, ignored: r.ignoredForDetection ? 1 : 0 });
+    });
+
     this.commitTx = db.transaction((w: TestUploadWrite): boolean => {
       const { upload } = w;
       if (this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes !== 1) return false;
       this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
-      for (const r of w.results) this.stmt.insertResult.run({ ...r, ignored: r.ignoredForDetection ? 1 : 0 });
+      this.insertResultsTx(w.results);
       this.writeTx(w.testCases, w.events);
       return true;
     });
+  }
+
+  /**
+   * A large upload in transactions of ROWS_PER_TRANSACTION rows, letting the event loop turn between
+   * them (one transaction of 100,000 rows holds it for seconds): its results, then its test cases
+   * each with its events, then its upload row — the mark that it is stored, after which a repeated
+   * uploadId is a no-op. A crash in between leaves part of its results, and the client's retry
+   * writes them again; two processes storing one uploadId at once may both write its rows.
+   */
+  private async commitInSlices(w: TestUploadWrite): Promise<boolean> {
+    const { upload } = w;
+    if (this.stmt.upload.get(upload.repoKey, upload.uploadId) !== undefined) return false;
+    this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
+    for (let at = 0; at < w.results.length; at += ROWS_PER_TRANSACTION) {
+      await turnLoop();
+      this.insertResultsTx.immediate(w.results.slice(at, at + ROWS_PER_TRANSACTION));
+    }
+    const eventsOf = new Map<string, TestCaseEvent[]>();
+    for (const e of w.events) {
+      const list = eventsOf.get(e.testCaseId);
+      if (list) list.push(e);
+      else eventsOf.set(e.testCaseId, [e]);
+    }
+    let cases: TestCase[] = [];
+    let events: TestCaseEvent[] = [];
+    for (const [i, tc] of w.testCases.entries()) {
+      cases.push(tc);
+      events.push(...(eventsOf.get(tc.testCaseId) ?? []));
+      eventsOf.delete(tc.testCaseId);
+      // The events of a test case written without it, if any, go with the last slice.
+      if (i === w.testCases.length - 1) events.push(...[...eventsOf.values()].flat());
+      if (cases.length + events.length < ROWS_PER_TRANSACTION && i < w.testCases.length - 1) continue;
+      await turnLoop();
+      this.writeTx.immediate(cases, events);
+      cases = [];
+      events = [];
+    }
+    await turnLoop();
+    return this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes === 1;
   }
 
   private upsertCase(tc: TestCase): void {
@@ -115,7 +162,8 @@ export class SqliteFlakyTables implements FlakyTestStore {
   }
 
   async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
-    return this.commitTx.immediate(write);
+    const rows = write.results.length + write.testCases.length + write.events.length;
+    return rows <= ROWS_PER_TRANSACTION ? this.commitTx.immediate(write) : this.commitInSlices(write);
   }
 
   async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
@@ -188,4 +236,8 @@ function resultOf(r: ResultRow): TestResult {
     at: r.at,
     ignoredForDetection: r.ignored === 1,
   };
+}
+
+function turnLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
