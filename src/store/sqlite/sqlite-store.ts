@@ -12,16 +12,12 @@ import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUplo
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
 import { SqliteInboxTable } from './inbox-table.js';
+import { openDatabase } from './open-database.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { SqliteLeases } from './sqlite-leases.js';
 import type { Lease } from '../lease-store.js';
 import { migrate } from './schema.js';
-
-/** How long a write waits for another process holding the database's write lock. */
-const BUSY_TIMEOUT_MS = 5000;
-const PAGE_SIZE = 1024;
-const WAL_CHECKPOINT_PAGES = 16 * 1024;
 
 /**
  * The embedded store: one SQLite file (or `:memory:`). better-sqlite3 is synchronous, so every
@@ -42,19 +38,7 @@ export class SqliteStore implements Store {
   private readonly queues: SqliteQueueTables;
 
   constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (path !== ':memory:') {
-      // A commit writes whole pages to the WAL (and again at checkpoints) for the few small rows it
-      // changes: 1 KiB pages and a 16 MiB WAL between checkpoints halve the bytes written per merged
-      // PR (docs/storage.md). The page size only applies to a new file, before it is in WAL mode.
-      this.db.pragma(`page_size = ${PAGE_SIZE}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-      // With WAL, NORMAL survives a crash of the process; only a power loss can drop the last commits.
-      this.db.pragma('synchronous = NORMAL');
-    }
-    this.db.pragma('foreign_keys = ON');
+    this.db = openDatabase(path);
     migrate(this.db);
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
