@@ -176,6 +176,11 @@ async function queueView(params) {
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
     el('h1', {}, `${queue.repo.owner}/${queue.repo.name} · ${branch}`),
     el('p', {}, 'State ', stateBadge(queue.state), ` · mode ${queue.mode} · concurrency ${queue.concurrency}${queue.batch ? ' · batching' : ''}`),
+    queue.fastForwardRefused
+      ? el('p', { class: 'notice', role: 'status' },
+        `Passed runs merge through GitHub's merge API: branch protection refused the fast-forward to the tested commit (${queue.fastForwardRefused.message}). `
+        + "Add the mergeq App to the bypass list of the target branch's ruleset to merge exactly the tested commits.")
+      : null,
     el('div', { class: 'actions' },
       queue.state === 'running' ? el('button', { type: 'button', onclick: setState('paused') }, 'Pause') : el('button', { type: 'button', onclick: setState('running') }, 'Resume'),
       queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,

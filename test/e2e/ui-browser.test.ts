@@ -282,6 +282,17 @@ describeWithBrowser('the web page in a browser', () => {
     await context.close();
   });
 
+  test("a queue whose fast-forward GitHub's branch protection refused says so, and what to do", async () => {
+    const doc = (await svc.store.getQueue('github.com/acme/widgets', 'main'))!;
+    const message = 'Protected branch update failed for refs/heads/main.';
+    expect(await svc.store.commitQueue({ ...doc, fastForwardRefused: { at: doc.updatedAt, message }, version: doc.version + 1 }, doc.version)).toBe(true);
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await waitForText('.notice', message);
+    expect(await text('.notice')).toMatch(/merge through GitHub's merge API.*bypass list of the target branch's ruleset/);
+    const now = (await svc.store.getQueue('github.com/acme/widgets', 'main'))!;
+    await svc.store.commitQueue({ ...now, fastForwardRefused: null, version: now.version + 1 }, now.version);
+  });
+
   test('sign out ends the session', async () => {
     await page.goto(`${base}/ui/`);
     await page.waitForSelector('#sign-out');
