@@ -111,9 +111,7 @@ export class Merger {
       // The request may have reached GitHub before it failed: look before failing the PRs.
       const head = await gitHost.getBranchHead(doc.repo, doc.branch).catch(() => null);
       if (head === sha) return { facts: [merged], stop: true };
-      logger.error({ err, queueId: doc.id }, 'the git host failed to fast-forward the target branch');
-      const message = `the git host failed to merge: ${describeError(err)}`;
-      return { facts: [(q) => failForGitHostError(q, plan.entries.map((e) => e.id), message, clock.now())], stop: true };
+      return this.failed(doc, plan.entries, err);
     }
     // Not a fast-forward: the target moved since it was read. Read it again (base_moved follows).
     const head = await this.targetMovedOutside(doc);
@@ -135,7 +133,7 @@ export class Merger {
     } catch (err) {
       const after = await gitHost.getPullRequest(doc.repo, entry.prNumber).catch(() => null);
       if (after?.state === 'merged') return { facts: [(q) => recordMerged(q, entry.id, after.mergeCommitSha ?? '', clock.now())], stop: false };
-      return this.failed(doc, entry, err);
+      return this.failed(doc, [entry], err);
     }
   }
 
@@ -150,7 +148,7 @@ export class Merger {
     try {
       pr = await this.o.withRetry(() => gitHost.getPullRequest(doc.repo, entry.prNumber));
     } catch (err) {
-      return this.failed(doc, entry, err);
+      return this.failed(doc, [entry], err);
     }
     if (pr?.state === 'merged') {
       const sha = pr.mergeCommitSha ?? '';
@@ -166,9 +164,10 @@ export class Merger {
     return { facts: [(q) => recordNotMergeable(q, entry.id, why, clock.now())], stop: true };
   }
 
-  private failed(doc: QueueDoc, entry: Entry, err: unknown): Step {
-    this.o.logger.error({ err, queueId: doc.id, pr: entry.prNumber }, 'the git host failed to merge a pull request');
+  /** The git host failed to merge these PRs, after every retry: they fail (`github_error`). */
+  private failed(doc: QueueDoc, entries: readonly Entry[], err: unknown): Step {
+    this.o.logger.error({ err, queueId: doc.id, prs: entries.map((e) => e.prNumber) }, 'the git host failed to merge');
     const message = `the git host failed to merge: ${describeError(err)}`;
-    return { facts: [(q) => failForGitHostError(q, [entry.id], message, this.o.clock.now())], stop: true };
+    return { facts: [(q) => failForGitHostError(q, entries.map((e) => e.id), message, this.o.clock.now())], stop: true };
   }
 }

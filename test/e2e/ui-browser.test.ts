@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { chromiumPath, launchChromium } from './browser.js';
+import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -42,13 +42,6 @@ async function screenshot(name: string, width = 1100) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
   await page.setViewport({ width: 1100, height: 800 });
 }
-async function signIn(p: Page, token: string) {
-  await p.goto(`${base}/ui/`);
-  await p.waitForSelector('#token');
-  await p.type('#token', token);
-  await p.keyboard.press('Enter');
-  await p.waitForSelector('h1::-p-text(Queues)');
-}
 async function seriousAxeViolations(p: Page): Promise<string[]> {
   const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   await p.evaluate(axeSource);
@@ -64,11 +57,7 @@ describeWithBrowser('the web page in a browser', () => {
     await svc.ok('createQueue', { ...QUEUE, mode: 'single', concurrency: 4 });
     for (let i = 0; i < 10; i++) numbers.push((await svc.openPull(REPO, `change ${i + 1}`, { bad: i === 2, ciMinutes: 10 })).number);
     bad = numbers[2]!;
-    server = await new Promise<Server>((resolve) => {
-      const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    ({ server, base } = await listenLocally(svc.app));
     browser = await launchChromium(chromium!);
     page = await browser.newPage();
     // axe is injected as a script; the page's own policy allows only its own files.
@@ -95,7 +84,7 @@ describeWithBrowser('the web page in a browser', () => {
     await page.keyboard.press('Enter');
     await waitForText('[role=alert]', 'unknown or revoked');
     await page.$eval('#token', (n) => ((n as HTMLInputElement).value = ''));
-    await signIn(page, svc.token);
+    await signIn(page, base, svc.token);
     expect(await page.$eval('#sign-out', (b) => (b as HTMLElement).offsetParent !== null)).toBe(true);
     const cookies = await browser.cookies();
     expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ name: 'mq_session', httpOnly: true, sameSite: 'Strict' }]);
@@ -269,7 +258,7 @@ describeWithBrowser('the web page in a browser', () => {
   test('a token of another organization sees nothing of the queue', async () => {
     const context = await browser.createBrowserContext();
     const other = await context.newPage();
-    await signIn(other, svc.otherOrgToken);
+    await signIn(other, base, svc.otherOrgToken);
     expect(await other.$eval('main', (m) => m.textContent ?? '')).toContain('No queues yet');
     const status = await other.evaluate(
       (q) => fetch(`/ui/api/queue?${q}`).then((r) => r.status),

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Server } from 'node:http';
 import type { Browser, Page } from 'puppeteer-core';
-import { chromiumPath, launchChromium } from './browser.js';
+import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -36,18 +36,10 @@ describeWithBrowser('the ETA range on the web page', () => {
       await svc.settle();
       await svc.advanceMinutes(ciMinutes + 1);
     }
-    server = await new Promise<Server>((resolve) => {
-      const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    ({ server, base } = await listenLocally(svc.app));
     browser = await launchChromium(chromium!);
     page = await browser.newPage();
-    await page.goto(`${base}/ui/`);
-    await page.waitForSelector('#token');
-    await page.type('#token', svc.token);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('h1::-p-text(Queues)');
+    await signIn(page, base, svc.token);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
