@@ -15,6 +15,8 @@ export interface FakePull {
   awaitsReview: boolean;
   /** Reviews as GET …/reviews lists them (`APPROVED`, `CHANGES_REQUESTED`, `DISMISSED`), oldest first. */
   reviews: { user: string; state: string }[];
+  /** Label names, as `pull_request` payloads list them. */
+  labels: string[];
 }
 
 /** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */

@@ -1,5 +1,6 @@
 import { FakeCommits } from './fake-commits.js';
 import { ContentLimits } from './fake-github-limits.js';
+import { pullJson } from './fake-github-pulls.js';
 import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
 export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
@@ -79,7 +80,7 @@ export class FakeGitHub {
   openPull(number: number, author = 'dev'): FakePull {
     const head = `head${number}`;
     this.commits.add(head, [number], this.refs.get('main')!);
-    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false, reviews: [] };
+    const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false, reviews: [], labels: [] };
     this.pulls.set(number, pull);
     return pull;
   }
@@ -248,6 +249,7 @@ export class FakeGitHub {
       const statuses = this.statuses.get(m[1]!) ?? [];
       return [200, { state: 'pending', sha: m[1], statuses, total_count: statuses.length }];
     }
+    if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map(pullJson)];
     if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
     if ((m = /^POST \/statuses\/([^/]+)$/.exec(route))) {
       const status = { context: String(body.context), state: String(body.state), target_url: (body.target_url as string | undefined) ?? null, description: String(body.description ?? '') };
@@ -282,23 +284,7 @@ export class FakeGitHub {
 
   private getPull(number: number): Reply {
     const p = this.pulls.get(number);
-    if (!p) return notFound();
-    return [
-      200,
-      {
-        number: p.number,
-        title: p.title,
-        state: p.state,
-        merged: p.merged,
-        merge_commit_sha: p.mergeCommitSha,
-        draft: p.draft,
-        mergeable: p.state === 'open' ? true : null,
-        mergeable_state: p.state !== 'open' ? 'unknown' : p.awaitsReview ? 'blocked' : 'clean',
-        head: { sha: p.head, ref: `feature-${p.number}` },
-        base: { ref: p.base },
-        user: { login: p.author },
-      },
-    ];
+    return p ? [200, pullJson(p)] : notFound();
   }
 
   private mergePull(number: number, body: Record<string, unknown>): Reply {

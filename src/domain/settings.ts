@@ -34,6 +34,15 @@ export interface QueueSettings {
   directMergeMode: DirectMergeMode;
   optimizationMode: OptimizationMode;
   mergeMethod: MergeMethod;
+  /** The label that submits a PR when added and cancels it when removed (queue-labels.md); null: off. */
+  enqueueLabel: string | null;
+  autoEnqueue: AutoEnqueue;
+}
+
+/** Submit PRs by themselves once ready (queue-labels.md); `authors` null: whoever opened them. */
+export interface AutoEnqueue {
+  enabled: boolean;
+  authors: string[] | null;
 }
 
 /** Inclusive integer bounds of the numeric settings. */
@@ -74,6 +83,8 @@ export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSe
     directMergeMode: 'off',
     optimizationMode: 'off',
     mergeMethod: 'squash',
+    enqueueLabel: null,
+    autoEnqueue: { enabled: false, authors: null },
     ...overrides,
   };
 }

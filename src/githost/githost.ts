@@ -117,6 +117,8 @@ export interface GitHost {
    * without it, no comment is posted (`commentsEnabled`).
    */
   upsertPullRequestComment?(repo: RepoRef, prNumber: number, comment: PullRequestComment): Promise<void>;
+  /** The open pull requests whose head is commit `sha` (whose checks just reported: auto-enqueue). Optional. */
+  openPullRequestsAt?(repo: RepoRef, sha: string): Promise<number[]>;
 }
 
 /** A comment that mergeq keeps up to date on a pull request: found again by its marker. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RepoRef } from '../domain/repo.js';
+import type { AutoEnqueue } from '../service/auto-enqueue.js';
 import type { GitHostEvents } from '../service/git-host-events.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
@@ -11,6 +12,8 @@ export interface AppDeps {
   deliveries: WebhookDeliveries;
   queueService: QueueService;
   gitHostEvents: GitHostEvents;
+  /** The queue's enqueue label and auto-enqueue rules (queue-labels.md). */
+  autoEnqueue: AutoEnqueue;
   orgs: OwnerOrgs;
   access: WriteAccess;
   /** The host in repository references: `github.com`, or the GitHub Enterprise host. */

@@ -1,8 +1,10 @@
 import type { ApplicationFunction, Context } from 'probot';
 import type { AppDeps } from './app-deps.js';
+import { autoEnqueueOnCheckSuite, autoEnqueueOnPullRequest, autoEnqueueOnReview, autoEnqueueOnStatus } from './handlers/auto-enqueue.js';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/ci-results.js';
 import { onIssueComment } from './handlers/comment-command.js';
 import { onInstallation } from './handlers/installation.js';
+import { onLabel } from './handlers/label.js';
 import { onPullRequest } from './handlers/pull-request.js';
 import { onPullRequestReview } from './handlers/pull-request-review.js';
 import { onPush } from './handlers/push.js';
@@ -29,16 +31,24 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
       }
     };
 
+  /** Several handlers of one delivery, one after the other (a delivery is claimed once). */
+  const inTurn =
+    <C extends Context>(...handlers: ((deps: AppDeps, context: C) => Promise<void>)[]) =>
+    async (d: AppDeps, context: C): Promise<void> => {
+      for (const handler of handlers) await handler(d, context);
+    };
+
   return (app) => {
     app.on('issue_comment.created', once(onIssueComment));
     app.on(
       ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.closed', 'pull_request.edited', 'pull_request.converted_to_draft', 'pull_request.ready_for_review'],
-      once(onPullRequest),
+      once(inTurn(onPullRequest, autoEnqueueOnPullRequest)),
     );
-    app.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], once(onPullRequestReview));
-    app.on('status', once(onStatus));
+    app.on(['pull_request.labeled', 'pull_request.unlabeled'], once(onLabel));
+    app.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], once(inTurn(onPullRequestReview, autoEnqueueOnReview)));
+    app.on('status', once(inTurn(onStatus, autoEnqueueOnStatus)));
     app.on(['check_run.created', 'check_run.completed', 'check_run.rerequested'], once(onCheckRun));
-    app.on('check_suite.completed', once(onCheckSuite));
+    app.on('check_suite.completed', once(inTurn(onCheckSuite, autoEnqueueOnCheckSuite)));
     app.on('push', once(onPush));
     app.on(['installation.created', 'installation_repositories.added'], once(onInstallation));
   };

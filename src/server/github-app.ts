@@ -14,6 +14,7 @@ import { InstallationClients } from '../githost/github/installation-clients.js';
 import { mergeqApp } from '../github-app/mergeq-app.js';
 import { OwnerOrgs } from '../github-app/owner-orgs.js';
 import { WriteAccess } from '../github-app/write-access.js';
+import { AutoEnqueue } from '../service/auto-enqueue.js';
 import { GitHostEvents } from '../service/git-host-events.js';
 import { OrgService } from '../service/org-service.js';
 import { WebhookDeliveries } from '../service/webhook-deliveries.js';
@@ -83,6 +84,7 @@ export async function gitHubWebhooks(
     deliveries: new WebhookDeliveries(deps.store),
     queueService: deps.queueService,
     gitHostEvents: new GitHostEvents({ engine: deps.engine, gitHost: app.gitHost }),
+    autoEnqueue: new AutoEnqueue({ store: deps.store, gitHost: app.gitHost, queueService: deps.queueService }),
     orgs: new OwnerOrgs(new OrgService(deps.store, deps.clock)),
     access: new WriteAccess(),
     host: app.host,

@@ -1,6 +1,7 @@
 import { positionsOf } from '../domain/position.js';
 import type { Entry } from '../domain/entry.js';
 import type { MergeEstimate } from '../domain/eta.js';
+import { enqueueRulesOf } from '../domain/enqueue-rules.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { QueueSettings } from '../domain/settings.js';
@@ -47,6 +48,7 @@ export function toQueueRecordPage(
     branch: queue.branch,
     state: queue.state,
     ...s,
+    ...enqueueRulesOf(s),
     requiredStatuses: s.requiredStatuses ? [...s.requiredStatuses] : [],
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
     enqueuedPullRequests: ordered

@@ -17,6 +17,7 @@ import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { invalidState, notFound } from './errors.js';
+import { latestEntryOf } from './latest-entry.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from './pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
@@ -326,13 +327,8 @@ export class QueueService {
   }
 
   /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
-  private async latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
-    const active = activeEntryFor(queue, prNumber);
-    if (active) return active;
-    const inDoc = queue.entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
-    const archived = await this.store.latestArchivedEntry(queue.id, prNumber);
-    if (inDoc && archived) return inDoc.seq >= archived.seq ? inDoc : archived;
-    return inDoc ?? archived ?? null;
+  private latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
+    return latestEntryOf(this.store, queue, prNumber);
   }
 }
 

@@ -14,6 +14,7 @@ import { mergeqApp } from '../../src/github-app/mergeq-app.js';
 import { OwnerOrgs } from '../../src/github-app/owner-orgs.js';
 import { WriteAccess } from '../../src/github-app/write-access.js';
 import type { CreateQueueInput } from '../../src/service/queue-inputs.js';
+import { AutoEnqueue } from '../../src/service/auto-enqueue.js';
 import { GitHostEvents } from '../../src/service/git-host-events.js';
 import { OrgService } from '../../src/service/org-service.js';
 import { QueueService } from '../../src/service/queue-service.js';
@@ -21,6 +22,7 @@ import { WebhookDeliveries } from '../../src/service/webhook-deliveries.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeGitHub, serveWithNock } from './fake-github.js';
+import { pullJson } from '../../src/bench/fake-github-pulls.js';
 import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';
 
 const MIN = 60_000;
@@ -67,7 +69,7 @@ export class AppHarness {
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
+        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
         () => this.time.now(),
       ),
     );
@@ -127,9 +129,30 @@ export class AppHarness {
     return id;
   }
 
+  /** A `pull_request` event about the fake's PR `pr` as it is now, sent by `sender`. */
+  pullRequestEvent(action: string, pr: number, sender = 'dev', extra: Record<string, unknown> = {}): Promise<string> {
+    const pull = this.fake.pulls.get(pr)!;
+    return this.deliver('pull_request', { action, number: pr, pull_request: pullJson(pull), sender: { login: sender, type: sender.endsWith('[bot]') ? 'Bot' : 'User' }, ...extra });
+  }
+
+  /** `login` adds (or removes) label `name` on PR `pr`. */
+  label(pr: number, name: string, login: string, action: 'labeled' | 'unlabeled' = 'labeled'): Promise<string> {
+    const pull = this.fake.pulls.get(pr)!;
+    pull.labels = action === 'labeled' ? [...pull.labels, name] : pull.labels.filter((l) => l !== name);
+    return this.pullRequestEvent(action, pr, login, { label: { name } });
+  }
+
+  /** `login` approves PR `pr`: the fake's branch protection lets it merge, and the review webhook comes. */
+  approve(pr: number, login = 'reviewer'): Promise<string> {
+    this.fake.approve(pr, login);
+    const pull = this.fake.pulls.get(pr)!;
+    return this.deliver('pull_request_review', { action: 'submitted', review: { state: 'approved', user: { login } }, pull_request: pullJson(pull), sender: { login, type: 'User' } });
+  }
+
   /** CI reports a commit status on `sha`. */
   ciStatus(sha: string, state: 'pending' | 'success' | 'failure', context = 'ci'): Promise<string> {
-    return this.deliver('status', { sha, context, state, target_url: `https://ci.example.com/${sha}`, description: state });
+    const branches = [...this.fake.refs].filter(([, head]) => head === sha).map(([name]) => ({ name, commit: { sha } }));
+    return this.deliver('status', { sha, context, state, target_url: `https://ci.example.com/${sha}`, description: state, branches });
   }
 
   /** The organization the App created for the account (installing it). */

@@ -212,6 +212,12 @@ export class GitHubGitHost implements GitHost {
     });
   }
 
+  async openPullRequestsAt(repo: RepoRef, sha: string): Promise<number[]> {
+    const octokit = await this.options.octokitFor(repo);
+    const pulls = await orWhen([404, 422], [], () => octokit.paginate('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', { ...repoParams(repo), commit_sha: sha, per_page: 100 }));
+    return pulls.filter((p) => p.state === 'open' && p.head.sha === sha).map((p) => p.number);
+  }
+
   /** Most recently used last; beyond the limit the least recently used is forgotten. */
   private rememberComment(key: string, id: number): void {
     this.commentIds.delete(key);

@@ -106,6 +106,8 @@ export const queueRecordSchema = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  enqueueLabel: z.string().nullable(),
+  autoEnqueue: z.object({ enabled: z.boolean(), authors: z.array(z.string()).nullable() }),
   enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('the active pull requests, in queue order'),
   mergePath: z
     .enum(['fast_forward', 'merge_api'])
