@@ -40,9 +40,7 @@ export class AutoEnqueue {
    * repository auto-enqueues and one of the checks passed (a failure or a pending check makes nothing ready).
    */
   async checksReported(org: Org, repo: RepoRef, sha: string, checks: readonly StatusCheck[]): Promise<AutoEnqueueOutcome[]> {
-    assertOwnsRepo(org, repo);
-    const queues = await this.deps.store.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
-    const on = queues.filter((q) => enqueueRulesOf(q.settings).autoEnqueue.enabled);
+    const on = await this.autoEnqueuing(org, repo);
     const own = new Set(on.map((q) => statusContext(q.branch)));
     if (on.length === 0 || !checks.some((c) => c.state === 'success' && !own.has(c.context))) return [];
     const prs = (await this.deps.gitHost.openPullRequestsAt?.(repo, sha)) ?? [];
@@ -56,9 +54,17 @@ export class AutoEnqueue {
     return { pr: prNumber, notSubmitted: await this.trySubmit(org, repo, prNumber) };
   }
 
+  /** The queues of the repository that auto-enqueue: without one, GitHub is not even asked. */
+  private async autoEnqueuing(org: Org, repo: RepoRef): Promise<QueueDoc[]> {
+    assertOwnsRepo(org, repo);
+    const queues = await this.deps.store.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
+    return queues.filter((q) => enqueueRulesOf(q.settings).autoEnqueue.enabled);
+  }
+
   /** Why the PR was not submitted, or null when it was. */
   private async trySubmit(org: Org, repo: RepoRef, prNumber: number): Promise<string | null> {
     const { gitHost, queueService } = this.deps;
+    if ((await this.autoEnqueuing(org, repo)).length === 0) return 'no queue of the repository auto-enqueues';
     const pr = await gitHost.getPullRequest(repo, prNumber);
     if (!pr) return 'the git host does not know it';
     const queue = await this.queueOf(org, repo, pr.baseBranch);

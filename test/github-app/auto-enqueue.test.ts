@@ -85,7 +85,7 @@ test('PRs of authors not named, and drafts, are left alone', async () => {
   expect(await inQueue(4)).toBe(true);
 });
 
-test('without authors, every PR is auto-enqueued; with autoEnqueue off, none', async () => {
+test('without authors, every PR is auto-enqueued; with autoEnqueue off, none, at no cost in GitHub reads', async () => {
   await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', autoEnqueue: { enabled: true, authors: null } });
   h.fake.openPull(5, 'dev');
   await ci('head5', 'success');
@@ -93,8 +93,11 @@ test('without authors, every PR is auto-enqueued; with autoEnqueue off, none', a
 
   await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', autoEnqueue: { enabled: false, authors: null } });
   h.fake.openPull(6, 'dev');
+  const before = h.fake.requests.length;
+  await h.pullRequestEvent('opened', 6, 'dev');
   await ci('head6', 'success');
   expect(await inQueue(6)).toBe(false);
+  expect(h.fake.requests.slice(before)).toEqual([]); // GitHub is not even asked
 });
 
 test('a PR a person cancelled is not enqueued again by its checks or reviews; a /merge still submits it', async () => {
