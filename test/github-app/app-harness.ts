@@ -149,6 +149,13 @@ export class AppHarness {
     return this.deliver('pull_request_review', { action: 'submitted', review: { state: 'approved', user: { login } }, pull_request: pullJson(pull), sender: { login, type: 'User' } });
   }
 
+  /** The head of the queue's test branch holding exactly these PRs, in this order. */
+  testBranchWith(prs: number[]): string {
+    const found = this.fake.branches('mergeq/main/').find((b) => JSON.stringify(this.fake.contentOf(b)) === JSON.stringify(prs));
+    if (!found) throw new Error(`no test branch holds ${prs.join(', ')}`);
+    return this.fake.refs.get(found)!;
+  }
+
   /** CI reports a commit status on `sha`. */
   ciStatus(sha: string, state: 'pending' | 'success' | 'failure', context = 'ci'): Promise<string> {
     const branches = [...this.fake.refs].filter(([, head]) => head === sha).map(([name]) => ({ name, commit: { sha } }));

@@ -40,12 +40,6 @@ async function ci(sha: string, state: 'pending' | 'success' | 'failure', context
   await h.ciStatus(sha, state, context);
 }
 
-function testBranchWith(prs: number[]): string {
-  const found = h.fake.branches('mergeq/main/').find((b) => JSON.stringify(h.fake.contentOf(b)) === JSON.stringify(prs));
-  if (!found) throw new Error(`no test branch holds ${prs.join(', ')}`);
-  return h.fake.refs.get(found)!;
-}
-
 test('a Renovate PR is enqueued once its checks are green and it is approved, not before, and merges', async () => {
   await openAwaitingReview(1);
   expect(await inQueue(1)).toBe(false);
@@ -56,7 +50,7 @@ test('a Renovate PR is enqueued once its checks are green and it is approved, no
 
   await h.approve(1);
   expect(await h.pr(org, 1)).toMatchObject({ isCurrentlySubmittedToQueue: true, prAuthor: RENOVATE });
-  await h.ciStatus(testBranchWith([1]), 'success');
+  await h.ciStatus(h.testBranchWith([1]), 'success');
   expect(h.fake.merged).toEqual([1]);
 });
 
@@ -118,8 +112,8 @@ test('a PR whose entry ended is not enqueued again at the same head, but is afte
   h.fake.openPull(8, RENOVATE);
   await ci('head8', 'success');
   expect(await inQueue(8)).toBe(true);
-  await h.ciStatus(testBranchWith([8]), 'failure');
-  await h.ciStatus(testBranchWith([8]), 'failure'); // its flake retry
+  await h.ciStatus(h.testBranchWith([8]), 'failure');
+  await h.ciStatus(h.testBranchWith([8]), 'failure'); // its flake retry
   expect(await h.pr(org, 8)).toMatchObject({ state: 'FAILED' });
 
   await ci('head8', 'success', 'lint');

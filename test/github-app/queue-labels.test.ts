@@ -18,18 +18,11 @@ beforeEach(async () => {
 });
 afterEach(() => h.stop());
 
-/** The head of the test branch holding exactly these PRs. */
-function testBranchWith(prs: number[]): string {
-  const found = h.fake.branches('mergeq/main/').find((b) => JSON.stringify(h.fake.contentOf(b)) === JSON.stringify(prs));
-  if (!found) throw new Error(`no test branch holds ${prs.join(', ')}`);
-  return h.fake.refs.get(found)!;
-}
-
 test('the label added by a user with write access submits the PR, which is tested and merges', async () => {
   await h.label(1, 'merge', 'maintainer');
   expect(await h.pr(org, 1)).toMatchObject({ isCurrentlySubmittedToQueue: true, prSha: 'head1' });
   expect(h.fake.statuses.get('head1')).toEqual([expect.objectContaining({ context: 'mergeq (main)', state: 'pending' })]);
-  await h.ciStatus(testBranchWith([1]), 'success');
+  await h.ciStatus(h.testBranchWith([1]), 'success');
   expect(h.fake.merged).toEqual([1]);
   // Acknowledged by the queued status only: no comment, no reaction.
   expect(h.fake.replies()).toEqual([]);

@@ -22,7 +22,7 @@ export async function autoEnqueueOnReview(deps: AppDeps, context: Context<'pull_
 
 export async function autoEnqueueOnStatus(deps: AppDeps, context: Context<'status'>): Promise<void> {
   const { sha, context: name, state, target_url, branches, repository } = context.payload;
-  // `branches` may be missing from a delivery that other tools forge (the benchmarks do).
+  // Read defensively: a hand-made delivery (the benchmarks' fake GitHub sends them) may leave `branches` out.
   if ((branches as typeof branches | undefined)?.some((b) => b.name.startsWith(TEST_BRANCH_PREFIX))) return;
   await checksReported(deps, repository, sha, [{ context: name, state: commitStatusState(state), url: target_url ?? null }]);
 }
