@@ -25,8 +25,8 @@ test('createQueue and updateQueue take them; getQueue answers them; authors left
   expect(updated.body).toMatchObject({ enqueueLabel: null, autoEnqueue: { enabled: true, authors: null } });
   expect((await post(t, 'getQueue', queueRef())).body).toMatchObject({ enqueueLabel: null, autoEnqueue: { enabled: true, authors: null } });
 
-  // Left out of an update, they stay as they are.
-  await post(t, 'updateQueue', { ...queueRef(), enqueueLabel: 'ship it', concurrency: 2 });
+  // Left out of an update (or autoEnqueue null, as for the other settings), they stay as they are.
+  await post(t, 'updateQueue', { ...queueRef(), enqueueLabel: 'ship it', autoEnqueue: null, concurrency: 2 });
   expect((await post(t, 'getQueue', queueRef())).body).toMatchObject({ enqueueLabel: 'ship it', autoEnqueue: { enabled: true, authors: null } });
 });
 
