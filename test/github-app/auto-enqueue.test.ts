@@ -134,3 +134,25 @@ test('a finished check suite on the PR head enqueues it too (check runs of GitHu
   });
   expect(await inQueue(9)).toBe(true);
 });
+
+test('an auto-enqueued PR costs the GitHub writes of a PR submitted with /merge', async () => {
+  /** `tested`: what the PR's test branch holds (the target's content, then the PR). */
+  const writesToMerge = async (pr: number, tested: number[], submit: () => Promise<unknown>) => {
+    const before = h.fake.totalWrites();
+    await submit();
+    expect(await inQueue(pr)).toBe(true);
+    await h.advanceMinutes(1); // the queued status is said once the state held
+    await h.ciStatus(h.testBranchWith(tested), 'success');
+    await h.advanceMinutes(1);
+    expect(h.fake.merged).toContain(pr);
+    return h.fake.totalWrites() - before;
+  };
+  h.fake.openPull(9, 'dev'); // the queue's first run also creates its scratch and test branches
+  await writesToMerge(9, [9], () => h.comment(9, '/merge', 'maintainer'));
+  h.fake.openPull(10, 'dev');
+  const byComment = await writesToMerge(10, [9, 10], () => h.comment(10, '/merge', 'maintainer'));
+
+  h.fake.openPull(11, RENOVATE);
+  const auto = await writesToMerge(11, [9, 10, 11], () => ci('head11', 'success'));
+  expect(auto).toBe(byComment);
+});
