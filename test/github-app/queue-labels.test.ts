@@ -13,6 +13,7 @@ beforeEach(async () => {
   org = await h.install();
   h.fake.permissions.set('maintainer', 'write');
   h.fake.permissions.set('triager', 'triage');
+  h.fake.permissions.set('reader', 'read');
   await h.createQueue(org, { enqueueLabel: 'merge' });
   h.fake.openPull(1);
 });
@@ -37,11 +38,11 @@ test('the label removed by a user with write access cancels the PR', async () =>
   expect(h.fake.replies()).toEqual([]);
 });
 
-test('the label added by a user without write access is refused in one comment, and left on the PR', async () => {
-  await h.label(1, 'merge', 'triager');
+test('the label added by a read-only user is refused in one comment, and left on the PR', async () => {
+  await h.label(1, 'merge', 'reader');
   await expect(h.pr(org, 1)).rejects.toMatchObject({ status: 404 });
   expect(h.fake.replies()).toEqual([
-    { issue: 1, body: '@triager only users with write access to acme/widgets can submit a pull request to the merge queue with the `merge` label; the queue did not change.' },
+    { issue: 1, body: '@reader only users with write access to acme/widgets can submit a pull request to the merge queue with the `merge` label; the queue did not change.' },
   ]);
   expect(h.fake.pulls.get(1)!.labels).toEqual(['merge']);
   expect(h.fake.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
