@@ -1,4 +1,7 @@
 /** Queue settings with their defaults and bounds (api.md, "Queue settings and defaults"). */
+import type { HoldMode } from './merge-hold.js';
+import type { MergeWindows } from './merge-window.js';
+
 export const QUEUE_MODES = ['single', 'parallel'] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
@@ -34,6 +37,10 @@ export interface QueueSettings {
   directMergeMode: DirectMergeMode;
   optimizationMode: OptimizationMode;
   mergeMethod: MergeMethod;
+  /** When the queue may merge (queue-policies.md); null: at any time. */
+  mergeWindows: MergeWindows | null;
+  /** What a freeze or a closed window holds back: merges, or also the start of new runs. */
+  holdMode: HoldMode;
 }
 
 /** Inclusive integer bounds of the numeric settings. */
@@ -74,6 +81,8 @@ export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSe
     directMergeMode: 'off',
     optimizationMode: 'off',
     mergeMethod: 'squash',
+    mergeWindows: null,
+    holdMode: 'merge',
     ...overrides,
   };
 }

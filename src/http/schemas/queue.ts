@@ -11,6 +11,7 @@ import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/pages.js
 import { DEFAULT_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, MIN_QUEUE_LIST_PAGE_SIZE } from '../../service/queue-listing.js';
 import { body, pageQuerySchema, queueRefFields, repoSchema, strictBody } from './common.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+import { mergeHoldSettingsFields } from './merge-hold.js';
 
 /** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
 
@@ -47,6 +48,7 @@ const settingsFields = {
   directMergeMode: optionalField(liberalEnum(DIRECT_MERGE_MODES, 'merge an up-to-date PR without a test run; default off')),
   optimizationMode: optionalField(liberalEnum(OPTIMIZATION_MODES, 'default off')),
   mergeMethod: optionalField(liberalEnum(MERGE_METHODS, 'how a PR merges into the target branch; default squash')),
+  ...mergeHoldSettingsFields,
 };
 
 const stateField = optionalField(
