@@ -7,7 +7,7 @@ export function forgivenAsFlake(entry: Entry): boolean {
   return entry.state === 'PENDING_FAILURE' && entry.reason?.code === 'flaky_tests';
 }
 
-/** Passed, and held by a freeze or closed merge windows (the planner's rule 12). */
+/** Passed, and held by a freeze or closed merge windows (src/planner/phase-hold.ts). */
 export function heldByPolicy(entry: Entry): boolean {
   return entry.state === 'TESTS_PASSED' && entry.reason?.code === 'merge_held' && entry.mergeIntent === null;
 }

@@ -4,7 +4,7 @@ import { reason } from '../domain/reasons.js';
 import type { Draft, Sink } from './draft.js';
 
 /**
- * Merge windows and freezes (rule 12): while the queue is held, passed units wait unmerged (and, with
+ * Merge windows and freezes (docs/queue-rules.md, "Merge windows and freezes"): while the queue is held, passed units wait unmerged (and, with
  * `holdMode: start`, no run starts), except units whose every PR passes the hold.
  */
 

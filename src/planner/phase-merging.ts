@@ -16,7 +16,7 @@ import { graphForMerging } from './parallel/queue-graph.js';
  * (gets a merge intent) when a passed run proves it — its own run, or with `canOptimisticallyMerge`
  * any run that contains it after exactly what has landed before it. The walk stops at the first unit
  * without a proof, so nothing merges past an unresolved unit (a suspect included). While a freeze or
- * closed merge windows hold the queue (rule 12), a proven unit waits there too, unless it passes the hold.
+ * closed merge windows hold the queue, a proven unit waits there too, unless it passes the hold.
  */
 export function decideMerges(s: Sink): void {
   const d = s.d;

@@ -72,7 +72,7 @@ function startRuns(s: Sink): void {
   const gate = d.settings.mode === 'parallel' ? new AllGate(d, graphForRuns(d)) : null;
   const units = d.units.slice();
   const exclusion = new SuspectExclusion(d);
-  // holdMode start (rule 12): while held, only units that pass the hold start runs.
+  // holdMode start: while held, only units that pass the hold start runs.
   const hold = startHoldOf(d);
   let batchAhead = -1;
   for (let k = 0; k < units.length; k++) {

@@ -10,7 +10,7 @@ import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
  * flight, the time a partial batch becomes due, the end of an `ALL` PR's wait to be placed, or
  * the end of the wait for a failed run's test results, the end of a freeze or the opening of the merge
- * windows (rule 12). null
+ * windows. null
  * when nothing is timed.
  */
 export function nextWakeUp(input: PlanInput, now: Date): Date | null {
