@@ -2,7 +2,7 @@ import type { Entry } from './entry.js';
 import { isOpenAt, windowStatus, type MergeWindows } from './merge-window.js';
 import { SKIP_THE_LINE_PRIORITY } from './priority.js';
 
-/** A queue frozen by someone: nothing merges from `startedAt` until `endsAt` (null: until unfrozen). */
+/** A queue frozen by someone at `startedAt`: nothing merges until `endsAt` (null: until unfrozen). */
 export interface Freeze {
   startedAt: string;
   endsAt: string | null;
@@ -26,10 +26,13 @@ export interface HoldSource {
   settings: { mergeWindows?: MergeWindows | null };
 }
 
-/** Whether the freeze holds at `now` (an ended one no longer does, even before it is lifted). */
+/**
+ * The freeze in force at `now`: from the moment it is stored (not from `startedAt`, which another
+ * replica's clock wrote) until its end (an ended one no longer holds, even before it is lifted).
+ */
 export function activeFreeze(q: HoldSource, now: Date): Freeze | null {
   const f = q.freeze;
-  if (!f || Date.parse(f.startedAt) > now.getTime()) return null;
+  if (!f) return null;
   return f.endsAt !== null && Date.parse(f.endsAt) <= now.getTime() ? null : f;
 }
 
