@@ -48,32 +48,26 @@ export function isOpenAt(mw: MergeWindows, at: Date): boolean {
 
 /**
  * Whether the windows are open at `now`, and when that next changes. Only window edges can change
- * it, so the edges of the coming eight local days are tried in time order (a window ending at 24:00
- * that another continues at 00:00 is no change).
+ * it, so the edges of the coming eight local days are tried in time order, day by day, until one
+ * changes it (a window ending at 24:00 that another continues at 00:00 is no change).
  */
 export function windowStatus(mw: MergeWindows, now: Date): WindowStatus {
   const open = isOpenAt(mw, now);
-  const edges = edgesAfter(mw, now);
-  for (const at of edges) {
-    if (isOpenAt(mw, at) !== open) return { open, nextChangeAt: at };
+  const today = new TZDate(now.getTime(), mw.timeZone);
+  for (let offset = 0; offset <= 8; offset++) {
+    for (const at of edgesOn(mw, today.getFullYear(), today.getMonth(), today.getDate() + offset)) {
+      if (at > now.getTime() && isOpenAt(mw, new Date(at)) !== open) return { open, nextChangeAt: new Date(at) };
+    }
   }
   return { open, nextChangeAt: null };
 }
 
-function edgesAfter(mw: MergeWindows, now: Date): Date[] {
-  const today = new TZDate(now.getTime(), mw.timeZone);
-  const out: number[] = [];
-  for (let offset = 0; offset <= 8; offset++) {
-    const day = new TZDate(today.getFullYear(), today.getMonth(), today.getDate() + offset, mw.timeZone);
-    const weekday = WEEKDAYS[day.getDay()]!;
-    for (const w of mw.windows) {
-      if (!w.days.includes(weekday)) continue;
-      for (const edge of [w.start, w.end]) {
-        const m = minutesOf(edge);
-        const at = new TZDate(day.getFullYear(), day.getMonth(), day.getDate(), Math.floor(m / 60), m % 60, mw.timeZone).getTime();
-        if (at > now.getTime()) out.push(at);
-      }
-    }
+/** The instants of the window edges of one local day, in time order. */
+function edgesOn(mw: MergeWindows, year: number, month: number, date: number): number[] {
+  const weekday = WEEKDAYS[new TZDate(year, month, date, mw.timeZone).getDay()]!;
+  const minutes = new Set<number>();
+  for (const w of mw.windows) {
+    if (w.days.includes(weekday)) for (const edge of [w.start, w.end]) minutes.add(minutesOf(edge));
   }
-  return [...new Set(out)].sort((a, b) => a - b).map((t) => new Date(t));
+  return [...minutes].sort((a, b) => a - b).map((m) => new TZDate(year, month, date, Math.floor(m / 60), m % 60, mw.timeZone).getTime());
 }
