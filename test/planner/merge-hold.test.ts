@@ -63,6 +63,21 @@ describe('merge windows and freezes: a held queue tests but merges nothing', () 
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3]);
   });
 
+  test('an urgent PR goes ahead of a passed PR the freeze holds and merges; the held one is retested on top of it', () => {
+    const h = new Harness();
+    freeze(h);
+    h.submit(1);
+    h.pass(1);
+    h.submit(2, { priority: 'urgent' });
+    expect(h.order()).toEqual([2, 1]);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2]);
+    h.pass(1);
+    expect(h.state(1)).toBe('TESTS_PASSED');
+    unfreeze(h);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2, 1]);
+  });
+
   test('a held PR holds the PRs behind it, even one the freeze names (it was tested on top of it)', () => {
     const h = new Harness({ concurrency: 2 });
     freeze(h, { allowPullRequests: [2] });
