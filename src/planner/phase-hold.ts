@@ -4,8 +4,9 @@ import { reason } from '../domain/reasons.js';
 import type { Draft, Sink } from './draft.js';
 
 /**
- * Merge windows and freezes (docs/queue-rules.md, "Merge windows and freezes"): while the queue is held, passed units wait unmerged (and, with
- * `holdMode: start`, no run starts), except units whose every PR passes the hold.
+ * Merge windows and freezes (docs/queue-rules.md, "Merge windows and freezes"): while the queue is
+ * held, passed units wait unmerged (and, with `holdMode: start`, no run starts), except units whose
+ * every PR passes the hold.
  */
 
 /** A freeze whose `endsAt` has passed is lifted, so that the document (and `queue.unfrozen`) says so. */
