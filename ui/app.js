@@ -181,6 +181,8 @@ async function queueView(params) {
         `Passed runs merge through GitHub's merge API: branch protection refused the fast-forward to the tested commit (${queue.fastForwardRefused.message}). `
         + "Add the mergeq App to the bypass list of the target branch's ruleset to merge exactly the tested commits.")
       : null,
+    holdNotice(queue),
+    freezeControl(queue, repoParam, branch),
     el('div', { class: 'actions' },
       queue.state === 'running' ? el('button', { type: 'button', onclick: setState('paused') }, 'Pause') : el('button', { type: 'button', onclick: setState('running') }, 'Resume'),
       queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,
@@ -193,6 +195,32 @@ async function queueView(params) {
     el('h2', {}, 'Flaky and quarantined tests'),
     el('div', { id: 'flaky-tests' }, el('p', { class: 'muted' }, 'Loading…')));
   loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
+}
+
+// A freeze or closed merge windows: the queue tests but merges nothing (docs/queue-policies.md).
+function holdNotice(queue) {
+  const f = queue.freeze;
+  if (f) {
+    const until = f.endsAt ? ` until ${dateTime(f.endsAt)}` : ' until unfrozen';
+    const allowed = f.allowPullRequests.length ? ` Allowed: ${f.allowPullRequests.map((n) => `#${n}`).join(', ')}.` : '';
+    return el('p', { class: 'notice', role: 'status' }, `Frozen${until} by ${f.by}: ${f.reason}. Passed pull requests wait unmerged; urgent ones merge.${allowed}`);
+  }
+  const w = queue.mergeWindow;
+  if (w && !w.open) return el('p', { class: 'notice', role: 'status' }, `Outside its merge windows${w.nextChangeAt ? ` until ${dateTime(w.nextChangeAt)}` : ''}: passed pull requests wait unmerged.`);
+  return null;
+}
+
+function freezeControl(queue, repoParam, branch) {
+  const ref = { repo: repoObject(repoParam), targetBranch: branch };
+  if (queue.freeze) {
+    return el('div', { class: 'actions' }, el('button', { type: 'button', onclick: () => act(() => api('queue/unfreeze', { method: 'POST', body: ref }), 'Queue unfrozen') }, 'Unfreeze'));
+  }
+  const reason = el('input', { type: 'text', name: 'reason', placeholder: 'why (shown on the pull requests held)', 'aria-label': 'Freeze reason', required: true });
+  const submit = (event) => {
+    event.preventDefault();
+    return act(() => api('queue/freeze', { method: 'POST', body: { ...ref, reason: reason.value.trim() } }), 'Queue frozen');
+  };
+  return el('form', { class: 'actions', onsubmit: submit }, reason, el('button', { type: 'submit' }, 'Freeze'));
 }
 
 // The PRs that merged or failed in the last 24 hours: a PR that leaves the queue stays in sight here.

@@ -1,4 +1,5 @@
 import type { Entry } from './entry.js';
+import type { Freeze } from './merge-hold.js';
 import type { RepoRef } from './repo.js';
 import type { TestRun } from './run.js';
 import type { QueueMode, QueueSettings } from './settings.js';
@@ -51,6 +52,8 @@ export interface QueueDoc {
    * merge through the merge API until `at` is old enough to try again (FAST_FORWARD_RETRY_MS).
    */
   fastForwardRefused?: { at: string; message: string } | null;
+  /** Set by freezeQueue, cleared by unfreezeQueue or by the planner once `endsAt` has passed. */
+  freeze?: Freeze | null;
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];

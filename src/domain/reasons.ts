@@ -36,6 +36,7 @@ export const REASON_CODES = [
   'batch_split',
   'mode_switch',
   'direct_merge',
+  'merge_held',
   'github_error',
   'not_mergeable',
   'queue_deleted',

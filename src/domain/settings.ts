@@ -1,4 +1,7 @@
 /** Queue settings with their defaults and bounds (api.md, "Queue settings and defaults"). */
+import type { HoldMode } from './merge-hold.js';
+import type { MergeWindows } from './merge-window.js';
+
 export const QUEUE_MODES = ['single', 'parallel'] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
@@ -37,6 +40,10 @@ export interface QueueSettings {
   /** The label that submits a PR when added and cancels it when removed (queue-labels.md); null: off. */
   enqueueLabel: string | null;
   autoEnqueue: AutoEnqueue;
+  /** When the queue may merge (queue-policies.md); null: at any time. */
+  mergeWindows: MergeWindows | null;
+  /** What a freeze or a closed window holds back: merges, or also the start of new runs. */
+  holdMode: HoldMode;
 }
 
 /** Submit PRs by themselves once ready (queue-labels.md); `authors` null: whoever opened them. */
@@ -85,6 +92,8 @@ export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSe
     mergeMethod: 'squash',
     enqueueLabel: null,
     autoEnqueue: { enabled: false, authors: null },
+    mergeWindows: null,
+    holdMode: 'merge',
     ...overrides,
   };
 }

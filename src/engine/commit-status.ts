@@ -7,6 +7,11 @@ export function forgivenAsFlake(entry: Entry): boolean {
   return entry.state === 'PENDING_FAILURE' && entry.reason?.code === 'flaky_tests';
 }
 
+/** Passed, and held by a freeze or closed merge windows (src/planner/phase-hold.ts). */
+export function heldByPolicy(entry: Entry): boolean {
+  return entry.state === 'TESTS_PASSED' && entry.reason?.code === 'merge_held' && entry.mergeIntent === null;
+}
+
 export function statusContext(branch: string): string {
   return `mergeq (${branch})`;
 }
@@ -23,6 +28,7 @@ export function commitStatusKey(entry: Entry): string | null {
   if (entry.state === 'MERGED') return entry.reported?.status === undefined ? null : 'MERGED';
   if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
   if (entry.state === 'NOT_READY') return waitingSince(entry) ? 'NOT_READY|all_targets_wait' : 'NOT_READY';
+  if (heldByPolicy(entry)) return `TESTS_PASSED|merge_held|${entry.reason!.message}`;
   return 'QUEUED';
 }
 
@@ -44,6 +50,8 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
     case 'TESTING':
       return make('pending', 'Testing');
     case 'TESTS_PASSED':
+      // "Tests passed; frozen until …: reason" / "Tests passed; outside merge window until …"
+      if (heldByPolicy(entry)) return make('pending', `T${entry.reason!.message.slice(1)}`);
       return make('pending', 'Tests passed; merging in queue order');
     case 'PENDING_FAILURE':
       if (forgivenAsFlake(entry)) return make('pending', `Rerunning: ${entry.reason!.message}`);

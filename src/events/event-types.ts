@@ -16,7 +16,7 @@ export const PULL_REQUEST_EVENT_TYPES = [
   'pull_request.pending_failure',
   'pull_request.restarted',
 ] as const;
-export const QUEUE_EVENT_TYPES = ['queue.created', 'queue.updated', 'queue.deleted', 'queue.state_changed'] as const;
+export const QUEUE_EVENT_TYPES = ['queue.created', 'queue.updated', 'queue.deleted', 'queue.state_changed', 'queue.frozen', 'queue.unfrozen'] as const;
 export const TEST_CASE_EVENT_TYPES = ['test_case.status_changed', 'test_case.quarantine_changed'] as const;
 export const EVENT_TYPES = [...PULL_REQUEST_EVENT_TYPES, ...QUEUE_EVENT_TYPES, ...TEST_CASE_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -12,7 +12,8 @@ import type { EventType, OutboxEvent, QueueHeader } from './event-types.js';
  * a reloaded document cannot invent a second event for one transition.
  *
  * New history transitions of entries give `pull_request.*` events, in history order; a change of
- * the queue's state gives `queue.state_changed`, of its settings `queue.updated`.
+ * the queue's state gives `queue.state_changed`, of its settings `queue.updated`, a new freeze
+ * `queue.frozen` and a lifted one (unfrozen, or its end reached) `queue.unfrozen`.
  */
 export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: string): OutboxEvent[] {
   if (!next) return prev ? [queueEvent(prev, 'queue.deleted', `${prev.id}/deleted`, at, null)] : [];
@@ -22,6 +23,8 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   if (JSON.stringify(prev.settings) !== JSON.stringify(next.settings)) {
     events.push(queueEvent(next, 'queue.updated', `${next.id}/v${next.version}/settings`, at, null));
   }
+  const freeze = freezeEvent(prev, next);
+  if (freeze) events.push(queueEvent(next, freeze, `${next.id}/v${next.version}/freeze`, at, null));
   let header: QueueHeader | undefined;
   const positions = new Positions(next);
   const seen = new SeenHistory(prev);
@@ -80,6 +83,13 @@ export function pullRequestEventType(step: Transition, index: number): EventType
     case 'NOT_READY':
       return null;
   }
+}
+
+function freezeEvent(prev: QueueDoc, next: QueueDoc): EventType | null {
+  const was = prev.freeze ?? null;
+  const is = next.freeze ?? null;
+  if (was === is) return null;
+  return is ? 'queue.frozen' : 'queue.unfrozen';
 }
 
 export function eventId(...parts: (string | number)[]): string {

@@ -12,6 +12,7 @@ import {
   updateSettingsSchema,
 } from './schemas/flaky-tests.js';
 import { listQuarantinedTestsSchema } from './schemas/quarantine.js';
+import { freezeQueueSchema, unfreezeQueueSchema } from './schemas/merge-hold.js';
 import { createQueueSchema, getQueueSchema, listQueuesSchema, queueRefSchema, updateQueueSchema } from './schemas/queue.js';
 import {
   deleteQueueResponseSchema,
@@ -122,6 +123,22 @@ export const OPERATIONS: readonly Operation[] = [
     response: deleteQueueResponseSchema,
     errorStatuses: [403, 409],
     run: (s, org, input) => s.queueService.deleteQueue(org, input),
+  }),
+  operation({
+    path: '/freezeQueue',
+    summary: 'Freeze a queue: it keeps testing but merges nothing (urgent and named pull requests excepted) until unfrozen or endsAt',
+    request: freezeQueueSchema,
+    response: queueRecordSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input, token) => s.queueService.freezes.freeze(org, input, token.name),
+  }),
+  operation({
+    path: '/unfreezeQueue',
+    summary: 'Lift the freeze of a queue; held pull requests merge in queue order',
+    request: unfreezeQueueSchema,
+    response: queueRecordSchema,
+    errorStatuses: [403, 404],
+    run: (s, org, input) => s.queueService.freezes.unfreeze(org, input),
   }),
   operation({
     path: '/flaky-tests/list-quarantined-tests',

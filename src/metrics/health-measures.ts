@@ -1,3 +1,4 @@
+import { mergeHold } from '../domain/merge-hold.js';
 import { RUN_KINDS, type RunKind, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { QueueActivity } from '../service/metrics-service.js';
@@ -18,7 +19,8 @@ export interface HealthMeasures {
   silent: Record<RunKind, number>;
   /**
    * Seconds the queue has had ready PRs waiting without a merge: since the last merge or since the
-   * oldest waiting PR became ready, whichever is later; 0 with none waiting or while paused. The
+   * oldest waiting PR became ready, whichever is later; 0 with none waiting, while paused, or while a
+   * freeze or closed merge windows hold its merges (no alert for a stop people asked for). The
    * merges looked at are those of the window, so past it this counts from the oldest ready PR.
    */
   mergeStalledSeconds: number;
@@ -43,6 +45,7 @@ export function measureHealth(activity: QueueActivity, window: TimeWindow): Heal
 
 function mergeStalledSeconds(activity: QueueActivity, nowMs: number): number {
   if (activity.queue.state === 'paused' || activity.queue.state === 'switching_modes') return 0;
+  if (mergeHold(activity.queue, new Date(nowMs))) return 0;
   const waiting = activity.queue.entries.filter((e) => isActive(e.state) && e.state !== 'NOT_READY');
   if (waiting.length === 0) return 0;
   const oldestReady = Math.min(...waiting.map((e) => Date.parse(e.readyAt ?? e.submittedAt)));

@@ -9,6 +9,7 @@ import { measureHealth } from './health-measures.js';
 import { coverageOf, defineHealthMetrics, recordHealth } from './health-metrics.js';
 import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
+import { defineHoldMetric, recordHold } from './hold-metrics.js';
 import { UntypedMetric } from './untyped.js';
 
 /** The content type of the exposition format these metrics are written in (0.0.4). */
@@ -97,6 +98,7 @@ export async function renderQueueMetrics(
   const registry = new Registry();
   const metrics = defineMetrics(registry);
   const health = defineHealthMetrics(registry);
+  const held = defineHoldMetric(registry, QUEUE_LABELS);
   const labelled = activities.map((activity) => ({ activity, labels: labelsOf(activity.queue) }));
   // Histograms get their series first: zero() resets one, so it must not follow another queue's
   // observations under the same labels.
@@ -107,6 +109,7 @@ export async function renderQueueMetrics(
   const healths = labelled.map(({ activity, labels }) => {
     const measures = measureQueue(activity, window);
     record(metrics, labels, measures);
+    recordHold(held, labels('main'), activity.queue, now);
     return { labels, measures: measureHealth(activity, window), merged: measures.conclusions.merged, coverage: coverageOf(etaCoverage, activity.queue.id, now) };
   });
   recordHealth(health, healths);

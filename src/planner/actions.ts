@@ -32,6 +32,8 @@ export type Action =
   | { type: 'finishRun'; runId: string; status: 'passed' | 'failed' | 'timed_out' }
   /** A run in flight, or a passed result that may no longer be used, is dropped. */
   | { type: 'cancelRun'; runId: string; reason: string }
+  /** The queue's freeze has reached its `endsAt`: it is lifted. */
+  | { type: 'endFreeze' }
   | {
       type: 'setQueueState';
       state: QueueState;

@@ -15,6 +15,7 @@ export class Draft {
   state: QueueDoc['state'];
   switching: QueueDoc['switching'];
   settings: QueueDoc['settings'];
+  freeze: QueueDoc['freeze'];
   nextSeq: number;
   readonly entries: Map<string, Entry>;
   units: Unit[];
@@ -37,6 +38,7 @@ export class Draft {
     this.state = queue.state;
     this.switching = queue.switching;
     this.settings = queue.settings;
+    this.freeze = queue.freeze;
     this.nextSeq = queue.nextSeq;
     this.entries = new Map(queue.entries.map((e) => [e.id, e]));
     this.units = queue.units.slice();
@@ -146,6 +148,10 @@ export class Draft {
         });
         return;
       }
+      case 'endFreeze': {
+        this.freeze = null;
+        return;
+      }
       case 'setQueueState': {
         this.state = action.state;
         this.switching = action.switching;
@@ -173,6 +179,7 @@ export class Draft {
       state: this.state,
       switching: this.switching,
       settings: this.settings,
+      ...(this.freeze === undefined ? {} : { freeze: this.freeze }),
       nextSeq: this.nextSeq,
       entries: [...this.entries.values()],
       units: this.units,

@@ -4,6 +4,7 @@ import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isLanding, restartUnit } from './invalidation.js';
+import { holdOf, markHeld, unitPasses } from './phase-hold.js';
 import { isLive, isLiveOrPassed } from './run-status.js';
 import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from './suspicion.js';
 import { decidingRun, isLanded, isRemoved, isSuspect } from './units.js';
@@ -14,7 +15,8 @@ import { graphForMerging } from './parallel/queue-graph.js';
  * Merge decisions (rules 2, 3, 6, 10), strictly in queue order: walking from the head, a unit lands
  * (gets a merge intent) when a passed run proves it — its own run, or with `canOptimisticallyMerge`
  * any run that contains it after exactly what has landed before it. The walk stops at the first unit
- * without a proof, so nothing merges past an unresolved unit (a suspect included).
+ * without a proof, so nothing merges past an unresolved unit (a suspect included). While a freeze or
+ * closed merge windows hold the queue, a proven unit waits there too, unless it passes the hold.
  */
 export function decideMerges(s: Sink): void {
   const d = s.d;
@@ -24,6 +26,7 @@ export function decideMerges(s: Sink): void {
   for (const e of d.entries.values()) if (e.mergeIntent?.runId) proofIds.add(e.mergeIntent.runId);
   // Parallel mode: a unit waits only for the units it depends on; the walk goes on past the others.
   const graph = d.settings.mode === 'parallel' ? graphForMerging(d) : null;
+  const hold = holdOf(d);
   const units = d.units.slice();
   const lands = new Uint8Array(units.length);
   for (let k = 0; k < units.length; k++) {
@@ -41,6 +44,11 @@ export function decideMerges(s: Sink): void {
     }
     // Asked only of a unit with a proof: the graph is scanned only as far as its questions reach.
     if (graph && !graph.everyDependency(k, (j) => lands[j] === 1)) continue;
+    if (hold && !unitPasses(d, unit, hold)) {
+      markHeld(s, unit, hold);
+      if (graph) continue;
+      return;
+    }
     if (proof) proofIds.add(proof.id);
     land(s, unit, proof, proofIds, graph && { graph, index: k });
     lands[k] = 1;

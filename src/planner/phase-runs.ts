@@ -3,6 +3,7 @@ import { reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isEvidence } from './evidence.js';
+import { startHoldOf, unitPasses } from './phase-hold.js';
 import { awaitsBatch } from './phase-batching.js';
 import { keepsProbe } from './bisect-batch.js';
 import { isLanding, restartUnit } from './invalidation.js';
@@ -71,6 +72,8 @@ function startRuns(s: Sink): void {
   const gate = d.settings.mode === 'parallel' ? new AllGate(d, graphForRuns(d)) : null;
   const units = d.units.slice();
   const exclusion = new SuspectExclusion(d);
+  // holdMode start: while held, only units that pass the hold start runs.
+  const hold = startHoldOf(d);
   let batchAhead = -1;
   for (let k = 0; k < units.length; k++) {
     const unit = units[k]!;
@@ -81,7 +84,7 @@ function startRuns(s: Sink): void {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');
-      } else if (inFlight < d.settings.concurrency && (!gate || gate.mayStart(k))) {
+      } else if (inFlight < d.settings.concurrency && (!gate || gate.mayStart(k)) && (!hold || unitPasses(d, unit, hold))) {
         const run = createRun(s, unit, walk.contentFor(unit));
         for (const id of unit.entryIds) {
           s.emit({

@@ -3,6 +3,7 @@ import { applyOutcomes } from './phase-outcomes.js';
 import { formPendingBatches } from './phase-batching.js';
 import { decideMerges } from './phase-merging.js';
 import { blameByTests } from './phase-blame.js';
+import { liftEndedFreeze } from './phase-hold.js';
 import { settleQueueState } from './phase-queue-state.js';
 import { updateReadiness } from './phase-readiness.js';
 import { maintainRuns } from './phase-runs.js';
@@ -16,6 +17,7 @@ const MAX_PASSES = 8;
 export function runPhases(s: Sink): void {
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const before = countActions(s);
+    liftEndedFreeze(s);
     decideVerdicts(s);
     updateReadiness(s);
     blameByTests(s);

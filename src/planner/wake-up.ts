@@ -1,5 +1,6 @@
 import { Draft } from './draft.js';
 import { batchDueAt } from './phase-batching.js';
+import { holdEndsAt, mergeHold } from '../domain/merge-hold.js';
 import type { PlanInput } from './plan.js';
 import { isLive } from './run-status.js';
 import { resultsWaitEndsAt } from './test-results.js';
@@ -8,7 +9,8 @@ import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
  * flight, the time a partial batch becomes due, the end of an `ALL` PR's wait to be placed, or
- * the end of the wait for a failed run's test results. null
+ * the end of the wait for a failed run's test results, the end of a freeze or the opening of the merge
+ * windows. null
  * when nothing is timed.
  */
 export function nextWakeUp(input: PlanInput, now: Date): Date | null {
@@ -29,6 +31,9 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
     const at = since && waitEndsAt(since).getTime();
     if (at && at > now.getTime() && at < earliest) earliest = at;
   }
+  const hold = mergeHold(q, now);
+  const ends = hold && holdEndsAt(q, hold, now)?.getTime();
+  if (ends && ends > now.getTime() && ends < earliest) earliest = ends;
   const due = batchDueAt(new Draft(q, now))?.getTime();
   if (due !== undefined && due > now.getTime() && due < earliest) earliest = due;
   return earliest === Infinity ? null : new Date(earliest);

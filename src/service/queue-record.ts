@@ -6,10 +6,11 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { QueueSettings } from '../domain/settings.js';
 import { isActive, type QueueState } from '../domain/states.js';
+import { mergeHoldRecord, type MergeHoldRecord } from './merge-hold-record.js';
 import { toEnqueuedPullRequestRecord, type EnqueuedPullRequestRecord } from './pull-request-record.js';
 
 /** The queue record (seed 2.3, plus `repo`, `createdAt`, `updatedAt` and settings beyond the seed). */
-export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
+export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'>, MergeHoldRecord {
   id: string;
   repo: RepoRef;
   branch: string;
@@ -29,13 +30,15 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
   updatedAt: string;
 }
 
-export function toQueueRecord(queue: QueueDoc, estimates?: ReadonlyMap<string, MergeEstimate>): QueueRecord {
-  return toQueueRecordPage(queue, estimates, 0, Infinity).record;
+/** `now`: the time the freeze and merge windows are read at. */
+export function toQueueRecord(queue: QueueDoc, now: Date, estimates?: ReadonlyMap<string, MergeEstimate>): QueueRecord {
+  return toQueueRecordPage(queue, now, estimates, 0, Infinity).record;
 }
 
 /** The queue record with `limit` enqueued pull requests from `offset` on, and how many there are. */
 export function toQueueRecordPage(
   queue: QueueDoc,
+  now: Date,
   estimates: ReadonlyMap<string, MergeEstimate> | undefined,
   offset: number,
   limit: number,
@@ -49,6 +52,8 @@ export function toQueueRecordPage(
     state: queue.state,
     ...s,
     ...enqueueRulesOf(s),
+    mergeWindows: s.mergeWindows ?? null,
+    holdMode: s.holdMode ?? 'merge',
     requiredStatuses: s.requiredStatuses ? [...s.requiredStatuses] : [],
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
     enqueuedPullRequests: ordered
@@ -56,6 +61,7 @@ export function toQueueRecordPage(
       .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id))),
     mergePath: s.mergeMethod === 'merge_commit' && !queue.fastForwardRefused ? 'fast_forward' : 'merge_api',
     fastForwardRefused: queue.fastForwardRefused ? { ...queue.fastForwardRefused } : null,
+    ...mergeHoldRecord(queue, now),
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };

@@ -35,6 +35,7 @@ import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-reco
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
 import { MergeEstimates } from '../engine/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
+import { QueueFreezes } from './queue-freezes.js';
 import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
@@ -82,6 +83,8 @@ export class QueueService {
   private readonly pages: Pages;
   private readonly mergeEstimates: MergeEstimates;
   private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
+  /** freezeQueue and unfreezeQueue. */
+  readonly freezes: QueueFreezes;
 
   constructor(deps: QueueServiceDeps) {
     this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
@@ -92,6 +95,8 @@ export class QueueService {
     this.clock = deps.clock;
     this.notifier = deps.notifier;
     this.newId = deps.newId ?? randomUUID;
+    const record = async (q: QueueDoc) => toQueueRecord(q, this.clock.now(), await this.estimates(q));
+    this.freezes = new QueueFreezes({ writer: this.writer, clock: deps.clock, notify: (id) => this.notifier.notify(id), record });
   }
 
   async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
@@ -254,7 +259,7 @@ export class QueueService {
       throw err;
     }
     this.notifier.notify(queue.id);
-    return toQueueRecord(queue, await this.estimates(queue));
+    return toQueueRecord(queue, this.clock.now(), await this.estimates(queue));
   }
 
   /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
@@ -266,7 +271,7 @@ export class QueueService {
     const estimates = await this.estimates(queue);
     return this.queuePages.get(queue, estimates, `${pageIndex}/${page.pageSize}`, async () => {
       const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
-      const { record, total } = toQueueRecordPage(queue, estimates, offset, page.pageSize);
+      const { record, total } = toQueueRecordPage(queue, this.clock.now(), estimates, offset, page.pageSize);
       return { ...record, page: await this.pages.page(query, pageIndex, total) };
     });
   }
@@ -278,14 +283,14 @@ export class QueueService {
     assertSettingsInBounds(patch);
     if (Object.keys(patch).length === 0 && input.state === undefined) {
       const unchanged = await this.loadQueue(org, input);
-      return toQueueRecord(unchanged, await this.estimates(unchanged));
+      return toQueueRecord(unchanged, this.clock.now(), await this.estimates(unchanged));
     }
     const { queue } = await this.writer.update(key, (current) => ({
       queue: changeSettings(current, patch, input.state, this.clock.now()),
       result: null,
     }));
     this.notifier.notify(queue.id);
-    return toQueueRecord(queue, await this.estimates(queue));
+    return toQueueRecord(queue, this.clock.now(), await this.estimates(queue));
   }
 
   /** Only an empty queue is deleted; deleting a missing queue answers `deleted: false`. */

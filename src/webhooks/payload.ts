@@ -26,7 +26,7 @@ export function eventPayload(event: OutboxEvent): EventPayload {
       return {
         ...base,
         data: {
-          queue: queueRecordOf(data.queue),
+          queue: queueRecordOf(data.queue, event.at),
           pullRequest: {
             ...record,
             position: data.position,
@@ -38,7 +38,7 @@ export function eventPayload(event: OutboxEvent): EventPayload {
       };
     }
     case 'queue':
-      return { ...base, data: { queue: queueRecordOf(data.queue), previousState: data.previousState } };
+      return { ...base, data: { queue: queueRecordOf(data.queue, event.at), previousState: data.previousState } };
     case 'test_case': {
       const [host = '', owner = '', name = ''] = event.repoKey.split('/');
       return { ...base, data: { repo: { host, owner, name }, testCase: data.testCase, change: data.change } };
@@ -46,9 +46,9 @@ export function eventPayload(event: OutboxEvent): EventPayload {
   }
 }
 
-function queueRecordOf(header: QueueHeader) {
+function queueRecordOf(header: QueueHeader, at: string) {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { enqueuedPullRequests, ...record } = toQueueRecord({ ...header, entries: [], units: [], runs: [] });
+  const { enqueuedPullRequests, ...record } = toQueueRecord({ ...header, entries: [], units: [], runs: [] }, new Date(at));
   return record;
 }
 

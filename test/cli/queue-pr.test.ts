@@ -75,6 +75,24 @@ test('pr submit and pr status: where the pull request is and why; queue show lis
   expect(missing).toMatchObject({ code: 1, stderr: 'mergeq: pull request #8 was never submitted to this queue\n' });
 });
 
+test('queue freeze and unfreeze: who froze it (the token), why and until when; queue show says it; merge windows as a setting', async () => {
+  const frozen = await cli.run(['queue', 'freeze', ...QUEUE, '--reason', 'release 4.2', '--until', '2099-01-01T00:00:00Z', '--allow', '12'], api);
+  expect(frozen).toMatchObject({ code: 0, stdout: 'Queue github.com/acme/widgets main is frozen until 2099-01-01T00:00:00.000Z: release 4.2\n' });
+  const shown = JSON.parse((await cli.run(['queue', 'show', ...QUEUE, '--json'], api)).stdout);
+  expect(shown.freeze).toMatchObject({ reason: 'release 4.2', by: 'laptop', endsAt: '2099-01-01T00:00:00.000Z', allowPullRequests: [12] });
+  expect((await cli.run(['queue', 'show', ...QUEUE], api)).stdout).toMatch(/^ {2}freeze\s+\{.*"reason":"release 4.2"/m);
+  expect((await cli.run(['queue', 'unfreeze', ...QUEUE], api)).stdout).toBe('Queue github.com/acme/widgets main is not frozen\n');
+  expect(JSON.parse((await cli.run(['queue', 'show', ...QUEUE, '--json'], api)).stdout).freeze).toBeNull();
+
+  const noReason = await cli.run(['queue', 'freeze', ...QUEUE], api);
+  expect(noReason.code).toBe(2);
+  expect(noReason.stderr).toContain("required option '--reason <text>' not specified");
+
+  const windows = '{"timeZone":"Europe/Berlin","windows":[{"days":["mon","tue","wed","thu","fri"],"start":"09:00","end":"17:00"}]}';
+  const updated = await cli.run(['queue', 'update', ...QUEUE, '--set', `mergeWindows=${windows}`, '--json'], api);
+  expect(JSON.parse(updated.stdout)).toMatchObject({ mergeWindows: JSON.parse(windows), mergeWindow: { open: expect.any(Boolean) } });
+});
+
 test('the service and the token come from flags or the environment; a wrong one is said plainly', async () => {
   const none = await cli.run(['queue', 'list']);
   expect(none.code).toBe(2);

@@ -1,4 +1,4 @@
-import { commitStatusFor } from '../../src/engine/commit-status.js';
+import { commitStatusFor, commitStatusKey } from '../../src/engine/commit-status.js';
 import type { Entry } from '../../src/domain/entry.js';
 import { describe as describeStatus } from '../../src/github-app/handlers/comment-command.js';
 import type { SubmittedPullRequestRecord } from '../../src/service/pull-request-record.js';
@@ -24,4 +24,13 @@ test('/merge status says the 80% range beside the ETA', () => {
   expect(describeStatus({ ...base, estimatedMergeAt: '2026-11-22T14:20:00.000Z', estimatedMergeRange })).toContain(
     'Estimated to merge at 14:20 UTC, most likely between 14:05 and 14:40 UTC (80% of merges fall in such a range)',
   );
+});
+
+test('a passed PR held by a freeze or closed merge windows says so in its check, as its reason words it', () => {
+  const held = { state: 'TESTS_PASSED', mergeIntent: null, reason: { code: 'merge_held', message: 'tests passed; frozen until 2026-12-24 18:00 UTC: release 4.2' }, readiness: {}, history: [] } as unknown as Entry;
+  expect(commitStatusFor(held, 1, 'main').description).toBe('Tests passed; frozen until 2026-12-24 18:00 UTC: release 4.2');
+  expect(commitStatusKey(held)).toBe('TESTS_PASSED|merge_held|tests passed; frozen until 2026-12-24 18:00 UTC: release 4.2');
+  // Once the hold ends and its merge is decided, it is merging in queue order again.
+  const merging = { ...held, mergeIntent: { runId: 'r1', expectedSha: 'a', requestedAt: '2026-12-24T18:00:00.000Z' } } as Entry;
+  expect(commitStatusFor(merging, 1, 'main').description).toBe('Tests passed; merging in queue order');
 });

@@ -45,3 +45,15 @@ test('queue state and settings changes; creation and deletion', () => {
   expect(queueEvents(queue, null, at(1)).map((e) => e.type)).toEqual(['queue.deleted']);
   expect(queueEvents(null, queue, at(1))[0]!.data).not.toHaveProperty('queue.entries');
 });
+
+test('a freeze is queue.frozen (a new freeze over one too), lifting it queue.unfrozen; the payload carries the freeze', () => {
+  const queue = aQueue({ version: 1 });
+  const f = { startedAt: at(1), endsAt: null, reason: 'release', by: 'ops', allowPullRequests: [] };
+  const frozen = { ...queue, version: 2, freeze: f };
+  const events = queueEvents(queue, frozen, at(1));
+  expect(events.map((e) => e.type)).toEqual(['queue.frozen']);
+  expect(events[0]!.data.kind === 'queue' ? events[0]!.data.queue.freeze : undefined).toEqual(f);
+  expect(queueEvents(frozen, { ...frozen, version: 3, freeze: { ...f, reason: 'longer' } }, at(2)).map((e) => e.type)).toEqual(['queue.frozen']);
+  expect(queueEvents(frozen, { ...frozen, version: 3, freeze: null }, at(3)).map((e) => e.type)).toEqual(['queue.unfrozen']);
+  expect(queueEvents(frozen, { ...frozen, version: 3 }, at(3))).toEqual([]);
+});

@@ -73,6 +73,13 @@ describe('/merge', () => {
     expect(h.fake.replies().at(-1)!.body).toBe('pull request #1 is CANCELLED; only a pull request in the queue can be restarted');
   });
 
+  test('/merge status says what holds the queue: "frozen until …: reason"', async () => {
+    await h.comment(1, '/merge');
+    await h.queueService.freezes.freeze(org, { repo: h.repo, targetBranch: 'main', reason: 'release 4.2', endsAt: '2099-01-01T00:00:00Z' }, 'ops');
+    await h.comment(1, '/merge status');
+    expect(h.fake.replies().at(-1)!.body).toContain('The queue merges nothing now: frozen until 2099-01-01 00:00 UTC: release 4.2.');
+  });
+
   test('a redelivered webhook is handled once', async () => {
     await h.comment(1, '/merge status', 'maintainer', { delivery: 'same' });
     await h.comment(1, '/merge status', 'maintainer', { delivery: 'same' });

@@ -71,3 +71,30 @@ describe('queue settings from the page', () => {
     expect((await post(t, 'getQueue', queueRef())).body.concurrency).toBe(1);
   });
 });
+
+describe('freezing from the page', () => {
+  const postAs = (s: { cookie: string; csrfToken: string }, path: string, body: Record<string, unknown>) =>
+    request(t.app).post(`/ui/api/queue/${path}`).set('Cookie', s.cookie).set('x-csrf-token', s.csrfToken).send({ repo: ACME_REPO, targetBranch: 'main', ...body });
+
+  test("the org's token freezes the queue (recorded as by that token, shown on the queue screen) and unfreezes it", async () => {
+    const acme = await signIn(t.acme.token);
+    const frozen = await postAs(acme, 'freeze', { reason: 'release 4.2' });
+    expect(frozen.status).toBe(200);
+    expect(frozen.body.queue.freeze).toMatchObject({ reason: 'release 4.2', by: 'test', endsAt: null });
+    const screen = await request(t.app).get('/ui/api/queue').query(QUEUE_QUERY).set('Cookie', acme.cookie);
+    expect(screen.body.queue.freeze).toMatchObject({ reason: 'release 4.2' });
+    expect((await postAs(acme, 'unfreeze', {})).body.queue.freeze).toBeNull();
+    expect((await post(t, 'getQueue', queueRef())).body.freeze).toBeNull();
+  });
+
+  test('a freeze without a reason is a 400 naming it; another organization cannot freeze the queue; no CSRF token, no freeze', async () => {
+    const acme = await signIn(t.acme.token);
+    const res = await postAs(acme, 'freeze', { reason: '' });
+    expectProblem(res, 400, 'invalid_request');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['reason']);
+    const globex = await signIn(t.globex.token);
+    expect((await postAs(globex, 'freeze', { reason: 'x' })).status).toBe(403);
+    expect((await request(t.app).post('/ui/api/queue/freeze').set('Cookie', acme.cookie).send({ repo: ACME_REPO, targetBranch: 'main', reason: 'x' })).status).toBe(403);
+    expect((await post(t, 'getQueue', queueRef())).body.freeze).toBeNull();
+  });
+});

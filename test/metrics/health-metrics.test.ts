@@ -93,6 +93,15 @@ describe('health metrics', () => {
     expect(valueOf(samples, 'mq_ci_runs_per_merged_pr_1h', main)).toBeNaN();
   });
 
+  it('is not stalled while a freeze holds the merges; mq_merge_held says which hold', async () => {
+    const freeze = { startedAt: m(-40), endsAt: null, reason: 'release', by: 'ops', allowPullRequests: [] };
+    await storeTroubledQueue({ ...queueDoc(Q, ACME, widgets, 'main'), freeze });
+    const samples = await render();
+    expect(valueOf(samples, 'mq_merge_stalled_seconds', main)).toBe(0);
+    expect(valueOf(samples, 'mq_merge_held', { ...main, hold: 'freeze' })).toBe(1);
+    expect(valueOf(samples, 'mq_merge_held', { ...main, hold: 'window' })).toBe(0);
+  });
+
   it("counts the merges of the hour that fell inside the first range the PR was given, from the process's tracker", async () => {
     await storeTroubledQueue();
     const ranges = new Map<string, [number, number]>([

@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { usageError } from '../usage-error.js';
 import { addQueueRefOptions, describeQueue, parseRepo, queueRefOf, type QueueRefOptions } from './queue-ref.js';
 import { queueListText, queueText } from './queue-text.js';
+import { registerQueueFreeze } from './queue-freeze.js';
 
 type RefOptions = QueueRefOptions & ApiOptions;
 type SettingsOptions = RefOptions & { set?: string[] };
@@ -51,7 +52,7 @@ export function parseSettings(pairs: string[]): Record<string, unknown> {
 export function registerQueue(program: Command, ctx: CliContext): void {
   const queue = program
     .command('queue')
-    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `delete`.');
+    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `freeze`, `unfreeze`, `delete`.');
 
   const print = (options: ApiOptions, answer: unknown, text: () => string) =>
     ctx.io.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : text());
@@ -107,6 +108,8 @@ export function registerQueue(program: Command, ctx: CliContext): void {
       print(options, record, () => `Queue ${describeQueue(ref)} is ${record.state}\n`);
     });
   }
+
+  registerQueueFreeze(queue, ctx, print);
 
   addApiOptions(addQueueRefOptions(queue.command('delete').description('Delete an empty queue (cancel its pull requests first).'))).action(
     async (options: RefOptions) => {

@@ -5,6 +5,7 @@ import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
 import type { PullRequestRefInput } from '../../service/queue-inputs.js';
 import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import { describeQueueHold, type MergeHoldRecord } from '../../service/merge-hold-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
 import { repoParams, type Octokit } from '../../githost/github/github-client.js';
@@ -43,7 +44,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
       return;
     }
-    const answer = await run(deps, org, ref, parsed.command);
+    const answer = await run(deps, org, ref, parsed.command, queue);
     if (answer) await reply.comment(answer);
     // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
     // write fewer per merged PR (github.md, "Write budget").
@@ -67,7 +68,7 @@ function shortReason(err: unknown): string {
 }
 
 /** Carries out the command; returns the reply it needs beyond the reaction, if any. */
-async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand): Promise<string | null> {
+async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, queue: MergeHoldRecord): Promise<string | null> {
   const s = deps.queueService;
   switch (command.kind) {
     case 'submit':
@@ -80,13 +81,14 @@ async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: M
       await s.restartTestsOnPullRequest(org, ref);
       return null;
     case 'status':
-      return describe(await s.getSubmittedPullRequest(org, ref));
+      return describe(await s.getSubmittedPullRequest(org, ref), describeQueueHold(queue));
   }
 }
 
-/** `/merge status`: state, position and the latest reason, in one line each. */
-export function describe(pr: SubmittedPullRequestRecord): string {
+/** `/merge status`: state, position, the latest reason and what holds the queue's merges, in one line each. */
+export function describe(pr: SubmittedPullRequestRecord, queueHold: string | null = null): string {
   const lines = [`**${pr.state}**${pr.position === null ? '' : ` — position ${pr.position} in the queue`} (priority ${pr.priorityName})`];
+  if (queueHold && pr.isCurrentlySubmittedToQueue) lines.push(`The queue merges nothing now: ${queueHold}.`);
   if (pr.reason) lines.push(`${pr.reason.code}: ${pr.reason.message}`);
   if (pr.estimatedMergeAt) {
     const range = pr.estimatedMergeRange;

@@ -12,6 +12,7 @@ import { DEFAULT_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, MIN_QUEUE_LIST_
 import { body, pageQuerySchema, queueRefFields, repoSchema, strictBody } from './common.js';
 import { enqueueSettingsFields } from './enqueue-settings.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
+import { mergeHoldSettingsFields } from './merge-hold.js';
 
 /** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
 
@@ -49,6 +50,7 @@ const settingsFields = {
   optimizationMode: optionalField(liberalEnum(OPTIMIZATION_MODES, 'default off')),
   mergeMethod: optionalField(liberalEnum(MERGE_METHODS, 'how a PR merges into the target branch; default squash')),
   ...enqueueSettingsFields,
+  ...mergeHoldSettingsFields,
 };
 
 const stateField = optionalField(

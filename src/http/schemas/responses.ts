@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MERGEABILITY } from '../../domain/entry.js';
+import { HOLD_MODES } from '../../domain/merge-hold.js';
 import { REASON_CODES } from '../../domain/reasons.js';
 import { CHECK_STATES, RUN_KINDS } from '../../domain/run.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES } from '../../domain/settings.js';
@@ -11,6 +12,7 @@ import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../.
 import type { QueueRecord } from '../../service/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue-service.js';
 import type { TestRunRecord } from '../../service/test-run-record.js';
+import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**
  * What the operations answer, for the OpenAPI document. Each is checked against the service's record
@@ -108,6 +110,10 @@ export const queueRecordSchema = z.object({
   mergeMethod: z.enum(MERGE_METHODS),
   enqueueLabel: z.string().nullable(),
   autoEnqueue: z.object({ enabled: z.boolean(), authors: z.array(z.string()).nullable() }),
+  mergeWindows: mergeWindowsResponseSchema,
+  holdMode: z.enum(HOLD_MODES),
+  freeze: freezeRecordSchema,
+  mergeWindow: mergeWindowRecordSchema,
   enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('the active pull requests, in queue order'),
   mergePath: z
     .enum(['fast_forward', 'merge_api'])

@@ -12,6 +12,7 @@ import type { QueueService } from '../../service/queue-service.js';
 import { jsonBody } from '../json-body.js';
 import { httpErrors } from '../problem.js';
 import { updateQueueSchema } from '../schemas/queue.js';
+import { freezeQueueSchema, unfreezeQueueSchema } from '../schemas/merge-hold.js';
 import { validate } from '../validate.js';
 import { liveEvents } from './live-events.js';
 import { cookieValue, csrfMatches, UiSessions, type UiSession } from './ui-sessions.js';
@@ -76,10 +77,11 @@ export function uiRoutes(deps: UiDeps): Router {
 
   const signedIn: RequestHandler = async (req, res, next) => {
     const session = sessions.find(cookieValue(req.get('cookie'), SESSION_COOKIE));
-    const org = session ? (await deps.access.callerForTokenId(session.tokenId))?.org : undefined;
-    if (!session || !org) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
+    const caller = session ? await deps.access.callerForTokenId(session.tokenId) : undefined;
+    if (!session || !caller) throw new ServiceError(401, 'unauthorized', 'Unauthorized', 'sign in with an API token');
     res.locals.uiSession = session;
-    res.locals.uiOrg = org;
+    res.locals.uiOrg = caller.org;
+    res.locals.uiTokenName = caller.token.name;
     next();
   };
   const withCsrf: RequestHandler = (req, res, next) => {
@@ -138,6 +140,14 @@ export function uiRoutes(deps: UiDeps): Router {
   // The body and its checks are updateQueue's (POST /v1/updateQueue): the page changes settings as the API does.
   router.post('/api/queue/settings', signedIn, withCsrf, json, async (req, res) => {
     res.json({ queue: await deps.queueService.updateQueue(orgOf(res), validate(updateQueueSchema, req.body)) });
+  });
+
+  // freezeQueue and unfreezeQueue, with their bodies and checks; the freeze is recorded as by the signed-in token.
+  router.post('/api/queue/freeze', signedIn, withCsrf, json, async (req, res) => {
+    res.json({ queue: await deps.queueService.freezes.freeze(orgOf(res), validate(freezeQueueSchema, req.body), res.locals.uiTokenName as string) });
+  });
+  router.post('/api/queue/unfreeze', signedIn, withCsrf, json, async (req, res) => {
+    res.json({ queue: await deps.queueService.freezes.unfreeze(orgOf(res), validate(unfreezeQueueSchema, req.body)) });
   });
 
   router.post('/api/pull/:action', signedIn, withCsrf, json, async (req, res) => {
