@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
 import type { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerOpen } from './commands/open.js';
 import { registerOrgCreate } from './commands/org-create.js';
 import { registerOrgList } from './commands/org-list.js';
@@ -87,5 +88,6 @@ function register(program: Command, ctx: CliContext): void {
   registerTokenRevoke(token, ctx);
 
   registerWebhook(program, ctx);
+  registerDoctor(program, ctx);
   registerRemoteCommands(program, ctx);
 }
