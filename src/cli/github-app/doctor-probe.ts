@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, statusOf, type DoctorLine, type Octokit, type Target } from './doctor-checks.js';
+import { statusOf, type DoctorLine, type Octokit, type Target } from './doctor-checks.js';
 
 export const PROBE_BRANCH = 'mergeq/doctor-probe';
 
