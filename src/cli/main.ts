@@ -1,7 +1,8 @@
 #!/usr/bin/env node
+import { withDotEnv } from '../config/dot-env.js';
 import { runCli } from './run-cli.js';
 
-const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: withDotEnv(process.env, process.cwd()) });
 process.exitCode = code;
 // A driver timer or socket left open must not keep a finished command alive; unref'd, so a clean exit is not delayed.
 setTimeout(() => process.exit(code), 3000).unref();

@@ -8,6 +8,7 @@ import { registerOpen } from './commands/open.js';
 import { registerOrgCreate } from './commands/org-create.js';
 import { registerOrgList } from './commands/org-list.js';
 import { registerServe } from './commands/serve.js';
+import { registerSetupGitHub } from './commands/setup-github.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
@@ -89,5 +90,6 @@ function register(program: Command, ctx: CliContext): void {
 
   registerWebhook(program, ctx);
   registerDoctor(program, ctx);
+  registerSetupGitHub(program, ctx);
   registerRemoteCommands(program, ctx);
 }

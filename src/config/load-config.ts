@@ -5,6 +5,7 @@ import type { Config, GitHostConfig } from './config.js';
 import { misspelledVariables } from './misspelled-variables.js';
 import { envSchema, looksLikePem, resolveGitHostKind, SECRET_VARIABLES, type ParsedEnv } from './env-schema.js';
 import { ConfigError } from './config-error.js';
+import { withStoredApp } from './stored-app.js';
 
 export interface LoadConfigOptions {
   /** Base of a relative MERGEQ_DATA_DIR; defaults to the working directory. */
@@ -14,7 +15,8 @@ export interface LoadConfigOptions {
 
 /** Validates the environment; throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined>, options: LoadConfigOptions = {}): Config {
-  const present = presentValues(env);
+  const cwd = options.cwd ?? process.cwd();
+  const present = withStoredApp(presentValues(env), resolve(cwd, env.MERGEQ_DATA_DIR?.trim() || './data'));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
   const e = parsed.data;
@@ -22,7 +24,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     port: e.MERGEQ_PORT,
     // The sandbox drives fake repositories with no real users: local only, unless asked otherwise.
     host: e.MERGEQ_HOST ?? (resolveGitHostKind(e) === 'sandbox' ? '127.0.0.1' : '0.0.0.0'),
-    dataDir: resolve(options.cwd ?? process.cwd(), e.MERGEQ_DATA_DIR),
+    dataDir: resolve(cwd, e.MERGEQ_DATA_DIR),
     mongodbUri: e.MONGODB_URI ?? null,
     logLevel: e.LOG_LEVEL,
     gitHost: gitHostConfig(e, options.readFile ?? ((path) => readFileSync(path, 'utf8'))),
