@@ -70,6 +70,7 @@ function gitHostConfig(e: ParsedEnv, readFile: (path: string) => string): GitHos
     // probot's own variables for GitHub Enterprise Server, when GITHUB_API_URL does not say it.
     apiUrl: e.GITHUB_API_URL ?? (e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : null),
     writeBudget: { perMinute: e.MERGEQ_GITHUB_WRITES_PER_MINUTE, perHour: e.MERGEQ_GITHUB_WRITES_PER_HOUR },
+    ...(e.WEBHOOK_PROXY_URL ? { webhookProxyUrl: e.WEBHOOK_PROXY_URL } : {}),
   };
 }
 
@@ -96,6 +97,7 @@ function warningsFor(e: ParsedEnv): string[] {
       `GitHub App settings are incomplete (${e.APP_ID === undefined ? 'APP_ID' : 'PRIVATE_KEY or PRIVATE_KEY_PATH'} is not set), so no git host is used`,
     );
   }
+  if (kind !== 'github' && e.WEBHOOK_PROXY_URL !== undefined) warnings.push('WEBHOOK_PROXY_URL is set but no GitHub App is configured, so it is ignored');
   if (kind === 'none') {
     warnings.push('no git host is configured: the API works, and submitted pull requests wait as NOT_READY');
   }
