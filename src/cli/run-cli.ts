@@ -25,6 +25,8 @@ Environment (docs/configuration.md has the details):
   MERGEQ_GITHOST      github | sandbox | none (github when APP_ID and a key are set, else none)
   APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET: the GitHub App (docs/github-app.md)
   GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
+  WEBHOOK_PROXY_URL   a smee.io channel to receive webhooks through (a laptop)
+  (.env in the working directory is read at start; the environment wins. \`mergeq setup github\` stores the App in the data dir)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
   MERGEQ_URL, MERGEQ_TOKEN: the service and API token of \`mergeq queue\`, \`pr\` and \`test\` (--url, --token override; docs/cli.md)
   MERGEQ_RATE_LIMIT, MERGEQ_RATE_BURST   requests/s and burst per token and per address (50, 200; 0: off)
@@ -37,7 +39,9 @@ Environment (docs/configuration.md has the details):
 Admin commands use the same store as the server, also while it runs.
 
 Examples:
+  $ mergeq setup github --webhook-url https://mergeq.example.com/api/github/webhooks
   $ mergeq serve
+  $ mergeq doctor --repo acme/widgets
   $ mergeq open          # prints the web page's address, e.g. http://localhost:3000/ui/
   $ mergeq org create acme --owner github.com/acme
   $ TOKEN=$(mergeq token create --org acme --name ci)
