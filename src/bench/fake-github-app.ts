@@ -76,7 +76,7 @@ export class FakeGitHubApp {
     if (route === `GET /rulesets/${RULESET_ID}` && this.protection !== 'none') {
       return [200, { id: RULESET_ID, name: 'main', enforcement: 'active', current_user_can_bypass: this.protection === 'ruleset_with_bypass' ? 'always' : 'never' }];
     }
-    if (route === 'GET /branches/main/protection') return [404, { message: 'Branch not protected' }];
+    if (/^GET \/branches\/.+\/protection$/.test(route)) return [404, { message: 'Branch not protected' }];
     const reply = this.fake.handle(method, uri, body);
     if ((m = /^GET \/git\/commits\/([^/]+)$/.exec(route)) && reply[0] === 200) {
       return [200, { ...(reply[1] as object), tree: { sha: `tree-${m[1]}` } }];

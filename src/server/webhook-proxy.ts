@@ -17,16 +17,12 @@ export function startWebhookProxy(source: string, target: string, logger: Logger
       error: (...args: unknown[]) => log.warn(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ')),
     },
   });
-  const started = client.start().then(
+  client.start().then(
     () => log.info({ source, target }, `forwarding webhooks from ${source} to ${target}`),
     (err: unknown) => log.warn({ source }, `webhook proxy ${source} not reachable yet (${err instanceof Error ? err.message : 'connection failed'}); retrying`),
   );
-  return {
-    async stop() {
-      await started;
-      await client.stop();
-    },
-  };
+  // Not waiting for the first connection: a channel that never answers must not hold a shutdown up.
+  return { stop: () => client.stop() };
 }
 
 /** The service's webhook endpoint as seen from this host: a wildcard listening address becomes the loopback. */

@@ -95,6 +95,17 @@ describe('mergeq doctor', () => {
     expect(run.code).toBe(1);
   });
 
+  it('fails the queue line with the command that creates it, for a branch without a queue, and refuses a branch that does not exist', async () => {
+    fake.refs.set('develop', 'base0');
+    const run = await cli.run(['doctor', '--repo', 'acme/widgets', '--branch', 'develop', '--wait', '5s']);
+    expect(run.stdout).toContain('FAIL  queue: no queue for acme/widgets develop: create one with mergeq queue create --repo acme/widgets --branch develop\n');
+    expect(run.stdout).toContain('skip  required checks: skipped: no queue\n');
+    expect(run.stdout.split('\n').filter((l) => l.startsWith('FAIL'))).toHaveLength(1);
+    expect(run.code).toBe(1);
+
+    expect(await cli.run(['doctor', '--repo', 'acme/widgets', '--branch', 'nope'])).toMatchObject({ code: 2, stderr: 'mergeq: acme/widgets has no branch nope\n' });
+  });
+
   it('fails the installation line with the permissions missing, and when the App is not installed skips the rest', async () => {
     github.permissions = { ...github.permissions, contents: 'read' };
     expect((await doctor()).line('App installed')).toMatch(/^FAIL {2}App installed: installation 7 lacks contents: write: accept the App's new permissions at https:\/\/github\.com\/organizations\/acme\/settings\/installations\/7/);

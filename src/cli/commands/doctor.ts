@@ -8,8 +8,8 @@ import { repoHost } from '../../server/github-app.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT } from '../exit-codes.js';
 import { readAppManifest } from '../github-app/app-manifest.js';
-import { branchRequiredChecks, fastForwardLine, installationLine, queueLine, requiredChecksLine, type DoctorLine, type Octokit, type Target } from '../github-app/doctor-checks.js';
-import { probeLines } from '../github-app/doctor-probe.js';
+import { branchRequiredChecks, describe, fastForwardLine, installationLine, queueLine, requiredChecksLine, statusOf, type DoctorLine, type Octokit, type Target } from '../github-app/doctor-checks.js';
+import { PROBE_BRANCH, probeLines } from '../github-app/doctor-probe.js';
 import { usageError } from '../usage-error.js';
 import { withStore } from '../with-store.js';
 import { parseRepo } from './queue-ref.js';
@@ -83,10 +83,16 @@ async function runDoctor(
   const inst: Octokit = await probot.auth(installed.installationId);
   const { data: repository } = await inst.request('GET /repos/{owner}/{repo}', { owner: where.owner, repo: where.repo });
   const target: Target = { owner: where.owner, repo: where.repo, branch: where.branch ?? repository.default_branch };
+  await inst.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: target.owner, repo: target.repo, ref: `heads/${target.branch}` }).catch((err: unknown) => {
+    throw statusOf(err) === 404 ? usageError(`${target.owner}/${target.repo} has no branch ${target.branch}`) : err;
+  });
   const queue = await queueOf(target.branch);
   const fromBranch = await branchRequiredChecks(inst, target);
   const required = queue?.settings.requiredStatuses?.length ? queue.settings.requiredStatuses : fromBranch;
   const fastForward = await fastForwardLine(inst, target, installed.slug);
-  const probe = await probeLines({ app, inst, target, repositoryId: Number(repository.id), required, waitMs });
+  const probe = await probeLines({ app, inst, target, repositoryId: Number(repository.id), required, waitMs }).catch((err: unknown) => {
+    const say = `cannot push ${PROBE_BRANCH} (${describe(err)}): the App needs contents: write on ${target.owner}/${target.repo}`;
+    return { webhooks: { check: 'webhooks', ok: false, say }, ci: { check: 'CI on mergeq/**', ok: false, say } };
+  });
   return [installed.line, probe.webhooks, queueLine(queue, target), requiredChecksLine(queue, fromBranch, target), probe.ci, fastForward];
 }

@@ -41,7 +41,9 @@ export async function installationLine(
   manifest: AppManifest,
 ): Promise<{ line: DoctorLine; installationId: number | null; slug: string }> {
   const check = 'App installed';
-  const { data: me } = await app.request('GET /app');
+  const { data: me } = await app.request('GET /app').catch((err: unknown) => {
+    throw new Error(`GitHub refused the App's credentials (${describe(err)}): APP_ID and PRIVATE_KEY must be the App's (its settings page, "Private keys")`, { cause: err });
+  });
   const slug = me?.slug ?? 'mergeq';
   const installation = await unless([404], null, async () => (await app.request('GET /repos/{owner}/{repo}/installation', { owner: t.owner, repo: t.repo })).data);
   if (!installation) {
