@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,12 @@ describe('.env', () => {
     writeFileSync(join(dir, '.env'), '# the port\nMERGEQ_PORT=4321\nMERGEQ_HOST="127.0.0.1"\n');
     expect(await mergeqOpen()).toBe('http://127.0.0.1:4321/ui/');
     expect(await mergeqOpen({ MERGEQ_PORT: '5000' })).toBe('http://127.0.0.1:5000/ui/');
+  });
+
+  it('stops with exit code 78 naming the file when .env cannot be read', async () => {
+    mkdirSync(join(dir, '.env'));
+    const run = promisify(execFile)(process.execPath, [MAIN, 'open'], { cwd: dir, env: { PATH: process.env.PATH ?? '' } });
+    await expect(run).rejects.toMatchObject({ code: 78, stderr: `mergeq: cannot read ${join(dir, '.env')}: EISDIR\n` });
   });
 
   it('keeps a multi-line quoted PRIVATE_KEY whole, and changes nothing without a file', () => {
