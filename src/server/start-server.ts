@@ -132,7 +132,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   inbox?.start();
   const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }), allowedNetworks });
   dispatcher.start();
-  const proxy = config.gitHost.kind === 'github' && config.gitHost.webhookProxyUrl ? startWebhookProxy(config.gitHost.webhookProxyUrl, localWebhookUrl(listener.host, listener.port), logger) : undefined;
+  const proxy = config.gitHost.kind === 'github' && config.gitHost.webhookProxyUrl ? await startWebhookProxy(config.gitHost.webhookProxyUrl, localWebhookUrl(listener.host, listener.port), logger) : undefined;
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { SmeeClient } from 'smee-client';
 
 /**
  * Subscribes to a webhook proxy channel (smee.io, or any server speaking its server-sent events) and
@@ -7,7 +6,9 @@ import { SmeeClient } from 'smee-client';
  * GitHub delivers to the channel, which a laptop can reach. The endpoint still checks each
  * delivery's signature. A channel that cannot be reached is logged, not fatal: the client retries.
  */
-export function startWebhookProxy(source: string, target: string, logger: Logger): { stop(): Promise<void> } {
+export async function startWebhookProxy(source: string, target: string, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  // Loaded only when asked for: it brings undici along.
+  const { SmeeClient } = await import('smee-client');
   const log = logger.child({ component: 'webhook-proxy' });
   const client = new SmeeClient({
     source,
@@ -17,7 +18,7 @@ export function startWebhookProxy(source: string, target: string, logger: Logger
       error: (...args: unknown[]) => log.warn(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ')),
     },
   });
-  client.start().then(
+  void client.start().then(
     () => log.info({ source, target }, `forwarding webhooks from ${source} to ${target}`),
     (err: unknown) => log.warn({ source }, `webhook proxy ${source} not reachable yet (${err instanceof Error ? err.message : 'connection failed'}); retrying`),
   );
