@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeGitHub } from './fake-github.js';
+import type { Reply } from './fake-github-types.js';
 
 export interface FakeGitHubServer {
   /** The API root, e.g. `http://127.0.0.1:40123`. */
@@ -9,7 +9,7 @@ export interface FakeGitHubServer {
 }
 
 /** Serves the fake GitHub's REST API over HTTP on 127.0.0.1, for a mergeq that talks to it as to GitHub. */
-export async function serveFakeGitHub(fake: FakeGitHub): Promise<FakeGitHubServer> {
+export async function serveFakeGitHub(fake: { handle(method: string, uri: string, body: Record<string, unknown>): Reply }): Promise<FakeGitHubServer> {
   const server = createServer((req, res) => {
     void readJson(req).then((body) => {
       const [status, data, headers] = fake.handle(req.method ?? 'GET', decodeURIComponent(req.url ?? '/'), body);

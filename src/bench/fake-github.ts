@@ -89,6 +89,12 @@ export class FakeGitHub {
     this.commits.conflict(a, b);
   }
 
+  /** A commit with no change of its own on top of `parent` (`POST /git/commits`, fake-github-app.ts). */
+  addCommit(sha: string, parent: string): void {
+    this.commits.add(sha, [], parent);
+  }
+  hasCommit = (sha: string): boolean => this.commits.has(sha);
+
   /**
    * Someone pushes a change straight to `branch` (not through a PR mergeq knows): its content is the
    * change number `change`. Returns the new head.

@@ -3,10 +3,12 @@ import type { Clock } from '../domain/clock.js';
 import { loadConfig } from '../config/load-config.js';
 import type { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerOpen } from './commands/open.js';
 import { registerOrgCreate } from './commands/org-create.js';
 import { registerOrgList } from './commands/org-list.js';
 import { registerServe } from './commands/serve.js';
+import { registerSetupGitHub } from './commands/setup-github.js';
 import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
@@ -23,6 +25,8 @@ Environment (docs/configuration.md has the details):
   MERGEQ_GITHOST      github | sandbox | none (github when APP_ID and a key are set, else none)
   APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET: the GitHub App (docs/github-app.md)
   GITHUB_API_URL      GitHub Enterprise Server API URL (or GHE_HOST, GHE_PROTOCOL)
+  WEBHOOK_PROXY_URL   a smee.io channel to receive webhooks through (a laptop)
+  (.env in the working directory is read at start; the environment wins. \`mergeq setup github\` stores the App in the data dir)
   LOG_LEVEL           fatal | error | warn | info | debug | trace | silent (info)
   MERGEQ_URL, MERGEQ_TOKEN: the service and API token of \`mergeq queue\`, \`pr\` and \`test\` (--url, --token override; docs/cli.md)
   MERGEQ_RATE_LIMIT, MERGEQ_RATE_BURST   requests/s and burst per token and per address (50, 200; 0: off)
@@ -35,7 +39,9 @@ Environment (docs/configuration.md has the details):
 Admin commands use the same store as the server, also while it runs.
 
 Examples:
+  $ mergeq setup github --webhook-url https://mergeq.example.com/api/github/webhooks
   $ mergeq serve
+  $ mergeq doctor --repo acme/widgets
   $ mergeq open          # prints the web page's address, e.g. http://localhost:3000/ui/
   $ mergeq org create acme --owner github.com/acme
   $ TOKEN=$(mergeq token create --org acme --name ci)
@@ -87,5 +93,7 @@ function register(program: Command, ctx: CliContext): void {
   registerTokenRevoke(token, ctx);
 
   registerWebhook(program, ctx);
+  registerDoctor(program, ctx);
+  registerSetupGitHub(program, ctx);
   registerRemoteCommands(program, ctx);
 }

@@ -21,6 +21,8 @@ export type GitHostConfig =
       apiUrl: string | null;
       /** The App's writes per installation (GitHub's secondary limits); absent: 80 and 500, 0: no limit. */
       writeBudget?: WriteBudgetLimits;
+      /** WEBHOOK_PROXY_URL: a smee.io channel whose events are forwarded to the webhook endpoint (a laptop); absent: none. */
+      webhookProxyUrl?: string;
     };
 
 /** Bounds on what clients may send (docs/configuration.md, "Request limits"). */

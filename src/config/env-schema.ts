@@ -66,6 +66,11 @@ export const envSchema = z
       .trim()
       .refine(isHttpUrl, { error: 'must be an http(s) URL, e.g. https://github.example.com/api/v3' })
       .optional(),
+    WEBHOOK_PROXY_URL: z
+      .string()
+      .trim()
+      .refine(isHttpUrl, { error: 'must be an http(s) URL of a webhook proxy channel, e.g. https://smee.io/abc123' })
+      .optional(),
     GHE_HOST: z
       .string()
       .trim()

@@ -5,6 +5,7 @@ import type { Config, GitHostConfig } from './config.js';
 import { misspelledVariables } from './misspelled-variables.js';
 import { envSchema, looksLikePem, resolveGitHostKind, SECRET_VARIABLES, type ParsedEnv } from './env-schema.js';
 import { ConfigError } from './config-error.js';
+import { withStoredApp } from './stored-app.js';
 
 export interface LoadConfigOptions {
   /** Base of a relative MERGEQ_DATA_DIR; defaults to the working directory. */
@@ -14,7 +15,8 @@ export interface LoadConfigOptions {
 
 /** Validates the environment; throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined>, options: LoadConfigOptions = {}): Config {
-  const present = presentValues(env);
+  const cwd = options.cwd ?? process.cwd();
+  const present = withStoredApp(presentValues(env), resolve(cwd, env.MERGEQ_DATA_DIR?.trim() || './data'));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
   const e = parsed.data;
@@ -22,7 +24,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     port: e.MERGEQ_PORT,
     // The sandbox drives fake repositories with no real users: local only, unless asked otherwise.
     host: e.MERGEQ_HOST ?? (resolveGitHostKind(e) === 'sandbox' ? '127.0.0.1' : '0.0.0.0'),
-    dataDir: resolve(options.cwd ?? process.cwd(), e.MERGEQ_DATA_DIR),
+    dataDir: resolve(cwd, e.MERGEQ_DATA_DIR),
     mongodbUri: e.MONGODB_URI ?? null,
     logLevel: e.LOG_LEVEL,
     gitHost: gitHostConfig(e, options.readFile ?? ((path) => readFileSync(path, 'utf8'))),
@@ -68,6 +70,7 @@ function gitHostConfig(e: ParsedEnv, readFile: (path: string) => string): GitHos
     // probot's own variables for GitHub Enterprise Server, when GITHUB_API_URL does not say it.
     apiUrl: e.GITHUB_API_URL ?? (e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : null),
     writeBudget: { perMinute: e.MERGEQ_GITHUB_WRITES_PER_MINUTE, perHour: e.MERGEQ_GITHUB_WRITES_PER_HOUR },
+    ...(e.WEBHOOK_PROXY_URL ? { webhookProxyUrl: e.WEBHOOK_PROXY_URL } : {}),
   };
 }
 
@@ -94,6 +97,7 @@ function warningsFor(e: ParsedEnv): string[] {
       `GitHub App settings are incomplete (${e.APP_ID === undefined ? 'APP_ID' : 'PRIVATE_KEY or PRIVATE_KEY_PATH'} is not set), so no git host is used`,
     );
   }
+  if (kind !== 'github' && e.WEBHOOK_PROXY_URL !== undefined) warnings.push('WEBHOOK_PROXY_URL is set but no GitHub App is configured, so it is ignored');
   if (kind === 'none') {
     warnings.push('no git host is configured: the API works, and submitted pull requests wait as NOT_READY');
   }

@@ -21,6 +21,7 @@ import { gitHubWebhooks } from './github-app.js';
 import { listen, type HttpListener } from './http-listener.js';
 import { createLogger } from './logger.js';
 import { startRetention } from './retention-timer.js';
+import { localWebhookUrl, startWebhookProxy } from './webhook-proxy.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { WebhookInbox } from '../service/webhook-inbox.js';
 
@@ -131,6 +132,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   inbox?.start();
   const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }), allowedNetworks });
   dispatcher.start();
+  const proxy = config.gitHost.kind === 'github' && config.gitHost.webhookProxyUrl ? await startWebhookProxy(config.gitHost.webhookProxyUrl, localWebhookUrl(listener.host, listener.port), logger) : undefined;
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));
   logger.info(
     { host: listener.host, port: listener.port, store: store.kind, gitHost: gitHost.kind },
@@ -146,6 +148,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     gitHostKind: gitHost.kind,
     stop() {
       stopping ??= (async () => {
+        await proxy?.stop();
         await server.close();
         await stopRetention();
         unsubscribeCi?.();
