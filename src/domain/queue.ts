@@ -51,6 +51,10 @@ export interface QueueDoc {
    * merge through the merge API until `at` is old enough to try again (FAST_FORWARD_RETRY_MS).
    */
   fastForwardRefused?: { at: string; message: string } | null;
+  /** The template whose pattern the branch matched when a submit created the queue (queue-patterns.md). */
+  createdFrom?: { pattern: string };
+  /** `.github/mergeq.yml@<sha>` while the repository's file manages the settings; absent: `api`. */
+  settingsSource?: string;
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];
