@@ -25,6 +25,7 @@ import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
 import type { WebhookService } from '../service/webhook-service.js';
+import type { QueueTemplateService } from '../service/queue-template-service.js';
 
 /** The services come from `apiServices` (src/service/api-services.ts) plus the QueueService: the app never sees the store. */
 export interface HttpDeps {
@@ -36,6 +37,7 @@ export interface HttpDeps {
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
   webhookService: WebhookService;
+  queueTemplates: QueueTemplateService;
   /** `metricsRenderer(metricsService)` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
@@ -114,8 +116,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
-  const { flakyTestService, webhookService } = deps;
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService };
+  const { flakyTestService, webhookService, queueTemplates } = deps;
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService, queueTemplates };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });

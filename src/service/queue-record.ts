@@ -4,6 +4,7 @@ import type { MergeEstimate } from '../domain/eta.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { QueueSettings } from '../domain/settings.js';
+import { API_SETTINGS_SOURCE } from '../domain/queue-template.js';
 import { isActive, type QueueState } from '../domain/states.js';
 import { toEnqueuedPullRequestRecord, type EnqueuedPullRequestRecord } from './pull-request-record.js';
 
@@ -24,6 +25,10 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'> {
    */
   mergePath: 'fast_forward' | 'merge_api';
   fastForwardRefused: { at: string; message: string } | null;
+  /** The template that created the queue at a PR's first submit to its branch (queue-patterns.md). */
+  createdFrom: { pattern: string } | null;
+  /** `api`, or `.github/mergeq.yml@<sha>` while the repository's file manages the settings (mergeq-yml.md). */
+  settingsSource: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -54,6 +59,8 @@ export function toQueueRecordPage(
       .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id))),
     mergePath: s.mergeMethod === 'merge_commit' && !queue.fastForwardRefused ? 'fast_forward' : 'merge_api',
     fastForwardRefused: queue.fastForwardRefused ? { ...queue.fastForwardRefused } : null,
+    createdFrom: queue.createdFrom ? { pattern: queue.createdFrom.pattern } : null,
+    settingsSource: queue.settingsSource ?? API_SETTINGS_SOURCE,
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };

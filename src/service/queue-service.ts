@@ -38,6 +38,9 @@ import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
+import { TemplateQueues } from './template-queues.js';
+import { newQueueDoc } from './new-queue.js';
+import { isManagedByFile } from '../domain/queue-template.js';
 import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
@@ -81,6 +84,7 @@ export class QueueService {
   private readonly pages: Pages;
   private readonly mergeEstimates: MergeEstimates;
   private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
+  private readonly templateQueues: TemplateQueues;
 
   constructor(deps: QueueServiceDeps) {
     this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
@@ -91,6 +95,12 @@ export class QueueService {
     this.clock = deps.clock;
     this.notifier = deps.notifier;
     this.newId = deps.newId ?? randomUUID;
+    this.templateQueues = new TemplateQueues({ store: deps.store, clock: deps.clock, newId: this.newId, notify: (id) => deps.notifier.notify(id) });
+  }
+
+  /** Creates the branch's queue from the repository's matching template if it has none (the App's `/merge`). */
+  async ensureQueue(org: Org, input: QueueRefInput): Promise<void> {
+    await this.templateQueues.queueFor(org, input.repo, this.keyOf(org, input));
   }
 
   async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
@@ -102,7 +112,7 @@ export class QueueService {
 
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
-    const before = await this.store.getQueue(key.repoKey, key.branch);
+    const before = await this.templateQueues.queueFor(org, input.repo, key);
     if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
     const activeBefore = activeEntryFor(before, prNumber);
@@ -228,24 +238,7 @@ export class QueueService {
     const patch = settingsPatchOf(input);
     assertSettingsInBounds(patch);
     const now = this.clock.now().toISOString();
-    const queue: QueueDoc = {
-      id: this.newId(),
-      orgId: org.id,
-      repo: { host: input.repo.host, owner: input.repo.owner, name: input.repo.name },
-      repoKey: repoKey(input.repo),
-      branch: input.targetBranch,
-      state: input.state ?? 'running',
-      switching: null,
-      settings: defaultSettings(patch),
-      createdAt: now,
-      updatedAt: now,
-      version: 0,
-      nextSeq: 1,
-      targetSha: null,
-      entries: [],
-      units: [],
-      runs: [],
-    };
+    const queue = newQueueDoc({ id: this.newId(), org, repo: input.repo, branch: input.targetBranch, settings: patch, now, ...(input.state ? { state: input.state } : {}) });
     try {
       await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
@@ -279,10 +272,10 @@ export class QueueService {
       const unchanged = await this.loadQueue(org, input);
       return toQueueRecord(unchanged, await this.estimates(unchanged));
     }
-    const { queue } = await this.writer.update(key, (current) => ({
-      queue: changeSettings(current, patch, input.state, this.clock.now()),
-      result: null,
-    }));
+    const { queue } = await this.writer.update(key, (current) => {
+      if (Object.keys(patch).length > 0 && isManagedByFile(current.settingsSource)) throw queueErrors.managedByFile(current.branch, current.settingsSource!);
+      return { queue: changeSettings(current, patch, input.state, this.clock.now()), result: null };
+    });
     this.notifier.notify(queue.id);
     return toQueueRecord(queue, await this.estimates(queue));
   }
@@ -341,7 +334,7 @@ function assertAccepting(queue: QueueDoc): void {
   if (draining) throw queueErrors.notAccepting(queue.branch);
 }
 
-function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
+export function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
   const patch: Record<string, unknown> = {};
   for (const k of SETTING_KEYS) {
     if (input[k] !== undefined) patch[k] = input[k];

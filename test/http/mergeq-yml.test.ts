@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseMergeqYml } from '../../src/http/mergeq-yml.js';
+import { mergeqYmlJsonSchema } from '../../src/http/schemas/mergeq-yml.js';
+
+describe('.github/mergeq.yml', () => {
+  it('reads queues by branch and by pattern with their settings', () => {
+    const text = ['queues:', '  - branch: main', '    concurrency: 3', '    mode: Parallel', '  - pattern: release/*', '    batch: true', ''].join('\n');
+    expect(parseMergeqYml(text)).toEqual({
+      ok: true,
+      config: { queues: [{ branch: 'main', settings: { concurrency: 3, mode: 'parallel' } }, { pattern: 'release/*', settings: { batch: true } }] },
+    });
+  });
+
+  it('names the line of an unknown setting and the setting it most likely meant', () => {
+    const text = ['# settings of the merge queues', 'queues:', '  - branch: main', '    concurrency: 2', '  - branch: develop', '    batch: true', '    concurency: 4', ''].join('\n');
+    expect(parseMergeqYml(text)).toEqual({ ok: false, problem: 'line 7: queues[1].concurency: unknown setting, did you mean concurrency?' });
+  });
+
+  it('names the line of a value out of bounds, of a queue without branch or pattern, and of broken YAML', () => {
+    expect(parseMergeqYml('queues:\n  - branch: main\n    concurrency: 0\n')).toEqual({ ok: false, problem: 'line 3: queues[0].concurrency: must be at least 1' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - batch: true\n')).toEqual({ ok: false, problem: 'line 3: queues[1]: needs exactly one of branch or pattern' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 3: queues[1].branch: branch main is named twice' });
+    const broken = parseMergeqYml('queues:\n  - branch: main\n   concurrency: [2\n');
+    expect(broken.ok).toBe(false);
+    expect(!broken.ok && broken.problem).toMatch(/^line 3: not valid YAML/);
+  });
+
+  it('is published as a JSON Schema listing every setting of createQueue', () => {
+    type Item = { properties: Record<string, unknown>; additionalProperties: boolean };
+    const schema = mergeqYmlJsonSchema('https://mergeq.example/v1/schemas/mergeq.yml.json') as { $id: string; properties: { queues: { anyOf: { type: string; items: Item }[] } } };
+    expect(schema.$id).toBe('https://mergeq.example/v1/schemas/mergeq.yml.json');
+    const item = schema.properties.queues.anyOf.find((s) => s.type === 'array')!.items;
+    expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['branch', 'pattern', 'concurrency', 'mergeMethod', 'requiredStatuses']));
+    expect(item.additionalProperties).toBe(false);
+  });
+});
