@@ -15,6 +15,7 @@ import { LargeBodiesInFlight } from './body/large-bodies.js';
 import { jsonBody } from './json-body.js';
 import { sendJson } from './json-response.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { mergeqYmlJsonSchema } from './schemas/mergeq-yml.js';
 import { OPERATIONS } from './operations.js';
 import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -148,6 +149,13 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
     .get((_req, res) => {
       res.status(200).type('application/json').send(openApi);
     })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  // For editors validating .github/mergeq.yml (docs/mergeq-yml.md): public, like the OpenAPI document.
+  const fileSchema = JSON.stringify(mergeqYmlJsonSchema());
+  router
+    .route('/schemas/mergeq.yml.json')
+    .get((_req, res) => void res.status(200).type('application/schema+json').send(fileSchema))
     .all(methodNotAllowed(['GET', 'HEAD']));
 
   return router;

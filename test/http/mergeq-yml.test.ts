@@ -27,8 +27,8 @@ describe('.github/mergeq.yml', () => {
 
   it('is published as a JSON Schema listing every setting of createQueue', () => {
     type Item = { properties: Record<string, unknown>; additionalProperties: boolean };
-    const schema = mergeqYmlJsonSchema('https://mergeq.example/v1/schemas/mergeq.yml.json') as { $id: string; properties: { queues: { anyOf: { type: string; items: Item }[] } } };
-    expect(schema.$id).toBe('https://mergeq.example/v1/schemas/mergeq.yml.json');
+    const schema = mergeqYmlJsonSchema() as { title: string; properties: { queues: { anyOf: { type: string; items: Item }[] } } };
+    expect(schema.title).toBe('.github/mergeq.yml');
     const item = schema.properties.queues.anyOf.find((s) => s.type === 'array')!.items;
     expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['branch', 'pattern', 'concurrency', 'mergeMethod', 'requiredStatuses']));
     expect(item.additionalProperties).toBe(false);

@@ -39,6 +39,6 @@ export const mergeqYmlSchema = z
   .describe('mergeq settings kept in the repository: .github/mergeq.yml on the default branch');
 
 /** The file's JSON Schema (draft 2020-12), for editors (yaml-language-server, SchemaStore-style `$schema`). */
-export function mergeqYmlJsonSchema(id: string): Record<string, unknown> {
-  return { ...z.toJSONSchema(mergeqYmlSchema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }), $id: id, title: '.github/mergeq.yml' };
+export function mergeqYmlJsonSchema(): Record<string, unknown> {
+  return { ...z.toJSONSchema(mergeqYmlSchema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }), title: '.github/mergeq.yml' };
 }
