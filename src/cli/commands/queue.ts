@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { usageError } from '../usage-error.js';
 import { addQueueRefOptions, describeQueue, parseRepo, queueRefOf, type QueueRefOptions } from './queue-ref.js';
 import { queueListText, queueText } from './queue-text.js';
+import { registerQueueTemplate } from './queue-template.js';
 
 type RefOptions = QueueRefOptions & ApiOptions;
 type SettingsOptions = RefOptions & { set?: string[] };
@@ -51,7 +52,8 @@ export function parseSettings(pairs: string[]): Record<string, unknown> {
 export function registerQueue(program: Command, ctx: CliContext): void {
   const queue = program
     .command('queue')
-    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `delete`.');
+    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `delete`, `template`.');
+  registerQueueTemplate(queue, ctx, { parseSettings, collect, settingsHelp: SETTINGS_HELP });
 
   const print = (options: ApiOptions, answer: unknown, text: () => string) =>
     ctx.io.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : text());
