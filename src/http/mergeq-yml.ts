@@ -22,7 +22,13 @@ export function parseMergeqYml(text: string): RepoConfigParse {
     const e = doc.errors[0]!;
     return { ok: false, problem: `line ${lines.linePos(e.pos[0]).line}: not valid YAML: ${e.message.split('\n')[0]}` };
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (err) {
+    // Aliases expanding past the bound (a "billion laughs" file).
+    return { ok: false, problem: `line 1: not valid YAML: ${(err as Error).message}` };
+  }
   const parsed = mergeqYmlSchema.safeParse(data);
   if (!parsed.success) {
     const problems = parsed.error.issues.flatMap((issue) => describe(issue, doc, lines)).sort((a, b) => a.line - b.line);

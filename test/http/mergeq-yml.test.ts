@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import request from 'supertest';
 import { parseMergeqYml } from '../../src/http/mergeq-yml.js';
 import { mergeqYmlJsonSchema } from '../../src/http/schemas/mergeq-yml.js';
+import { createTestApp } from './helpers/test-app.js';
 
 describe('.github/mergeq.yml', () => {
   it('reads queues by branch and by pattern with their settings', () => {
@@ -32,5 +34,26 @@ describe('.github/mergeq.yml', () => {
     const item = schema.properties.queues.anyOf.find((s) => s.type === 'array')!.items;
     expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['branch', 'pattern', 'concurrency', 'mergeMethod', 'requiredStatuses']));
     expect(item.additionalProperties).toBe(false);
+  });
+
+  it('serves the JSON Schema at /v1/schemas/mergeq.yml.json without a token', async () => {
+    const t = await createTestApp();
+    try {
+      const res = await request(t.app).get('/v1/schemas/mergeq.yml.json');
+      expect([res.status, res.headers['content-type']]).toEqual([200, 'application/schema+json; charset=utf-8']);
+      expect(JSON.parse(res.text)).toEqual(mergeqYmlJsonSchema());
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('.github/mergeq.yml that is not a settings file', () => {
+  it('refuses aliases expanding without end, a file too large, and a top-level typo', () => {
+    const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]', ''].join('\n');
+    expect(parseMergeqYml(laughs)).toMatchObject({ ok: false, problem: expect.stringMatching(/^line 1: not valid YAML/) });
+    expect(parseMergeqYml(`# ${'x'.repeat(70_000)}\n`)).toEqual({ ok: false, problem: 'line 1: the file is larger than 64 KB' });
+    expect(parseMergeqYml('queue:\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 1: queue: unknown key, did you mean queues?' });
+    expect(parseMergeqYml('')).toEqual({ ok: true, config: { queues: [] } });
   });
 });

@@ -11,12 +11,17 @@ type TemplateOptions = ApiOptions & { repo: string; pattern: string; set?: strin
 export function registerQueueTemplate(
   queue: Command,
   ctx: CliContext,
-  tools: { parseSettings: (pairs: string[]) => Record<string, unknown>; collect: (value: string, previous: string[] | undefined) => string[]; settingsHelp: string },
+  tools: {
+    parseSettings: (pairs: string[]) => Record<string, unknown>;
+    collect: (value: string, previous: string[] | undefined) => string[];
+    settingsHelp: string;
+    print: (options: ApiOptions, answer: unknown, text: () => string) => void;
+  },
 ): void {
   const template = queue
     .command('template')
     .description('Templates of the queues of the branches matching a pattern (release/*): each such queue is created at the first submit to its branch.');
-  const print = (options: ApiOptions, answer: unknown, text: () => string) => ctx.io.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : text());
+  const { print } = tools;
   const withRef = (cmd: Command) =>
     addApiOptions(cmd)
       .requiredOption('--repo <repo>', 'the repository: owner/name on github.com, or host/owner/name')

@@ -24,7 +24,7 @@ export function queueText(record: QueueRecord): string {
   const { id: _id, repo, branch, enqueuedPullRequests, ...rest } = record;
   const fields = Object.entries(rest)
     .filter(([key]) => key !== 'page')
-    .map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') || '-' : String(value)]);
+    .map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') || '-' : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)]);
   const width = Math.max(...fields.map(([key]) => key!.length));
   const head = `Queue ${repo.host}/${repo.owner}/${repo.name} ${branch}\n${fields.map(([k, v]) => `  ${k!.padEnd(width)}  ${v}\n`).join('')}`;
   if (enqueuedPullRequests.length === 0) return `${head}No pull requests in the queue.\n`;

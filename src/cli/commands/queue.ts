@@ -53,10 +53,10 @@ export function registerQueue(program: Command, ctx: CliContext): void {
   const queue = program
     .command('queue')
     .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `delete`, `template`.');
-  registerQueueTemplate(queue, ctx, { parseSettings, collect, settingsHelp: SETTINGS_HELP });
 
   const print = (options: ApiOptions, answer: unknown, text: () => string) =>
     ctx.io.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : text());
+  registerQueueTemplate(queue, ctx, { parseSettings, collect, settingsHelp: SETTINGS_HELP, print });
 
   addApiOptions(queue.command('list').description("List the organization's queues: state, mode, pull requests, runs, merged and failed in the last hour."))
     .option('--repo <repo>', 'only the queues of this repository: owner/name on github.com, or host/owner/name')
