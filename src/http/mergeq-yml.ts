@@ -31,7 +31,7 @@ export function parseMergeqYml(text: string): RepoConfigParse {
   }
   const parsed = mergeqYmlSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.flatMap((issue) => describe(issue, doc, lines)).sort((a, b) => a.line - b.line);
+    const problems = parsed.error.issues.flatMap((issue) => problemsOf(issue, doc, lines)).sort((a, b) => a.line - b.line);
     const first = problems[0]!;
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
     return { ok: false, problem: `line ${first.line}: ${first.text}${more}` };
@@ -46,7 +46,7 @@ export function parseMergeqYml(text: string): RepoConfigParse {
   };
 }
 
-function describe(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter): { line: number; text: string }[] {
+function problemsOf(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter): { line: number; text: string }[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
     const node = doc.getIn(path, true);
