@@ -1,4 +1,5 @@
 import { FakeCommits } from './fake-commits.js';
+import { FakeFiles } from './fake-github-files.js';
 import { ContentLimits } from './fake-github-limits.js';
 import { pullJson } from './fake-github-pulls.js';
 import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
@@ -35,6 +36,8 @@ export class FakeGitHub {
   readonly installationId = 7;
   readonly requiredContexts = ['ci'];
   readonly refs = new Map<string, string>();
+  /** Files by commit (fake-github-files.ts). */
+  readonly files = new FakeFiles(this.refs);
   readonly pulls = new Map<number, FakePull>();
   readonly permissions = new Map<string, string>();
   /** Statuses posted on commits (CI's and mergeq's own), by commit. */
@@ -220,6 +223,8 @@ export class FakeGitHub {
   private handleRoute(method: string, uri: string, route: string, body: Record<string, unknown>): Reply {
     let m: RegExpExecArray | null;
     if (route === 'GET /installation') return [200, { id: this.installationId }];
+    const file = this.files.route(route, uri);
+    if (file) return file;
     if ((m = /^GET \/collaborators\/([^/]+)\/permission$/.exec(route))) {
       const permission = this.permissions.get(m[1]!) ?? 'read';
       return [200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission }];

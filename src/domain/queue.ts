@@ -54,6 +54,10 @@ export interface QueueDoc {
   fastForwardRefused?: { at: string; message: string } | null;
   /** Set by freezeQueue, cleared by unfreezeQueue or by the planner once `endsAt` has passed. */
   freeze?: Freeze | null;
+  /** The template whose pattern the branch matched when a submit created the queue (queue-patterns.md). */
+  createdFrom?: { pattern: string };
+  /** `.github/mergeq.yml@<sha>` while the repository's file manages the settings; absent: `api`. */
+  settingsSource?: string;
   entries: Entry[];
   units: Unit[];
   runs: TestRun[];

@@ -5,6 +5,7 @@ import type { GitHostEvents } from '../service/git-host-events.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
+import type { RepoConfigDeps } from './repo-config-file.js';
 import type { WriteAccess } from './write-access.js';
 
 /** What the GitHub App's handlers use: the same queue service as the REST API, and the git host's events. */
@@ -21,6 +22,8 @@ export interface AppDeps {
   logger: Logger;
   /** Called with each repository an installation event names (primes installation lookups). */
   onInstallationRepo?: (repo: RepoRef, installationId: number) => void;
+  /** `.github/mergeq.yml` (docs/mergeq-yml.md); absent: the file is not read. */
+  repoConfig?: RepoConfigDeps;
 }
 
 /** A repository as webhook payloads name it (`owner/name`; some payloads may omit the owner object). */

@@ -15,6 +15,7 @@ import { LargeBodiesInFlight } from './body/large-bodies.js';
 import { jsonBody } from './json-body.js';
 import { sendJson } from './json-response.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { mergeqYmlJsonSchema } from './schemas/mergeq-yml.js';
 import { OPERATIONS } from './operations.js';
 import { addressRateLimit, DEFAULT_RATE_LIMIT, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -25,6 +26,7 @@ import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
 import type { WebhookService } from '../service/webhook-service.js';
+import type { QueueTemplateService } from '../service/queue-template-service.js';
 
 /** The services come from `apiServices` (src/service/api-services.ts) plus the QueueService: the app never sees the store. */
 export interface HttpDeps {
@@ -36,6 +38,7 @@ export interface HttpDeps {
   quarantineService: Pick<QuarantineService, 'list'>;
   flakyTestService: FlakyTestService;
   webhookService: WebhookService;
+  queueTemplates: QueueTemplateService;
   /** `metricsRenderer(metricsService)` of src/metrics/queue-metrics.ts. */
   renderMetrics: RenderMetrics;
   logger: Logger;
@@ -114,8 +117,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
   const clock = deps.clock ?? systemClock;
   const router = express.Router();
-  const { flakyTestService, webhookService } = deps;
-  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService };
+  const { flakyTestService, webhookService, queueTemplates } = deps;
+  const services = { queueService: deps.queueService, quarantineService: deps.quarantineService, queueListing: deps.queueListing, flakyTestService, webhookService, queueTemplates };
   const bounds = deps.bodyBounds ?? DEFAULT_BODY_BOUNDS;
   const largeBodies = { inFlight: new LargeBodiesInFlight(bounds.largePerToken), keyOf: (res: Response) => callerOf(res).token.id };
   const readBody = (path: string) => jsonBody({ limit: bodyLimitOf(path), timeoutMs: bounds.timeoutMs, largeBodies });
@@ -146,6 +149,13 @@ function v1Routes(deps: HttpDeps, authenticate: RequestHandler[]): Router {
     .get((_req, res) => {
       res.status(200).type('application/json').send(openApi);
     })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  // For editors validating .github/mergeq.yml (docs/mergeq-yml.md): public, like the OpenAPI document.
+  const fileSchema = JSON.stringify(mergeqYmlJsonSchema());
+  router
+    .route('/schemas/mergeq.yml.json')
+    .get((_req, res) => void res.status(200).type('application/schema+json').send(fileSchema))
     .all(methodNotAllowed(['GET', 'HEAD']));
 
   return router;

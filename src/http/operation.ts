@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { QueueTemplateService } from '../service/queue-template-service.js';
 import type { ApiToken, Org } from '../domain/org.js';
 import type { FlakyTestService } from '../service/flaky-test-service.js';
 import type { QuarantineService } from '../service/quarantine-service.js';
@@ -13,6 +14,7 @@ export interface OperationServices {
   queueListing: Pick<QueueListing, 'list'>;
   flakyTestService: FlakyTestService;
   webhookService: WebhookService;
+  queueTemplates: QueueTemplateService;
 }
 
 /**

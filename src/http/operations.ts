@@ -1,4 +1,5 @@
 import { WEBHOOK_OPERATIONS } from './webhook-operations.js';
+import { TEMPLATE_OPERATIONS } from './template-operations.js';
 import { operation, type Operation } from './operation.js';
 import { pullRequestRefSchema, setImpactedTargetsSchema, submitPullRequestSchema, testingDetailsSchema } from './schemas/pull-request.js';
 import {
@@ -113,7 +114,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Update queue settings and state; omitted fields stay unchanged',
     request: updateQueueSchema,
     response: queueRecordSchema,
-    errorStatuses: [403, 404],
+    errorStatuses: [403, 404, 409],
     run: (s, org, input) => s.queueService.updateQueue(org, input),
   }),
   operation({
@@ -200,5 +201,6 @@ export const OPERATIONS: readonly Operation[] = [
         ...(input.tests ? { tests: input.tests } : {}),
       }),
   }),
+  ...TEMPLATE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
 ];

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { parseMergeqYml } from '../http/mergeq-yml.js';
+import { RepoConfigService } from '../service/repo-config-service.js';
 import type { Logger } from 'pino';
 import { Probot, ProbotOctokit } from 'probot';
 import type { GitHostConfig } from '../config/config.js';
@@ -90,6 +93,10 @@ export async function gitHubWebhooks(
     host: app.host,
     logger: deps.logger,
     onInstallationRepo: (repo, id) => app.clients.remember(repo, id),
+    repoConfig: {
+      parse: parseMergeqYml,
+      service: new RepoConfigService({ store: deps.store, clock: deps.clock, newId: randomUUID, notify: (id) => deps.engine.notify(id) }),
+    },
   }, () => deps.clock.now());
   await app.probot.load(appFn);
   const logger = deps.logger.child({ component: 'webhooks' });

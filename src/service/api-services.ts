@@ -5,6 +5,7 @@ import { FlakyTestService } from './flaky-test-service.js';
 import { QuarantineService } from './quarantine-service.js';
 import { QueueListing } from './queue-listing.js';
 import { QueueOverviewService } from './queue-overview.js';
+import { QueueTemplateService } from './queue-template-service.js';
 import { Readiness } from './readiness.js';
 import { WebhookService } from './webhook-service.js';
 
@@ -22,6 +23,7 @@ export function apiServices(store: Store, clock: Clock, options: { webhookAllowe
     queueListing: new QueueListing(store, overview),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
+    queueTemplates: new QueueTemplateService(store, clock),
     webhookService: new WebhookService({ store, clock, allowedNetworks: options.webhookAllowedNetworks ?? [] }),
   };
 }

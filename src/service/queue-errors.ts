@@ -18,6 +18,14 @@ export const queueErrors = {
       'Queue is not accepting pull requests',
       `the queue for ${branch} is draining and accepts no new pull requests`,
     ),
+  /** `source`: `.github/mergeq.yml@<sha>`. A state change (pause, drain) is still allowed. */
+  managedByFile: (branch: string, source: string) =>
+    new ServiceError(
+      409,
+      'queue_managed_by_file',
+      'Queue settings are managed by the repository',
+      `the settings of the queue for ${branch} are kept in ${source.split('@')[0]} (applied from commit ${source.split('@')[1]}); change them there, or remove the queue from the file`,
+    ),
   /** Every retry of an optimistic update met a concurrent change: rare, and safe to retry. */
   busy: (branch: string) =>
     new ServiceError(503, 'queue_busy', 'Queue busy', `the queue for ${branch} changed concurrently too often; retry the request`),

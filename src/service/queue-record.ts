@@ -5,6 +5,7 @@ import { enqueueRulesOf } from '../domain/enqueue-rules.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { QueueSettings } from '../domain/settings.js';
+import { API_SETTINGS_SOURCE } from '../domain/queue-template.js';
 import { isActive, type QueueState } from '../domain/states.js';
 import { mergeHoldRecord, type MergeHoldRecord } from './merge-hold-record.js';
 import { toEnqueuedPullRequestRecord, type EnqueuedPullRequestRecord } from './pull-request-record.js';
@@ -26,6 +27,10 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'>, Me
    */
   mergePath: 'fast_forward' | 'merge_api';
   fastForwardRefused: { at: string; message: string } | null;
+  /** The template that created the queue at a PR's first submit to its branch (queue-patterns.md). */
+  createdFrom: { pattern: string } | null;
+  /** `api`, or `.github/mergeq.yml@<sha>` while the repository's file manages the settings (mergeq-yml.md). */
+  settingsSource: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +67,8 @@ export function toQueueRecordPage(
     mergePath: s.mergeMethod === 'merge_commit' && !queue.fastForwardRefused ? 'fast_forward' : 'merge_api',
     fastForwardRefused: queue.fastForwardRefused ? { ...queue.fastForwardRefused } : null,
     ...mergeHoldRecord(queue, now),
+    createdFrom: queue.createdFrom ? { pattern: queue.createdFrom.pattern } : null,
+    settingsSource: queue.settingsSource ?? API_SETTINGS_SOURCE,
     createdAt: queue.createdAt,
     updatedAt: queue.updatedAt,
   };

@@ -40,6 +40,9 @@ import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
+import { TemplateQueues } from './template-queues.js';
+import { newQueueDoc } from './new-queue.js';
+import { isManagedByFile } from '../domain/queue-template.js';
 import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
@@ -85,6 +88,7 @@ export class QueueService {
   private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
   /** freezeQueue and unfreezeQueue. */
   readonly freezes: QueueFreezes;
+  private readonly templateQueues: TemplateQueues;
 
   constructor(deps: QueueServiceDeps) {
     this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
@@ -97,6 +101,12 @@ export class QueueService {
     this.newId = deps.newId ?? randomUUID;
     const record = async (q: QueueDoc) => toQueueRecord(q, this.clock.now(), await this.estimates(q));
     this.freezes = new QueueFreezes({ writer: this.writer, clock: deps.clock, notify: (id) => this.notifier.notify(id), record });
+    this.templateQueues = new TemplateQueues({ store: deps.store, clock: deps.clock, newId: this.newId, notify: (id) => deps.notifier.notify(id) });
+  }
+
+  /** Creates the branch's queue from the repository's matching template if it has none (the App's `/merge`). */
+  async ensureQueue(org: Org, input: QueueRefInput): Promise<void> {
+    await this.templateQueues.queueFor(org, input.repo, this.keyOf(org, input));
   }
 
   async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
@@ -108,7 +118,7 @@ export class QueueService {
 
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
-    const before = await this.store.getQueue(key.repoKey, key.branch);
+    const before = await this.templateQueues.queueFor(org, input.repo, key);
     if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
     const activeBefore = activeEntryFor(before, prNumber);
@@ -234,24 +244,7 @@ export class QueueService {
     const patch = settingsPatchOf(input);
     assertSettingsInBounds(patch);
     const now = this.clock.now().toISOString();
-    const queue: QueueDoc = {
-      id: this.newId(),
-      orgId: org.id,
-      repo: { host: input.repo.host, owner: input.repo.owner, name: input.repo.name },
-      repoKey: repoKey(input.repo),
-      branch: input.targetBranch,
-      state: input.state ?? 'running',
-      switching: null,
-      settings: defaultSettings(patch),
-      createdAt: now,
-      updatedAt: now,
-      version: 0,
-      nextSeq: 1,
-      targetSha: null,
-      entries: [],
-      units: [],
-      runs: [],
-    };
+    const queue = newQueueDoc({ id: this.newId(), org, repo: input.repo, branch: input.targetBranch, settings: patch, now, ...(input.state ? { state: input.state } : {}) });
     try {
       await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
@@ -285,10 +278,10 @@ export class QueueService {
       const unchanged = await this.loadQueue(org, input);
       return toQueueRecord(unchanged, this.clock.now(), await this.estimates(unchanged));
     }
-    const { queue } = await this.writer.update(key, (current) => ({
-      queue: changeSettings(current, patch, input.state, this.clock.now()),
-      result: null,
-    }));
+    const { queue } = await this.writer.update(key, (current) => {
+      if (Object.keys(patch).length > 0 && isManagedByFile(current.settingsSource)) throw queueErrors.managedByFile(current.branch, current.settingsSource!);
+      return { queue: changeSettings(current, patch, input.state, this.clock.now()), result: null };
+    });
     this.notifier.notify(queue.id);
     return toQueueRecord(queue, this.clock.now(), await this.estimates(queue));
   }
@@ -342,7 +335,7 @@ function assertAccepting(queue: QueueDoc): void {
   if (draining) throw queueErrors.notAccepting(queue.branch);
 }
 
-function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
+export function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
   const patch: Record<string, unknown> = {};
   for (const k of SETTING_KEYS) {
     if (input[k] !== undefined) patch[k] = input[k];

@@ -9,6 +9,7 @@ import type { OutboxEvent } from '../events/event-types.js';
 import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { LeaseStore } from './lease-store.js';
+import type { QueueTemplateStore } from './template-store.js';
 
 export type { Lease, LeaseStore } from './lease-store.js';
 
@@ -193,6 +194,8 @@ export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore,
   readonly outbox: OutboxStore;
   /** GitHub webhook deliveries received and not yet handled. */
   readonly inbox: InboxStore;
+  /** Queue templates for branch patterns. */
+  readonly templates: QueueTemplateStore;
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

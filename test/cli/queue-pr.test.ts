@@ -125,3 +125,22 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+test('queue template create, list and delete; a PR submitted to a matching branch gets its queue', async () => {
+  const created = await cli.run(['queue', 'template', 'create', '--repo', 'acme/widgets', '--pattern', 'release/*', '--set', 'concurrency=3'], api);
+  expect(created).toMatchObject({ code: 0, stdout: 'Created queue template release/* of acme/widgets\n' });
+  const list = await cli.run(['queue', 'template', 'list'], api);
+  expect(list.stdout.trimEnd().split('\n').map((l) => l.split(/\s+/))).toEqual([
+    ['REPOSITORY', 'PATTERN', 'SETTINGS', 'SOURCE'],
+    ['acme/widgets', 'release/*', 'concurrency=3', 'api'],
+  ]);
+
+  expect((await cli.run(['pr', 'submit', '8', '--repo', 'acme/widgets', '--branch', 'release/2.0'], api)).code).toBe(0);
+  expect(JSON.parse((await cli.run(['queue', 'show', '--repo', 'acme/widgets', '--branch', 'release/2.0', '--json'], api)).stdout)).toMatchObject({
+    concurrency: 3,
+    createdFrom: { pattern: 'release/*' },
+  });
+
+  expect((await cli.run(['queue', 'template', 'delete', '--repo', 'acme/widgets', '--pattern', 'release/*'], api)).stdout).toBe('Deleted queue template release/*\n');
+  expect((await cli.run(['queue', 'template', 'list'], api)).stderr).toContain('No queue templates yet');
+});

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import nock from 'nock';
+import { parseMergeqYml } from '../../src/http/mergeq-yml.js';
+import { RepoConfigService } from '../../src/service/repo-config-service.js';
 import { pino } from 'pino';
 import { Probot } from 'probot';
 import type { Org } from '../../src/domain/org.js';
@@ -69,7 +72,7 @@ export class AppHarness {
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }) },
+        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }), repoConfig: { parse: parseMergeqYml, service: new RepoConfigService({ store, clock: this.time, newId: randomUUID, notify: (id) => this.engine.notify(id) }) } },
         () => this.time.now(),
       ),
     );

@@ -4,6 +4,7 @@ import { queueRowsContract } from './queue-rows-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { outboxContract } from './outbox-contract.js';
 import { leaseContract } from './lease-contract.js';
+import { templateContract } from './template-contract.js';
 import { aQueue, aRun, aTestCase, aToken, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 /**
@@ -587,6 +588,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
     queueRowsContract(() => store, openPeer);
     outboxContract(() => store);
     inboxContract(() => store);
+    templateContract(() => store);
   });
 }
 

@@ -8,6 +8,7 @@ import { usageError } from '../usage-error.js';
 import { addQueueRefOptions, describeQueue, parseRepo, queueRefOf, type QueueRefOptions } from './queue-ref.js';
 import { queueListText, queueText } from './queue-text.js';
 import { registerQueueFreeze } from './queue-freeze.js';
+import { registerQueueTemplate } from './queue-template.js';
 
 type RefOptions = QueueRefOptions & ApiOptions;
 type SettingsOptions = RefOptions & { set?: string[] };
@@ -52,10 +53,11 @@ export function parseSettings(pairs: string[]): Record<string, unknown> {
 export function registerQueue(program: Command, ctx: CliContext): void {
   const queue = program
     .command('queue')
-    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `freeze`, `unfreeze`, `delete`.');
+    .description('Work the merge queues over the REST API: `queue list`, `show`, `create`, `update`, `pause`, `resume`, `drain`, `freeze`, `unfreeze`, `delete`, `template`.');
 
   const print = (options: ApiOptions, answer: unknown, text: () => string) =>
     ctx.io.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : text());
+  registerQueueTemplate(queue, ctx, { parseSettings, collect, settingsHelp: SETTINGS_HELP, print });
 
   addApiOptions(queue.command('list').description("List the organization's queues: state, mode, pull requests, runs, merged and failed in the last hour."))
     .option('--repo <repo>', 'only the queues of this repository: owner/name on github.com, or host/owner/name')

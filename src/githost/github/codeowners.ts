@@ -2,7 +2,8 @@ import { ownersOf, parseCodeOwners, type CodeOwnersRule } from '../../domain/cod
 import type { CodeOwnersSource } from '../../domain/codeowners-source.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
-import { repoParams, type Octokit } from './github-client.js';
+import type { Octokit } from './github-client.js';
+import { readRepoFile } from './repo-file.js';
 
 /** Where GitHub looks for CODEOWNERS, in its order: the first that exists is used. */
 export const CODEOWNERS_PATHS = ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEOWNERS'] as const;
@@ -52,21 +53,9 @@ export class GitHubCodeOwners implements CodeOwnersSource {
   private async read(repo: RepoRef): Promise<CodeOwnersRule[]> {
     const octokit = await this.octokitFor(repo);
     for (const path of CODEOWNERS_PATHS) {
-      const text = await readFile(octokit, repo, path);
+      const text = await readRepoFile(octokit, repo, path);
       if (text !== null) return parseCodeOwners(text);
     }
     return [];
-  }
-}
-
-/** A file of the default branch, or null when it does not exist. */
-async function readFile(octokit: Octokit, repo: RepoRef, path: string): Promise<string | null> {
-  try {
-    const { data } = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { ...repoParams(repo), path });
-    if (Array.isArray(data) || data.type !== 'file' || !('content' in data)) return null;
-    return Buffer.from(data.content, 'base64').toString('utf8');
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
   }
 }

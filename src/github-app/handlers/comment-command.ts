@@ -39,6 +39,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
     branch = ref.targetBranch;
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
+    if (parsed.command.kind === 'submit') await deps.queueService.ensureQueue(org, ref);
     const queue = await deps.queueService.getQueue(org, ref);
     if (!queue.commandsEnabled) {
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);

@@ -21,7 +21,7 @@ function bounded(field: keyof typeof SETTING_BOUNDS, description: string) {
   return optionalField(liberalInt(min, max, description));
 }
 
-const settingsFields = {
+export const settingsFields = {
   mode: optionalField(liberalEnum(QUEUE_MODES, 'single (predictive queue) or parallel (lanes by impacted targets); default single')),
   concurrency: bounded('concurrency', 'test runs in flight at once; default 1'),
   testingTimeoutMinutes: bounded('testingTimeoutMinutes', 'a run with no verdict after this many minutes fails; default 300'),

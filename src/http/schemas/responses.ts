@@ -122,6 +122,8 @@ export const queueRecordSchema = z.object({
     .object({ at: timestamp, message: z.string() })
     .nullable()
     .describe("branch protection refused the App's fast-forward (no ruleset bypass): PRs merge through the merge API, and it is tried again 6 hours later"),
+  createdFrom: z.object({ pattern: z.string() }).nullable().describe('the queue template whose pattern created this queue at the first submit to its branch'),
+  settingsSource: z.string().describe('api, or .github/mergeq.yml@<sha> while the repository\'s file manages the settings (updateQueue then answers 409)'),
   createdAt: timestamp,
   updatedAt: timestamp,
 }) satisfies z.ZodType<QueueRecord>;

@@ -9,6 +9,7 @@ import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead } from '
 import { MemoryFlakyTables } from './memory-flaky-tables.js';
 import { MemoryOrgTables } from './memory-orgs.js';
 import { MemoryInbox } from './memory-inbox.js';
+import { MemoryTemplates } from './memory-templates.js';
 import { MemoryOutbox } from './memory-outbox.js';
 import { MemoryLeases } from './memory-leases.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -26,6 +27,7 @@ export class MemoryStore implements Store {
   private readonly targets = new Map<string, { repoKey: string; prNumber: number; sha: string; list: ImpactedTargets; usedAt: string; bytes: number }>();
   readonly outbox = new MemoryOutbox();
   readonly inbox = new MemoryInbox();
+  readonly templates = new MemoryTemplates();
   private readonly flaky = new MemoryFlakyTables(this.outbox);
   private readonly orgs = new MemoryOrgTables();
   private readonly leases = new MemoryLeases();

@@ -11,6 +11,7 @@ import type { Archive, PutTargetsOptions, RunFilter, Store, TargetsHead, TestCas
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { MongoInbox } from './inbox-collection.js';
+import { MongoTemplates } from './template-collection.js';
 import { MongoOutbox } from './outbox-collection.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { MongoLeases } from './mongo-leases.js';
@@ -46,6 +47,7 @@ export class MongoStore implements Store {
   private readonly flaky: MongoFlakyCollections;
   readonly outbox: MongoOutbox;
   readonly inbox: MongoInbox;
+  readonly templates: MongoTemplates;
   private readonly leases: MongoLeases;
   private readonly counters: MongoCounters;
 
@@ -63,6 +65,7 @@ export class MongoStore implements Store {
     this.counters = new MongoCounters(db);
     this.outbox = new MongoOutbox(db, db.collection('queues'), this.counters);
     this.inbox = new MongoInbox(db);
+    this.templates = new MongoTemplates(db);
     this.queueCollections = new MongoQueueCollections(db, this.outbox);
     this.flaky = new MongoFlakyCollections(db, this.testCases, this.outbox, this.counters);
     this.leases = new MongoLeases(db);
@@ -83,7 +86,7 @@ export class MongoStore implements Store {
   /** A store on an open database (tests pass a recording one); creates the indexes. */
   static async onDb(db: Db, close: () => Promise<void>): Promise<MongoStore> {
     const store = new MongoStore(db, close);
-    await Promise.all([store.createIndexes(), store.flaky.createIndexes(), store.outbox.createIndexes(), store.inbox.createIndexes(), store.counters.createIndexes()]);
+    await Promise.all([store.createIndexes(), store.flaky.createIndexes(), store.outbox.createIndexes(), store.inbox.createIndexes(), store.templates.createIndexes(), store.counters.createIndexes()]);
     return store;
   }
 

@@ -12,6 +12,7 @@ import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUplo
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
 import { SqliteInboxTable } from './inbox-table.js';
+import { SqliteTemplateTable } from './template-table.js';
 import { openDatabase } from './open-database.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -33,6 +34,7 @@ export class SqliteStore implements Store {
   private readonly flaky: SqliteFlakyTables;
   readonly outbox: SqliteOutboxTable;
   readonly inbox: SqliteInboxTable;
+  readonly templates: SqliteTemplateTable;
   private readonly leases: SqliteLeases;
   private readonly putTargetsTx;
   private readonly queues: SqliteQueueTables;
@@ -43,6 +45,7 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
     this.inbox = new SqliteInboxTable(db);
+    this.templates = new SqliteTemplateTable(db);
     this.flaky = new SqliteFlakyTables(db, this.outbox);
     this.leases = new SqliteLeases(db);
     this.queues = new SqliteQueueTables(db, this.outbox);

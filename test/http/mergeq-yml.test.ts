@@ -1,0 +1,59 @@
+import { describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { parseMergeqYml } from '../../src/http/mergeq-yml.js';
+import { mergeqYmlJsonSchema } from '../../src/http/schemas/mergeq-yml.js';
+import { createTestApp } from './helpers/test-app.js';
+
+describe('.github/mergeq.yml', () => {
+  it('reads queues by branch and by pattern with their settings', () => {
+    const text = ['queues:', '  - branch: main', '    concurrency: 3', '    mode: Parallel', '  - pattern: release/*', '    batch: true', ''].join('\n');
+    expect(parseMergeqYml(text)).toEqual({
+      ok: true,
+      config: { queues: [{ branch: 'main', settings: { concurrency: 3, mode: 'parallel' } }, { pattern: 'release/*', settings: { batch: true } }] },
+    });
+  });
+
+  it('names the line of an unknown setting and the setting it most likely meant', () => {
+    const text = ['# settings of the merge queues', 'queues:', '  - branch: main', '    concurrency: 2', '  - branch: develop', '    batch: true', '    concurency: 4', ''].join('\n');
+    expect(parseMergeqYml(text)).toEqual({ ok: false, problem: 'line 7: queues[1].concurency: unknown setting, did you mean concurrency?' });
+  });
+
+  it('names the line of a value out of bounds, of a queue without branch or pattern, and of broken YAML', () => {
+    expect(parseMergeqYml('queues:\n  - branch: main\n    concurrency: 0\n')).toEqual({ ok: false, problem: 'line 3: queues[0].concurrency: must be at least 1' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - batch: true\n')).toEqual({ ok: false, problem: 'line 3: queues[1]: needs exactly one of branch or pattern' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 3: queues[1].branch: branch main is named twice' });
+    const broken = parseMergeqYml('queues:\n  - branch: main\n   concurrency: [2\n');
+    expect(broken.ok).toBe(false);
+    expect(!broken.ok && broken.problem).toMatch(/^line 3: not valid YAML/);
+  });
+
+  it('is published as a JSON Schema listing every setting of createQueue', () => {
+    type Item = { properties: Record<string, unknown>; additionalProperties: boolean };
+    const schema = mergeqYmlJsonSchema() as { title: string; properties: { queues: { anyOf: { type: string; items: Item }[] } } };
+    expect(schema.title).toBe('.github/mergeq.yml');
+    const item = schema.properties.queues.anyOf.find((s) => s.type === 'array')!.items;
+    expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['branch', 'pattern', 'concurrency', 'mergeMethod', 'requiredStatuses']));
+    expect(item.additionalProperties).toBe(false);
+  });
+
+  it('serves the JSON Schema at /v1/schemas/mergeq.yml.json without a token', async () => {
+    const t = await createTestApp();
+    try {
+      const res = await request(t.app).get('/v1/schemas/mergeq.yml.json');
+      expect([res.status, res.headers['content-type']]).toEqual([200, 'application/schema+json; charset=utf-8']);
+      expect(JSON.parse(res.text)).toEqual(mergeqYmlJsonSchema());
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('.github/mergeq.yml that is not a settings file', () => {
+  it('refuses aliases expanding without end, a file too large, and a top-level typo', () => {
+    const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]', ''].join('\n');
+    expect(parseMergeqYml(laughs)).toMatchObject({ ok: false, problem: expect.stringMatching(/^line 1: not valid YAML/) });
+    expect(parseMergeqYml(`# ${'x'.repeat(70_000)}\n`)).toEqual({ ok: false, problem: 'line 1: the file is larger than 64 KB' });
+    expect(parseMergeqYml('queue:\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 1: queue: unknown key, did you mean queues?' });
+    expect(parseMergeqYml('')).toEqual({ ok: true, config: { queues: [] } });
+  });
+});
