@@ -284,6 +284,11 @@ export class Engine {
     this.notify(queueId);
   }
 
+  /** A new entry's PR was read by the service that submitted it: not read again before the next poll. */
+  pullRequestRead(queueId: string, entryId: string): void {
+    this.worker.runtime(queueId).prCheckedAt.set(entryId, this.clock.now().getTime());
+  }
+
   /**
    * What a webhook says about a pull request, recorded in every queue of its repository that holds it
    * (new commits, closed, merged elsewhere, draft, base changed: the planner takes it from there).

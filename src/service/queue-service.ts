@@ -4,6 +4,7 @@ import type { Entry } from '../domain/entry.js';
 import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
+import type { PullRequestInfo } from '../domain/pull-request.js';
 import { resolvePriority } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
@@ -47,6 +48,8 @@ export interface QueueNotifier {
   forgetImpactedTargets?(repoKey: string, prNumber: number, sha: string): void;
   /** Read a NOT_READY entry's PR from the git host at the next reconcile, not at the next poll, and reconcile. */
   recheckPullRequest?(queueId: string, entryId: string): void;
+  /** A new entry's PR was just read from the git host: the next read is due at the next poll, not at once. */
+  pullRequestRead?(queueId: string, entryId: string): void;
 }
 
 export interface QueueServiceDeps {
@@ -93,12 +96,13 @@ export class QueueService {
     this.newId = deps.newId ?? randomUUID;
   }
 
-  async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
+  /** `read.pullRequest`: the PR as the caller has just read it from the git host (a `/merge` comment), not read again. */
+  async submitPullRequest(org: Org, input: SubmitPullRequestInput, read: { pullRequest?: PullRequestInfo } = {}): Promise<SubmittedPullRequestRecord> {
     const key = this.keyOf(org, input);
     const prNumber = input.pr.number;
     const priority = input.priority === undefined ? null : resolvePriority(input.priority);
     const entryId = this.newId();
-    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber);
+    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber, read.pullRequest);
 
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
@@ -126,7 +130,11 @@ export class QueueService {
     );
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
-    else if (changed) this.notifier.notify(queue.id);
+    else if (changed) {
+      // A PR the host described has a head: the engine need not read it again at once.
+      if (fetched?.prSha) this.notifier.pullRequestRead?.(queue.id, entry.id);
+      this.notifier.notify(queue.id);
+    }
     // The stored document may hold later changes of the same batch (queue-doc-writer.ts): answer with the PR as stored.
     const activeNow = activeEntryFor(queue, prNumber);
     const stored = activeNow?.id === entry.id ? activeNow : entryIn(queue, entry.id);
@@ -254,6 +262,12 @@ export class QueueService {
     }
     this.notifier.notify(queue.id);
     return toQueueRecord(queue, await this.estimates(queue));
+  }
+
+  /** What a comment command needs of its queue: the queue document's settings, without a page of records or ETAs. */
+  async commandSettings(org: Org, input: QueueRefInput): Promise<Pick<QueueSettings, 'commandsEnabled' | 'statusCheckEnabled'>> {
+    const { settings } = await this.loadQueue(org, input);
+    return { commandsEnabled: settings.commandsEnabled, statusCheckEnabled: settings.statusCheckEnabled };
   }
 
   /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Context } from 'probot';
 import type { Org } from '../../domain/org.js';
+import type { PullRequestInfo } from '../../domain/pull-request.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
 import type { PullRequestRefInput } from '../../service/queue-inputs.js';
@@ -38,12 +39,12 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
     branch = ref.targetBranch;
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
-    const queue = await deps.queueService.getQueue(org, ref);
+    const queue = await deps.queueService.commandSettings(org, ref);
     if (!queue.commandsEnabled) {
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
       return;
     }
-    const answer = await run(deps, org, ref, parsed.command);
+    const answer = await run(deps, org, ref, parsed.command, pr);
     if (answer) await reply.comment(answer);
     // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
     // write fewer per merged PR (github.md, "Write budget").
@@ -67,11 +68,11 @@ function shortReason(err: unknown): string {
 }
 
 /** Carries out the command; returns the reply it needs beyond the reaction, if any. */
-async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand): Promise<string | null> {
+async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, pullRequest: PullRequestInfo): Promise<string | null> {
   const s = deps.queueService;
   switch (command.kind) {
     case 'submit':
-      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) });
+      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) }, { pullRequest });
       return null;
     case 'cancel':
       await s.cancelPullRequest(org, ref);
