@@ -1,6 +1,6 @@
 import { mergeRanges, type MergeRange } from './eta-range.js';
 import type { QueueDoc } from './queue.js';
-import type { TestRun } from './run.js';
+import { isInFlight, type TestRun } from './run.js';
 import { isActive } from './states.js';
 
 export type { MergeRange } from './eta-range.js';
@@ -133,7 +133,7 @@ function iso(ms: number): string {
 export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units' | 'runs'>, now: Date): QueuePlan {
   const nowMs = now.getTime();
   const stateOf = new Map(queue.entries.filter((e) => isActive(e.state)).map((e) => [e.id, e.state]));
-  const inFlight = queue.runs.filter((r) => (r.status === 'creating' || r.status === 'pending') && r.kind === 'main');
+  const inFlight = queue.runs.filter((r) => isInFlight(r) && r.kind === 'main');
   const runIndex = new Map<string, number>();
   inFlight.forEach((r, i) => runIndex.set(r.unitId, runIndex.get(r.unitId) ?? i));
   const lanes = queue.settings.mode === 'parallel';

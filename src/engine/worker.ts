@@ -10,6 +10,7 @@ import { retryDelayMs } from './reconcile-backoff.js';
 import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import type { ReconcileOutcome } from './reconciler.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+import { isInFlight } from '../domain/run.js';
 
 const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
@@ -221,7 +222,7 @@ function wakeUpCameDue(queue: QueueDoc, since: Date, now: Date): boolean {
 }
 
 function needsPolling(queue: QueueDoc): boolean {
-  return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some((r) => r.status === 'pending' || r.status === 'creating');
+  return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some(isInFlight);
 }
 
 /** Waits as YIELD_FACTOR says. Real time, not the engine's clock: it shares this process's CPU. */

@@ -1,10 +1,10 @@
 import type { MergeIntent } from '../domain/entry.js';
 import type { Unit } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
-import type { TestRun } from '../domain/run.js';
+import { isInFlight, type TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isLanding, restartUnit } from './invalidation.js';
-import { isLive, isLiveOrPassed } from './run-status.js';
+import { isLiveOrPassed } from './run-status.js';
 import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from './suspicion.js';
 import { decidingRun, isLanded, isRemoved, isSuspect } from './units.js';
 import type { DependencyGraph } from './parallel/dependency-graph.js';
@@ -201,7 +201,7 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
     if (suspect) {
       // Single mode, a suspect the walk went past: nothing tested with it before can prove it any
       // more. Its rerun goes on, but only to say whether it re-enters at the tail.
-      if (isLive(run) && decidingRun(d, suspect) === run) markOvertaken(s, suspect, label);
+      if (isInFlight(run) && decidingRun(d, suspect) === run) markOvertaken(s, suspect, label);
       else if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: `${label} merged past it` });
       continue;
     }

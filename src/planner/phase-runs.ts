@@ -1,6 +1,6 @@
 import type { Unit } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
-import type { TestRun } from '../domain/run.js';
+import { isInFlight, type TestRun } from '../domain/run.js';
 import type { Draft, Sink } from './draft.js';
 import { isEvidence } from './evidence.js';
 import { awaitsBatch } from './phase-batching.js';
@@ -10,7 +10,7 @@ import { createRun } from './run-builder.js';
 import { ContentWalk } from './run-content.js';
 import { AllGate } from './parallel/all-gate.js';
 import { graphForRuns } from './parallel/queue-graph.js';
-import { isLive, isLiveOrPassed } from './run-status.js';
+import { isLiveOrPassed } from './run-status.js';
 import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
 import { decidingRun, isSuspect, unitState } from './units.js';
 
@@ -54,7 +54,7 @@ function cancelUnneededRuns(s: Sink): void {
     if ((e.state === 'TESTING' || e.state === 'PENDING_FAILURE') && e.testRunId && d.unitOfEntry(e.id)) deciding.add(e.testRunId);
   }
   for (const run of [...d.runs.values()]) {
-    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
+    if (!isInFlight(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
     s.emit({ type: 'cancelRun', runId: run.id, reason: 'no longer needed' });
   }
 }
@@ -64,7 +64,7 @@ function startRuns(s: Sink): void {
   let inFlight = 0;
   for (const unit of d.units) {
     const run = decidingRun(d, unit);
-    if (run && isLive(run) && !isSuspect(d, unit)) inFlight++;
+    if (run && isInFlight(run) && !isSuspect(d, unit)) inFlight++;
   }
   const byUnit = runsByUnit(d);
   const walk = new ContentWalk(d);

@@ -1,7 +1,7 @@
 import { Draft } from './draft.js';
 import { batchDueAt } from './phase-batching.js';
 import type { PlanInput } from './plan.js';
-import { isLive } from './run-status.js';
+import { isInFlight } from '../domain/run.js';
 import { resultsWaitEndsAt } from './test-results.js';
 import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
 
@@ -16,7 +16,7 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
   const timeoutMs = q.settings.testingTimeoutMinutes * 60_000;
   let earliest = Infinity;
   for (const run of q.runs) {
-    if (!isLive(run)) continue;
+    if (!isInFlight(run)) continue;
     const at = Date.parse(run.createdAt) + timeoutMs;
     if (at > now.getTime() && at < earliest) earliest = at;
   }

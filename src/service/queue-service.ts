@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
-import type { Entry } from '../domain/entry.js';
+import { sameSubmission, type Entry } from '../domain/entry.js';
 import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
 import type { PullRequestInfo } from '../domain/pull-request.js';
 import { resolvePriority } from '../domain/priority.js';
-import type { QueueDoc } from '../domain/queue.js';
+import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
 import { TARGET_BYTES_PER_REPO } from '../domain/retention.js';
 import { repoKey } from '../domain/repo.js';
@@ -39,7 +39,8 @@ import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
-import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
+import { isInFlight } from '../domain/run.js';
+import { toTestRunRecord, type TestRunRecord } from './test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
 export interface QueueNotifier {
@@ -123,7 +124,7 @@ export class QueueService {
           { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
           this.clock.now(),
         );
-        if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active };
+        if (active && sameSubmission(active, submitted.entry)) return { unchanged: true, result: active };
         return { queue: submitted.queue, result: submitted.entry };
       },
       before,
@@ -236,24 +237,16 @@ export class QueueService {
     const patch = settingsPatchOf(input);
     assertSettingsInBounds(patch);
     const now = this.clock.now().toISOString();
-    const queue: QueueDoc = {
+    const queue = newQueueDoc({
       id: this.newId(),
       orgId: org.id,
-      repo: { host: input.repo.host, owner: input.repo.owner, name: input.repo.name },
-      repoKey: repoKey(input.repo),
+      repo: input.repo,
       branch: input.targetBranch,
-      state: input.state ?? 'running',
-      switching: null,
       settings: defaultSettings(patch),
-      createdAt: now,
-      updatedAt: now,
+      at: now,
+      state: input.state ?? 'running',
       version: 0,
-      nextSeq: 1,
-      targetSha: null,
-      entries: [],
-      units: [],
-      runs: [],
-    };
+    });
     try {
       await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
@@ -366,15 +359,6 @@ function settingsPatchOf(input: QueueSettingsPatch): QueueSettingsPatch {
 function factsOf(entry: Entry): PullRequestFacts {
   const { prTitle, prSha, prBaseBranch, prAuthor, readiness } = entry;
   return { prTitle, prSha, prBaseBranch, prAuthor, readiness };
-}
-
-function sameEntry(a: Entry, b: Entry): boolean {
-  return (
-    a.priorityValue === b.priorityValue &&
-    a.priorityName === b.priorityName &&
-    a.usedDefaultPriorityName === b.usedDefaultPriorityName &&
-    a.noBatch === b.noBatch
-  );
 }
 
 function entryIn(queue: QueueDoc, id: string): Entry {
