@@ -1,6 +1,6 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
-import { waitingSince } from '../planner/parallel/all-admission.js';
+import { waitingSince } from '../planner/all-admission.js';
 
 /** A suspect being rerun because its run failed only on known flaky or quarantined tests. */
 export function forgivenAsFlake(entry: Entry): boolean {

@@ -1,9 +1,9 @@
 import { Draft } from './draft.js';
-import { batchDueAt } from './phase-batching.js';
+import { batchDueAt } from './phases/batching.js';
 import type { PlanInput } from './plan.js';
 import { isInFlight } from '../domain/run.js';
 import { resultsWaitEndsAt } from './test-results.js';
-import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
+import { waitEndsAt, waitingSince } from './all-admission.js';
 
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in

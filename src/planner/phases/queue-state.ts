@@ -1,5 +1,5 @@
-import type { Sink } from './draft.js';
-import { isInFlight } from '../domain/run.js';
+import type { Sink } from '../draft.js';
+import { isInFlight } from '../../domain/run.js';
 
 /**
  * draining -> paused, and switching_modes -> the new mode and the state to return to, once nothing

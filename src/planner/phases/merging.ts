@@ -1,14 +1,14 @@
-import type { MergeIntent } from '../domain/entry.js';
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import { isInFlight, type TestRun } from '../domain/run.js';
-import type { Draft, Sink } from './draft.js';
-import { isLanding, restartUnit } from './invalidation.js';
-import { isLiveOrPassed } from './run-status.js';
-import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from './suspicion.js';
-import { decidingRun, isLanded, isRemoved, isSuspect } from './units.js';
-import type { DependencyGraph } from './parallel/dependency-graph.js';
-import { graphForMerging } from './parallel/queue-graph.js';
+import type { MergeIntent } from '../../domain/entry.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Draft, Sink } from '../draft.js';
+import { isLanding, restartUnit } from '../invalidation.js';
+import { isLiveOrPassed } from '../run-status.js';
+import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from '../suspicion.js';
+import { decidingRun, isLanded, isRemoved, isSuspect } from '../units.js';
+import type { DependencyGraph } from '../parallel/dependency-graph.js';
+import { graphForMerging } from '../queue-graph.js';
 
 /**
  * Merge decisions (rules 2, 3, 6, 10), strictly in queue order: walking from the head, a unit lands

@@ -1,18 +1,18 @@
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import { isInFlight, type TestRun } from '../domain/run.js';
-import type { Draft, Sink } from './draft.js';
-import { isEvidence } from './evidence.js';
-import { awaitsBatch } from './phase-batching.js';
-import { keepsProbe } from './bisect-batch.js';
-import { isLanding, restartUnit } from './invalidation.js';
-import { createRun } from './run-builder.js';
-import { ContentWalk } from './run-content.js';
-import { AllGate } from './parallel/all-gate.js';
-import { graphForRuns } from './parallel/queue-graph.js';
-import { isLiveOrPassed } from './run-status.js';
-import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
-import { decidingRun, isSuspect, unitState } from './units.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Draft, Sink } from '../draft.js';
+import { isEvidence } from '../evidence.js';
+import { awaitsBatch } from './batching.js';
+import { keepsProbe } from '../bisect-batch.js';
+import { isLanding, restartUnit } from '../invalidation.js';
+import { createRun } from '../run-builder.js';
+import { ContentWalk } from '../run-content.js';
+import { AllGate } from '../all-gate.js';
+import { graphForRuns } from '../queue-graph.js';
+import { isLiveOrPassed } from '../run-status.js';
+import { SuspectExclusion, isUnsplitBatch } from '../suspicion.js';
+import { decidingRun, isSuspect, unitState } from '../units.js';
 
 /**
  * Keeps every unit's deciding run equal to what it must test (rules 1, 4, 5, 8, 11): a unit whose run

@@ -1,20 +1,20 @@
-import { reason, type Reason } from '../domain/reasons.js';
-import type { Unit } from '../domain/queue.js';
-import { isInFlight, type TestRun } from '../domain/run.js';
-import type { Sink } from './draft.js';
-import { evidenceFor } from './evidence.js';
-import { failureReason } from './failure-reason.js';
-import { dropResultsWith, restartUnit } from './invalidation.js';
-import { placementIndex } from './placement.js';
-import { createRun } from './run-builder.js';
-import { ContentWalk } from './run-content.js';
-import { containsEntry } from './run-status.js';
-import { bisectBatch } from './bisect-batch.js';
-import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from './units.js';
-import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from './test-results.js';
-import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from './suspicion.js';
-import type { Draft } from './draft.js';
-import type { Entry } from '../domain/entry.js';
+import { reason, type Reason } from '../../domain/reasons.js';
+import type { Unit } from '../../domain/queue.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Sink } from '../draft.js';
+import { evidenceFor } from '../evidence.js';
+import { failureReason } from '../failure-reason.js';
+import { dropResultsWith, restartUnit } from '../invalidation.js';
+import { placementIndex } from '../placement.js';
+import { createRun } from '../run-builder.js';
+import { ContentWalk } from '../run-content.js';
+import { containsEntry } from '../run-status.js';
+import { bisectBatch } from '../bisect-batch.js';
+import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from '../units.js';
+import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from '../test-results.js';
+import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from '../suspicion.js';
+import type { Draft } from '../draft.js';
+import type { Entry } from '../../domain/entry.js';
 
 /**
  * Suspects (PENDING_FAILURE) are resolved here (rules 4-6).

@@ -1,11 +1,11 @@
-import type { Entry } from '../domain/entry.js';
-import { reason } from '../domain/reasons.js';
-import type { Unit } from '../domain/queue.js';
-import { isInFlight, type TestRun } from '../domain/run.js';
-import type { Sink } from './draft.js';
-import { failureIsConfirmed } from './suspicion.js';
-import { isForgivable } from './test-results.js';
-import { isProven, unitState } from './units.js';
+import type { Entry } from '../../domain/entry.js';
+import { reason } from '../../domain/reasons.js';
+import type { Unit } from '../../domain/queue.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Sink } from '../draft.js';
+import { failureIsConfirmed } from '../suspicion.js';
+import { isForgivable } from '../test-results.js';
+import { isProven, unitState } from '../units.js';
 
 /** A finished run with what it says about each test: the ids of the tests it failed. */
 interface RunTests {

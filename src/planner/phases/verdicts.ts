@@ -1,6 +1,6 @@
-import type { Sink } from './draft.js';
-import { isInFlight } from '../domain/run.js';
-import { verdictOf } from './verdict.js';
+import type { Sink } from '../draft.js';
+import { isInFlight } from '../../domain/run.js';
+import { verdictOf } from '../verdict.js';
 
 /** Runs in flight get their verdict (rule 7 included): results are recorded in every queue state. */
 export function decideVerdicts(s: Sink): void {
