@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import type { Actuator } from './actuation.js';
 import { applyFacts, type Fact } from './fact.js';
 import type { GitHostObserver } from './observation.js';
-import { MAX_COMMIT_CONFLICTS, type CommitOptions, type Committed, type QueueCommitter } from './queue-committer.js';
+import { MAX_COMMIT_CONFLICTS, type CommitOptions, type Committed, type QueueCommitter } from '../queue-docs/queue-committer.js';
 import type { QueueLease } from './queue-lease.js';
 import { needsTargets } from './queue-targets.js';
 import { pruneRuntime, type PendingFact, type QueueRuntime } from './queue-runtime.js';

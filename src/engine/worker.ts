@@ -5,7 +5,7 @@ import { nextWakeUp } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Fact } from './fact.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../queue-docs/keyed-lock.js';
 import { retryDelayMs } from './reconcile-backoff.js';
 import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import type { ReconcileOutcome } from './reconciler.js';

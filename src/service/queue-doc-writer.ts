@@ -1,12 +1,12 @@
 import { AppendScope, appendingInPlace } from '../domain/appended-arrays.js';
 import type { QueueDoc } from '../domain/queue.js';
-import { KeyedLock } from '../engine/keyed-lock.js';
-import { QueueCommitter, type QueueChange } from '../engine/queue-committer.js';
+import { KeyedLock } from '../queue-docs/keyed-lock.js';
+import { QueueCommitter, type QueueChange } from '../queue-docs/queue-committer.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
 import { queueErrors } from './queue-errors.js';
 
-export type { QueueChange } from '../engine/queue-committer.js';
+export type { QueueChange } from '../queue-docs/queue-committer.js';
 
 /** Changes stored in one commit at most: a batch of a busy queue stays quick to apply and to write. */
 const MAX_BATCH = 64;

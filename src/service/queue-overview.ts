@@ -7,7 +7,7 @@ import { isActive, type PrState, type QueueState } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
-import { toReasonRecord } from './pull-request-record.js';
+import { toReasonRecord } from '../records/pull-request-record.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight } from '../domain/run.js';
 

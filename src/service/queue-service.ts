@@ -19,7 +19,7 @@ import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { invalidState, notFound } from './errors.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
-import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from './pull-request-record.js';
+import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../records/pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
 import type {
   CreateQueueInput,
@@ -31,16 +31,16 @@ import type {
   TestingDetailsInput,
   UpdateQueueInput,
 } from './queue-inputs.js';
-import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
+import { toQueueRecord, toQueueRecordPage, type QueueRecord } from '../records/queue-record.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
-import { MergeEstimates } from '../engine/merge-estimates.js';
+import { MergeEstimates } from '../queue-docs/merge-estimates.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import { QueuePageMemo } from './queue-page-memo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { isInFlight } from '../domain/run.js';
-import { toTestRunRecord, type TestRunRecord } from './test-run-record.js';
+import { toTestRunRecord, type TestRunRecord } from '../records/test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
 export interface QueueNotifier {

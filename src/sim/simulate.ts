@@ -16,7 +16,7 @@ import { openSqliteStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { EtaErrors, PrOutcome, StopReason } from './measure.js';
 import { EtaRecorder } from './eta-error.js';
-import { loadMergeEstimates } from '../engine/merge-estimates.js';
+import { loadMergeEstimates } from '../queue-docs/merge-estimates.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';

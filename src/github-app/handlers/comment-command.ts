@@ -5,7 +5,7 @@ import type { PullRequestInfo } from '../../domain/pull-request.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
 import type { PullRequestRefInput } from '../../service/queue-inputs.js';
-import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
 import { repoParams, type Octokit } from '../../githost/github/github-client.js';
