@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
 import { sameSubmission, type Entry } from '../domain/entry.js';
-import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
 import type { PullRequestInfo } from '../domain/pull-request.js';
@@ -9,7 +8,6 @@ import { resolvePriority } from '../domain/priority.js';
 import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
 import { TARGET_BYTES_PER_REPO } from '../domain/retention.js';
-import { repoKey } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { isActive } from '../domain/states.js';
 import { describeTargets } from '../domain/targets.js';
@@ -28,19 +26,14 @@ import type {
   QueueSettingsPatch,
   SetImpactedTargetsInput,
   SubmitPullRequestInput,
-  TestingDetailsInput,
   UpdateQueueInput,
 } from './queue-inputs.js';
-import { toQueueRecord, toQueueRecordPage, type QueueRecord } from '../records/queue-record.js';
-import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
-import { MergeEstimates } from '../queue-docs/merge-estimates.js';
+import { toQueueRecord, type QueueRecord } from '../records/queue-record.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
-import { QueuePageMemo } from './queue-page-memo.js';
+import { QueueReads } from './queue-reads.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
-import { isInFlight } from '../domain/run.js';
-import { toTestRunRecord, type TestRunRecord } from '../records/test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
 export interface QueueNotifier {
@@ -75,24 +68,16 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
  * records what was asked in the queue document through the pure changes of src/planner/changes/,
  * and leaves the consequences (runs, merges) to the engine, which it notifies.
  */
-export class QueueService {
-  private readonly store: Store;
+export class QueueService extends QueueReads {
   private readonly gitHost: GitHost;
-  private readonly clock: Clock;
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
-  private readonly pages: Pages;
-  private readonly mergeEstimates: MergeEstimates;
-  private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
 
   constructor(deps: QueueServiceDeps) {
-    this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
-    this.mergeEstimates = new MergeEstimates(deps.store);
+    super(deps.store, deps.clock);
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
-    this.store = deps.store;
     this.gitHost = deps.gitHost;
-    this.clock = deps.clock;
     this.notifier = deps.notifier;
     this.newId = deps.newId ?? randomUUID;
   }
@@ -178,13 +163,6 @@ export class QueueService {
     return toSubmittedPullRequestRecord(entryIn(queue, id), queue, await this.estimates(queue));
   }
 
-  async getSubmittedPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
-    const queue = await this.loadQueue(org, input);
-    const latest = await this.latestEntry(queue, input.pr.number);
-    if (!latest) throw notFound.pullRequest(input.pr.number);
-    return toSubmittedPullRequestRecord(latest, queue, await this.estimates(queue));
-  }
-
   /**
    * Stores the targets of one PR head. May come before the PR is submitted; when the active entry is
    * at that head, it gains `hasImpactedTargets` and the engine re-plans with the new targets.
@@ -212,26 +190,6 @@ export class QueueService {
     return { prNumber, prSha: sha, impactedTargets: describeTargets(input.impactedTargets) };
   }
 
-  /** One run (`testRunId`), the runs that include a PR (`pr`), or, without a filter, the runs in flight. */
-  async getMergeQueueTestingDetails(org: Org, input: TestingDetailsInput): Promise<{ testRuns: TestRunRecord[] }> {
-    const queue = await this.loadQueue(org, input);
-    const { testRunId } = input;
-    const prNumber = input.pr?.number;
-    if (testRunId === undefined && prNumber === undefined) {
-      return { testRuns: newestFirst(queue.runs.filter(isInFlight)).map(toTestRunRecord) };
-    }
-    const matches = (run: QueueDoc['runs'][number]) =>
-      (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
-    const live = newestFirst(queue.runs.filter(matches));
-    const archived = await this.store.archivedRuns(queue.id, {
-      ...(testRunId === undefined ? {} : { runId: testRunId }),
-      ...(prNumber === undefined ? {} : { prNumber }),
-    });
-    const liveIds = new Set(live.map((r) => r.id));
-    const runs = [...live, ...archived.filter((r) => matches(r) && !liveIds.has(r.id))];
-    return { testRuns: runs.map(toTestRunRecord) };
-  }
-
   async createQueue(org: Org, input: CreateQueueInput): Promise<QueueRecord> {
     assertOwnsRepo(org, input.repo);
     const patch = settingsPatchOf(input);
@@ -255,26 +213,6 @@ export class QueueService {
     }
     this.notifier.notify(queue.id);
     return toQueueRecord(queue, await this.estimates(queue));
-  }
-
-  /** What a comment command needs of its queue: the queue document's settings, without a page of records or ETAs. */
-  async commandSettings(org: Org, input: QueueRefInput): Promise<Pick<QueueSettings, 'commandsEnabled' | 'statusCheckEnabled'>> {
-    const { settings } = await this.loadQueue(org, input);
-    return { commandsEnabled: settings.commandsEnabled, statusCheckEnabled: settings.statusCheckEnabled };
-  }
-
-  /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
-  async getQueue(org: Org, input: QueueRefInput & { page?: PageInput }): Promise<QueueRecord & { page: PageJson }> {
-    const queue = await this.loadQueue(org, input);
-    const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
-    const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };
-    const pageIndex = await this.pages.pageIndex(query, page);
-    const estimates = await this.estimates(queue);
-    return this.queuePages.get(queue, estimates, `${pageIndex}/${page.pageSize}`, async () => {
-      const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
-      const { record, total } = toQueueRecordPage(queue, estimates, offset, page.pageSize);
-      return { ...record, page: await this.pages.page(query, pageIndex, total) };
-    });
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
@@ -303,44 +241,6 @@ export class QueueService {
     if (queueId) this.notifier.notify(queueId);
     return { deleted };
   }
-
-  /** The ETA of each active entry (src/domain/eta.ts). */
-  private estimates(queue: QueueDoc) {
-    return this.mergeEstimates.of(queue, this.clock.now());
-  }
-
-  /**
-   * The ETA of one entry. One that is not ready, or any in a paused queue, has none whatever the rest
-   * of the queue holds: then the queue is not walked (submit at depth).
-   */
-  private estimatesFor(queue: QueueDoc, entry: Entry) {
-    if (entry.state === 'NOT_READY' || queue.state === 'paused' || queue.state === 'switching_modes') {
-      return Promise.resolve(estimateMergeTimes({ ...queue, entries: [entry] }, ciHistoryOf([]), this.clock.now()));
-    }
-    return this.estimates(queue);
-  }
-
-  private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {
-    assertOwnsRepo(org, input.repo);
-    return { repoKey: repoKey(input.repo), branch: input.targetBranch };
-  }
-
-  private async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
-    const key = this.keyOf(org, input);
-    const queue = await this.store.getQueue(key.repoKey, key.branch);
-    if (!queue) throw notFound.queue(key.repoKey, key.branch);
-    return queue;
-  }
-
-  /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
-  private async latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
-    const active = activeEntryFor(queue, prNumber);
-    if (active) return active;
-    const inDoc = queue.entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
-    const archived = await this.store.latestArchivedEntry(queue.id, prNumber);
-    if (inDoc && archived) return inDoc.seq >= archived.seq ? inDoc : archived;
-    return inDoc ?? archived ?? null;
-  }
 }
 
 function assertAccepting(queue: QueueDoc): void {
@@ -365,10 +265,6 @@ function entryIn(queue: QueueDoc, id: string): Entry {
   const entry = queue.entries.find((e) => e.id === id);
   if (!entry) throw new Error(`entry ${id} is missing from the queue it was just written to`);
   return entry;
-}
-
-function newestFirst<T extends { createdAt: string }>(runs: T[]): T[] {
-  return [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
 
 /** The domain commands report an invalid state with InvalidStateError; every door answers 409. */
