@@ -13,6 +13,8 @@ import { IMPORT_EXCEPTIONS, SIZE_EXCEPTIONS } from './exceptions.js';
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAX_LINES = 400;
+/** Longer than this, a file must be named with its reason in the README's source map. */
+const NAMED_OVER = 300;
 
 /**
  * What each layer (a folder of src/) may import besides itself: folders, subfolders or single files
@@ -139,6 +141,12 @@ describe('layering (architecture.md)', () => {
 
 describe(`source files (at most ${MAX_LINES} lines)`, () => {
   const lengths = new Map(files.map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length - 1]));
+
+  it(`a file over ${NAMED_OVER} lines is named, with its reason, in the README's source map`, () => {
+    const sourceMap = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## Source map')[1] ?? '';
+    const unnamed = [...lengths].filter(([f, n]) => n > NAMED_OVER && !sourceMap.includes(f)).map(([f, n]) => `${f}: ${n} lines`);
+    expect(unnamed).toEqual([]);
+  });
   const tooLong = [...lengths].filter(([, n]) => n > MAX_LINES).map(([f]) => f);
   const exceptedSizes = new Set(SIZE_EXCEPTIONS.map((e) => e.file));
 
