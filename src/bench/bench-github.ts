@@ -18,8 +18,8 @@ import { systemClock } from '../domain/clock.js';
 import { startServer } from '../server/start-server.js';
 import { OrgService } from '../service/org-service.js';
 import { openStore } from '../store/open.js';
-import { FakeGitHub, type WriteKind } from './fake-github.js';
-import { serveFakeGitHub } from './fake-github-server.js';
+import { FakeGitHub, type WriteKind } from '../testing/fake-github.js';
+import { serveFakeGitHub } from '../testing/fake-github-server.js';
 
 const SECRET = 'bench-webhook-secret';
 const HOUR_LIMIT = 500;

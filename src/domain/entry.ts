@@ -83,3 +83,16 @@ export function initialReadiness(): Readiness {
     note: null,
   };
 }
+
+/**
+ * Whether a submission asks for what the entry already has (priority and `noBatch`, the only things a
+ * re-submission changes): submitting it again changes nothing.
+ */
+export function sameSubmission(a: Entry, b: Entry): boolean {
+  return (
+    a.priorityValue === b.priorityValue &&
+    a.priorityName === b.priorityName &&
+    a.usedDefaultPriorityName === b.usedDefaultPriorityName &&
+    a.noBatch === b.noBatch
+  );
+}

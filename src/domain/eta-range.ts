@@ -1,4 +1,4 @@
-import type { CiHistory, QueuePlan } from './eta.js';
+import type { CiHistory, QueuePlan } from './eta-plan.js';
 import { Random } from './random.js';
 
 /** The share of merges a range should hold. */

@@ -1,30 +1,11 @@
 import { mergeRanges, type MergeRange } from './eta-range.js';
 import type { QueueDoc } from './queue.js';
-import type { TestRun } from './run.js';
+import { isInFlight, type TestRun } from './run.js';
 import { isActive } from './states.js';
+import type { CiHistory, PlannedUnit, QueuePlan } from './eta-plan.js';
 
 export type { MergeRange } from './eta-range.js';
-
-/** What a queue's recent CI says about its next runs. */
-export interface CiHistory {
-  /** Median wall time of a finished test run; null before the first one finished. */
-  medianRunMs: number | null;
-  /** Share of first attempts that failed (each failure restarts the runs behind it). */
-  failureRate: number;
-  /** Share of finished runs that were flake reruns (each costs one more run). */
-  flakeRate: number;
-  /**
-   * The chance that one PR fails the runs it is in: `failureRate` spread over the PRs of a run. A run
-   * built on the PRs ahead (single mode) fails when any of them does, so its failures say less about
-   * each PR than a lone PR's run does. Absent: `failureRate`.
-   */
-  breakRate?: number;
-  /**
-   * The recent runs' wall times, shortest first: how long a run in flight still has to go is their
-   * median beyond the time it has already run. Absent: the median alone.
-   */
-  durationsMs?: number[];
-}
+export type { CiHistory, PlannedUnit, QueuePlan } from './eta-plan.js';
 
 export interface MergeEstimate {
   /** ISO time; null when no honest estimate can be given (see `reason`). */
@@ -62,31 +43,6 @@ export function ciHistoryOf(runs: readonly TestRun[]): CiHistory {
 export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'durationsMs'>, elapsedMs: number): number {
   const longer = (history.durationsMs?.length ? history.durationsMs : [history.medianRunMs ?? 0]).filter((d) => d > elapsedMs);
   return longer.length ? longer[Math.floor(longer.length / 2)]! - elapsedMs : 0;
-}
-
-/** One unit (a single PR or a batch) with an active entry, in queue order, as both estimates walk it. */
-export interface PlannedUnit {
-  /** Its active entries. */
-  entryIds: string[];
-  /** Every entry passed: it merges now. */
-  decided: boolean;
-  /** Index in `QueuePlan.runsInFlight` of the run deciding it, if one is in flight. */
-  run: number | null;
-  /**
-   * Indexes (in `QueuePlan.units`) of the units ahead it waits for: in parallel mode the units its
-   * run is built on (its lane); null in single mode, where it waits for every unit ahead.
-   */
-  deps: number[] | null;
-}
-
-export interface QueuePlan {
-  nowMs: number;
-  concurrency: number;
-  /** A passing run merges the PRs it is built on with its own (`canOptimisticallyMerge`). */
-  optimistic: boolean;
-  /** How long each main run in flight has run. */
-  runsInFlight: number[];
-  units: PlannedUnit[];
 }
 
 /**
@@ -133,7 +89,7 @@ function iso(ms: number): string {
 export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units' | 'runs'>, now: Date): QueuePlan {
   const nowMs = now.getTime();
   const stateOf = new Map(queue.entries.filter((e) => isActive(e.state)).map((e) => [e.id, e.state]));
-  const inFlight = queue.runs.filter((r) => (r.status === 'creating' || r.status === 'pending') && r.kind === 'main');
+  const inFlight = queue.runs.filter((r) => isInFlight(r) && r.kind === 'main');
   const runIndex = new Map<string, number>();
   inFlight.forEach((r, i) => runIndex.set(r.unitId, runIndex.get(r.unitId) ?? i));
   const lanes = queue.settings.mode === 'parallel';

@@ -1,6 +1,6 @@
 import type { Entry } from './entry.js';
 import type { Freeze } from './merge-hold.js';
-import type { RepoRef } from './repo.js';
+import { repoKey, type RepoRef } from './repo.js';
 import type { TestRun } from './run.js';
 import type { QueueMode, QueueSettings } from './settings.js';
 import type { QueueState } from './states.js';
@@ -67,4 +67,46 @@ export interface QueueDoc {
 export interface LineageHead {
   sha: string;
   entryId?: string;
+}
+
+/** A queue with nothing in it yet: no entries, units or runs, the target head not read yet. */
+export function newQueueDoc(q: {
+  id: string;
+  orgId: string;
+  repo: RepoRef;
+  branch: string;
+  settings: QueueSettings;
+  /** ISO time of creation. */
+  at: string;
+  state?: QueueState;
+  version?: number;
+  targetSha?: string | null;
+  createdFrom?: { pattern: string };
+  settingsSource?: string;
+}): QueueDoc {
+  return {
+    id: q.id,
+    orgId: q.orgId,
+    repo: { host: q.repo.host, owner: q.repo.owner, name: q.repo.name },
+    repoKey: repoKey(q.repo),
+    branch: q.branch,
+    state: q.state ?? 'running',
+    switching: null,
+    settings: q.settings,
+    createdAt: q.at,
+    updatedAt: q.at,
+    version: q.version ?? 1,
+    nextSeq: 1,
+    targetSha: q.targetSha ?? null,
+    entries: [],
+    units: [],
+    runs: [],
+    ...(q.createdFrom ? { createdFrom: { ...q.createdFrom } } : {}),
+    ...(q.settingsSource ? { settingsSource: q.settingsSource } : {}),
+  };
+}
+
+/** The queue with `entry` in place of the entry of the same id. */
+export function replaceEntry(queue: QueueDoc, entry: Entry): QueueDoc {
+  return { ...queue, entries: queue.entries.map((e) => (e.id === entry.id ? entry : e)) };
 }

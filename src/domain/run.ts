@@ -10,6 +10,11 @@ export const RUN_STATUSES = ['creating', 'pending', 'passed', 'failed', 'timed_o
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type PublicRunStatus = Exclude<RunStatus, 'creating'>;
 
+/** Written (`creating`) or running (`pending`): its verdict is still to come. */
+export function isInFlight(run: { status: RunStatus }): boolean {
+  return run.status === 'creating' || run.status === 'pending';
+}
+
 export const CHECK_STATES = ['pending', 'success', 'failure', 'error'] as const;
 export type CheckState = (typeof CHECK_STATES)[number];
 

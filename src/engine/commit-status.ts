@@ -1,13 +1,13 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
-import { waitingSince } from '../planner/parallel/all-admission.js';
+import { waitingSince } from '../planner/all-admission.js';
 
 /** A suspect being rerun because its run failed only on known flaky or quarantined tests. */
 export function forgivenAsFlake(entry: Entry): boolean {
   return entry.state === 'PENDING_FAILURE' && entry.reason?.code === 'flaky_tests';
 }
 
-/** Passed, and held by a freeze or closed merge windows (src/planner/phase-hold.ts). */
+/** Passed, and held by a freeze or closed merge windows (src/planner/phases/hold.ts). */
 export function heldByPolicy(entry: Entry): boolean {
   return entry.state === 'TESTS_PASSED' && entry.reason?.code === 'merge_held' && entry.mergeIntent === null;
 }

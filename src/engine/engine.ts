@@ -13,9 +13,9 @@ import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
 import { EarlyChecks, EarlyTestResults } from './early-checks.js';
 import type { Fact } from './fact.js';
-import { MergeEstimates } from './merge-estimates.js';
+import { MergeEstimates } from '../queue-docs/merge-estimates.js';
 import { GitHostObserver } from './observation.js';
-import { QueueCommitter } from './queue-committer.js';
+import { MAX_COMMIT_CONFLICTS, QueueCommitter } from '../queue-docs/queue-committer.js';
 import { QueueLease } from './queue-lease.js';
 import type { PendingFact } from './queue-runtime.js';
 import { Reconciler } from './reconciler.js';
@@ -62,8 +62,6 @@ export const DEFAULT_LEASE_MS = 30_000;
 const REPORT_MAX_WAIT_MS = 3_000;
 /** How long a fact from outside waits for a reconcile to take it up before it is committed alone. */
 const FOLD_WAIT_MS = 2_000;
-/** Compare-and-set conflicts in a row before recording a fact gives up. */
-const MAX_CONFLICTS = 20;
 
 /**
  * The engine's doors: what the service, the GitHub App and the simulator tell it (facts from
@@ -221,8 +219,7 @@ export class Engine {
   private async commitFact(queueId: string, fact: Fact): Promise<boolean> {
     const committed = await this.committer.update(null, () => this.store.getQueueById(queueId), (q) => ({ queue: fact(q), result: null }), {
       archive: true,
-      maxConflicts: MAX_CONFLICTS,
-      tooBusy: () => new Error(`queue ${queueId}: ${MAX_CONFLICTS} commit conflicts in a row`),
+      tooBusy: () => new Error(`queue ${queueId}: ${MAX_COMMIT_CONFLICTS} commit conflicts in a row`),
       onCommitted: this.committed,
     });
     return committed !== null;
@@ -282,6 +279,11 @@ export class Engine {
   recheckPullRequest(queueId: string, entryId: string): void {
     this.worker.runtime(queueId).prCheckedAt.delete(entryId);
     this.notify(queueId);
+  }
+
+  /** A new entry's PR was read by the service that submitted it: not read again before the next poll. */
+  pullRequestRead(queueId: string, entryId: string): void {
+    this.worker.runtime(queueId).prCheckedAt.set(entryId, this.clock.now().getTime());
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { StatusCheck, TestRun } from '../domain/run.js';
 import type { PullRequestComment } from '../githost/githost.js';
-import { waitEndsAt, waitingSince } from '../planner/parallel/all-admission.js';
+import { waitEndsAt, waitingSince } from '../planner/all-admission.js';
 import { failingChecks } from '../planner/verdict.js';
 import { forgivenAsFlake } from './commit-status.js';
 

@@ -21,6 +21,9 @@ export interface QueueRuntime {
   /** Facts from outside (CI results, webhooks) that the reconcile's next commit records. */
   pendingFacts: PendingFact[];
   wakeTimer: TimerHandle | null;
+  /** Reconciles failed in a row, and the timer of the next try (reconcile-backoff.ts). */
+  failedReconciles: number;
+  retryTimer: TimerHandle | null;
   /** The last reconcile's wall time and end (performance.now()), for giving way to the doors. */
   lastReconcile: { ms: number; endedAt: number } | null;
   wakeAt: number | null;
@@ -38,6 +41,8 @@ export function newQueueRuntime(store: Store): QueueRuntime {
     notifyPending: false,
     pendingFacts: [],
     wakeTimer: null,
+    failedReconciles: 0,
+    retryTimer: null,
     lastReconcile: null,
     wakeAt: null,
     prCheckedAt: new Map(),

@@ -7,15 +7,13 @@ import type { Store } from '../store/store.js';
 import type { Actuator } from './actuation.js';
 import { applyFacts, type Fact } from './fact.js';
 import type { GitHostObserver } from './observation.js';
-import type { CommitOptions, Committed, QueueCommitter } from './queue-committer.js';
+import { MAX_COMMIT_CONFLICTS, type CommitOptions, type Committed, type QueueCommitter } from '../queue-docs/queue-committer.js';
 import type { QueueLease } from './queue-lease.js';
 import { needsTargets } from './queue-targets.js';
 import { pruneRuntime, type PendingFact, type QueueRuntime } from './queue-runtime.js';
 
 /** Plan/execute rounds within one reconcile before it gives up (a planner that never settles). */
 const MAX_ROUNDS = 200;
-/** Compare-and-set conflicts in a row before a commit gives up. */
-const MAX_CONFLICTS = 20;
 
 const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
@@ -153,7 +151,7 @@ export class Reconciler {
   }
 
   private commitOptions(queueId: string): CommitOptions {
-    return { archive: true, maxConflicts: MAX_CONFLICTS, tooBusy: () => new Error(`queue ${queueId}: ${MAX_CONFLICTS} commit conflicts in a row`) };
+    return { archive: true, tooBusy: () => new Error(`queue ${queueId}: ${MAX_COMMIT_CONFLICTS} commit conflicts in a row`) };
   }
 }
 

@@ -1,6 +1,5 @@
 import type { QueueDoc } from '../domain/queue.js';
-import { TEST_BRANCH_PREFIX, testBranchName, type TestRun } from '../domain/run.js';
-import { isLive } from '../planner/index.js';
+import { isInFlight, TEST_BRANCH_PREFIX, testBranchName, type TestRun } from '../domain/run.js';
 
 /**
  * The queue's reused test branches (github.md, "Test branches"): `mergeq/<target>/1`, `/2`, … — as
@@ -8,7 +7,7 @@ import { isLive } from '../planner/index.js';
  * a run costs one ref write and nothing to delete. A slot is free when no other live run holds it.
  */
 export function freeTestBranchSlot(doc: QueueDoc, run: TestRun): string {
-  const held = new Set(doc.runs.filter((r) => r.id !== run.id && isLive(r)).map((r) => r.testBranch));
+  const held = new Set(doc.runs.filter((r) => r.id !== run.id && isInFlight(r)).map((r) => r.testBranch));
   for (let n = 1; ; n++) {
     const name = `${TEST_BRANCH_PREFIX}${doc.branch}/${n}`;
     if (!held.has(name)) return name;

@@ -5,10 +5,12 @@ import { nextWakeUp } from '../planner/index.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Fact } from './fact.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../queue-docs/keyed-lock.js';
+import { retryDelayMs } from './reconcile-backoff.js';
 import { newQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import type { ReconcileOutcome } from './reconciler.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+import { isInFlight } from '../domain/run.js';
 
 const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
@@ -63,7 +65,8 @@ export class QueueWorker {
         rt.notifyPending = false;
         await this.reconcileNow(queueId, rt, []);
       })
-      .catch((err: unknown) => this.o.logger.error({ err, queueId }, 'reconcile failed'));
+      // Logged and retried by reconcileNow (retryAfterFailure).
+      .catch(() => undefined);
     this.track(run);
   }
 
@@ -129,6 +132,8 @@ export class QueueWorker {
     for (const rt of this.queues.values()) {
       rt.wakeTimer?.cancel();
       rt.wakeTimer = null;
+      rt.retryTimer?.cancel();
+      rt.retryTimer = null;
     }
   }
 
@@ -137,13 +142,33 @@ export class QueueWorker {
     let outcome: ReconcileOutcome;
     try {
       outcome = await this.o.reconcile(queueId, rt, facts);
+    } catch (err) {
+      this.retryAfterFailure(queueId, rt, err);
+      throw err;
     } finally {
       const ended = performance.now();
       rt.lastReconcile = { ms: ended - started, endedAt: ended };
       this.o.onReconciled?.(queueId, (ended - started) / 1000);
     }
+    if (rt.failedReconciles > 0) {
+      this.o.logger.debug({ queueId, failures: rt.failedReconciles }, 'reconcile succeeded again');
+      rt.failedReconciles = 0;
+    }
     if (outcome.gone) this.forget(queueId);
     else this.scheduleWakeUp(queueId, rt, outcome.wakeAt);
+  }
+
+  /** Tries again with backoff (reconcile-backoff.ts); logs the first failure of a streak only. */
+  private retryAfterFailure(queueId: string, rt: QueueRuntime, err: unknown): void {
+    rt.failedReconciles++;
+    if (rt.failedReconciles === 1) this.o.logger.error({ err, queueId }, 'reconcile failed; retrying with backoff until it succeeds');
+    rt.retryTimer?.cancel();
+    rt.retryTimer = null;
+    if (!this.started || this.stopped) return;
+    rt.retryTimer = this.o.scheduler.schedule(retryDelayMs(rt.failedReconciles), () => {
+      rt.retryTimer = null;
+      this.notify(queueId);
+    });
   }
 
   private pollTick(all: boolean): void {
@@ -180,6 +205,7 @@ export class QueueWorker {
   private forget(queueId: string): void {
     const rt = this.queues.get(queueId);
     rt?.wakeTimer?.cancel();
+    rt?.retryTimer?.cancel();
     for (const pending of rt?.pendingFacts.splice(0) ?? []) pending.recorded(false);
     this.queues.delete(queueId);
     this.o.onForget(queueId);
@@ -196,7 +222,7 @@ function wakeUpCameDue(queue: QueueDoc, since: Date, now: Date): boolean {
 }
 
 function needsPolling(queue: QueueDoc): boolean {
-  return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some((r) => r.status === 'pending' || r.status === 'creating');
+  return queue.entries.some((e) => e.state === 'NOT_READY') || queue.runs.some(isInFlight);
 }
 
 /** Waits as YIELD_FACTOR says. Real time, not the engine's clock: it shares this process's CPU. */

@@ -1,5 +1,5 @@
 import { mergeHold } from '../domain/merge-hold.js';
-import { RUN_KINDS, type RunKind, type TestRun } from '../domain/run.js';
+import { isInFlight, RUN_KINDS, type RunKind, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { QueueActivity } from '../service/metrics-service.js';
 import type { TimeWindow } from './queue-measures.js';
@@ -33,12 +33,11 @@ export function measureHealth(activity: QueueActivity, window: TimeWindow): Heal
     for (const r of activity.runs) if (keep(r)) counts[r.kind] += 1;
     return counts;
   };
-  const inFlight = (r: TestRun) => r.status === 'creating' || r.status === 'pending';
   return {
     runsStarted: count((r) => within(r.createdAt)),
     flakeReruns: count((r) => r.attempt > 0 && within(r.createdAt)),
     timedOut: count((r) => r.status === 'timed_out' && within(r.finishedAt)),
-    silent: count((r) => inFlight(r) && r.statusChecks.length === 0 && window.until - Date.parse(r.createdAt) > SILENT_AFTER_MS),
+    silent: count((r) => isInFlight(r) && r.statusChecks.length === 0 && window.until - Date.parse(r.createdAt) > SILENT_AFTER_MS),
     mergeStalledSeconds: mergeStalledSeconds(activity, window.until),
   };
 }

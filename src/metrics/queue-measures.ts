@@ -1,5 +1,5 @@
 import type { Entry } from '../domain/entry.js';
-import { RUN_KINDS, type RunKind } from '../domain/run.js';
+import { isInFlight, RUN_KINDS, type RunKind } from '../domain/run.js';
 import { isActive, type PrState } from '../domain/states.js';
 import type { QueueActivity } from '../service/metrics-service.js';
 
@@ -49,7 +49,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
   };
 
   for (const run of activity.queue.runs) {
-    if (run.status === 'creating' || run.status === 'pending') measures.runsInFlight[run.kind] += 1;
+    if (isInFlight(run)) measures.runsInFlight[run.kind] += 1;
   }
   for (const run of activity.runs) {
     if ((run.status === 'passed' || run.status === 'failed') && within(run.finishedAt)) {

@@ -1,8 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
+import { isInFlight, type TestRun } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
-import { isLive } from './run-status.js';
 
 /**
  * Ended entries and finished runs the planner no longer needs. A run is still needed while it is in
@@ -13,7 +12,7 @@ import { isLive } from './run-status.js';
  */
 export function archivable(queue: QueueDoc): { entries: Entry[]; runs: TestRun[] } {
   // Most commits have nothing to archive: no run that could go and no ended entry (a cheap scan first).
-  if (queue.runs.every((r) => isLive(r) || !r.cleanedUp) && queue.entries.every((e) => isActive(e.state))) return { entries: [], runs: [] };
+  if (queue.runs.every((r) => isInFlight(r) || !r.cleanedUp) && queue.entries.every((e) => isActive(e.state))) return { entries: [], runs: [] };
   const referenced = new Set<string>();
   const activeIds = new Set<string>();
   const suspectIds = new Set<string>();
@@ -28,7 +27,7 @@ export function archivable(queue: QueueDoc): { entries: Entry[]; runs: TestRun[]
   const runs: TestRun[] = [];
   for (const run of queue.runs) {
     const keep =
-      isLive(run) ||
+      isInFlight(run) ||
       !run.cleanedUp ||
       referenced.has(run.id) ||
       (run.status === 'passed' && run.prs.some((p) => activeIds.has(p.entryId))) ||

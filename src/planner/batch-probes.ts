@@ -1,8 +1,7 @@
 import type { Unit } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
+import { isInFlight, type TestRun } from '../domain/run.js';
 import type { BisectionOptions, FinishedProbeResult, ProbeResult } from './batching/prefix-evidence.js';
 import type { Draft } from './draft.js';
-import { isLive } from './run-status.js';
 import { isLanded } from './units.js';
 
 /**
@@ -36,7 +35,7 @@ export function readProbes(d: Draft, unit: Unit, failed: TestRun, since: string)
     if (run.status === 'cancelled' || run.createdAt < testingSince) continue;
     const k = prefixLength(d, run, deps, unit.entryIds);
     if (k === null) continue;
-    const result: ProbeResult = isLive(run) ? 'pending' : run.status === 'passed' ? 'passed' : 'failed';
+    const result: ProbeResult = isInFlight(run) ? 'pending' : run.status === 'passed' ? 'passed' : 'failed';
     if (run.kind === 'bisection' && run.unitId === unit.id && run.createdAt >= since && run.attempt === 0) {
       if (result === 'pending') live.set(k, [...(live.get(k) ?? []), run]);
       // A pass is trusted over a failure of the same content (see prefix-evidence.ts).

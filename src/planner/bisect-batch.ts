@@ -1,13 +1,12 @@
 import { derivedId } from '../domain/ids.js';
 import type { Unit } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
-import type { TestRun } from '../domain/run.js';
+import { isInFlight, type TestRun } from '../domain/run.js';
 import { bisectionOutcome, nextProbes, obsoleteProbes } from './batching/bisection.js';
 import { readProbes, type PrefixProbes } from './batch-probes.js';
 import type { Draft, Sink } from './draft.js';
 import { describeFailure } from './failure-reason.js';
 import { createRun } from './run-builder.js';
-import { isLive } from './run-status.js';
 
 /**
  * Bisection of a batch whose failure is its own (queue-semantics.md, "Batching" rules 3-4): the
@@ -118,7 +117,7 @@ export function bisectionStart(d: Draft, unit: Unit): string | null {
 
 /** A bisection run in flight that its batch still waits for (it decides no entry by itself). */
 export function keepsProbe(d: Draft, run: TestRun): boolean {
-  if (run.kind !== 'bisection' || !isLive(run)) return false;
+  if (run.kind !== 'bisection' || !isInFlight(run)) return false;
   const unit = d.units[d.unitIndex().get(run.unitId) ?? -1];
   return !!unit && bisectionStart(d, unit) !== null;
 }

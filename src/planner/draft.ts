@@ -25,7 +25,7 @@ export class Draft {
 
   /** Bumped whenever queue order changes (keys `graphCache`). */
   unitsEpoch = 0;
-  /** Dependency graphs of this draft's units (parallel mode), see parallel/queue-graph.ts. */
+  /** Dependency graphs of this draft's units (parallel mode), see queue-graph.ts. */
   readonly graphCache = new Map<string, unknown>();
 
   constructor(

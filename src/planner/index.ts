@@ -23,7 +23,6 @@ export {
   recordImpactedTargets,
 } from './changes/facts.js';
 export { recordTargetHead, lineageOf, lineageIndex } from './target-base.js';
-export { isLive } from './run-status.js';
 export {
   activeEntryFor,
   cancelEntry,

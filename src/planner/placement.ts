@@ -3,7 +3,7 @@ import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { Draft } from './draft.js';
 import { isLanding } from './invalidation.js';
 import { isPending, unitPriority, unitState } from './units.js';
-import { impactsAll } from './parallel/queue-graph.js';
+import { impactsAll } from './queue-graph.js';
 
 /**
  * Where a unit of priority `p` joins queue order (rule 11): ahead of PENDING units of a lower

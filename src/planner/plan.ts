@@ -2,7 +2,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import type { TargetSet } from '../domain/targets.js';
 import type { Action } from './actions.js';
 import { Draft, RecordingSink } from './draft.js';
-import { runPhases } from './phases.js';
+import { runPhases } from './phases/index.js';
 
 export interface PlanInput {
   queue: QueueDoc;

@@ -5,7 +5,7 @@ import type { TestRun } from '../domain/run.js';
 import type { Draft } from './draft.js';
 import { isLanding } from './invalidation.js';
 import type { DependencyGraph } from './parallel/dependency-graph.js';
-import { closureEntries, graphForRuns, impactsAll } from './parallel/queue-graph.js';
+import { closureEntries, graphForRuns, impactsAll } from './queue-graph.js';
 import { SuspectExclusion } from './suspicion.js';
 import { isLanded, isSuspect, prLabel } from './units.js';
 

@@ -35,7 +35,7 @@ export function failureIsConfirmed(d: Draft, suspect: Unit): boolean {
   return reasonSinceTesting(e, codes);
 }
 
-/** Whether PRs merged past the entry since it last started testing (see phase-merging.ts). */
+/** Whether PRs merged past the entry since it last started testing (see phases/merging.ts). */
 export function wasOvertaken(e: Entry): boolean {
   return reasonSinceTesting(e, ['overtaken']);
 }

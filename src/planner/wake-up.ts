@@ -1,10 +1,10 @@
 import { Draft } from './draft.js';
-import { batchDueAt } from './phase-batching.js';
+import { batchDueAt } from './phases/batching.js';
 import { holdEndsAt, mergeHold } from '../domain/merge-hold.js';
 import type { PlanInput } from './plan.js';
-import { isLive } from './run-status.js';
+import { isInFlight } from '../domain/run.js';
 import { resultsWaitEndsAt } from './test-results.js';
-import { waitEndsAt, waitingSince } from './parallel/all-admission.js';
+import { waitEndsAt, waitingSince } from './all-admission.js';
 
 /**
  * The earliest future time at which `plan()` would act without new facts: the timeout of a run in
@@ -18,7 +18,7 @@ export function nextWakeUp(input: PlanInput, now: Date): Date | null {
   const timeoutMs = q.settings.testingTimeoutMinutes * 60_000;
   let earliest = Infinity;
   for (const run of q.runs) {
-    if (!isLive(run)) continue;
+    if (!isInFlight(run)) continue;
     const at = Date.parse(run.createdAt) + timeoutMs;
     if (at > now.getTime() && at < earliest) earliest = at;
   }

@@ -11,7 +11,7 @@ import { rateLimitPauseMs, writeBudgetPlugin } from '../githost/github/write-bud
 import { GitHubWriteMetrics } from '../githost/github/write-metrics.js';
 import type { Clock } from '../domain/clock.js';
 import type { Engine } from '../engine/engine.js';
-import { webhookEndpoint } from './webhook-endpoint.js';
+import { webhookEndpoint } from '../github-app/webhook-endpoint.js';
 import { GitHubGitHost } from '../githost/github/github-host.js';
 import { InstallationClients } from '../githost/github/installation-clients.js';
 import { mergeqApp } from '../github-app/mergeq-app.js';

@@ -5,7 +5,7 @@ import { Engine } from '../engine/engine.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
-import { MergeEstimates } from '../engine/merge-estimates.js';
+import { MergeEstimates } from '../queue-docs/merge-estimates.js';
 import { EtaCoverage } from '../service/eta-coverage.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';

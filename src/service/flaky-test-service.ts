@@ -14,7 +14,7 @@ import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
 import { testCaseId } from '../flaky/test-case-id.js';
 import type { Store } from '../store/store.js';
 import { ServiceError } from './errors.js';
-import { KeyedLock } from '../engine/keyed-lock.js';
+import { KeyedLock } from '../queue-docs/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { readUploadedJunit } from './junit-upload-reader.js';
 import { loopPacer, turnLoop } from './loop-pacer.js';

@@ -1,4 +1,5 @@
 import { initialReadiness, type Readiness } from '../domain/entry.js';
+import type { PullRequestInfo } from '../domain/pull-request.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { NO_GIT_HOST, NoGitHostError, type GitHost } from '../githost/githost.js';
 import type { Store } from '../store/store.js';
@@ -15,12 +16,14 @@ export interface PullRequestFacts {
 /**
  * Reads the PR from the git host. When there is no git host, or it fails or does not know the PR,
  * the PR is still accepted: its facts are empty, mergeability UNSPECIFIED, and the note says why —
- * it waits as NOT_READY until the engine learns more.
+ * it waits as NOT_READY until the engine learns more. `known`: the PR as the caller has just read it
+ * from the git host (a `/merge` comment's handler), not read again.
  */
 export async function readPullRequestFacts(
   deps: { gitHost: GitHost; store: Store },
   queue: QueueDoc,
   prNumber: number,
+  known?: PullRequestInfo,
 ): Promise<PullRequestFacts> {
   const requiresImpactedTargets = (queue.switching?.toMode ?? queue.settings.mode) === 'parallel';
   const unknown = (note: string): PullRequestFacts => ({
@@ -32,9 +35,9 @@ export async function readPullRequestFacts(
   });
 
   if (deps.gitHost.kind === 'none') return unknown(NO_GIT_HOST);
-  let info;
+  let info: PullRequestInfo | null | undefined = known;
   try {
-    info = await deps.gitHost.getPullRequest(queue.repo, prNumber);
+    info ??= await deps.gitHost.getPullRequest(queue.repo, prNumber);
   } catch (err) {
     if (err instanceof NoGitHostError) return unknown(err.message);
     return unknown(`the git host could not be asked about the pull request: ${err instanceof Error ? err.message : String(err)}`);

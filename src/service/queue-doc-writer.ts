@@ -1,15 +1,12 @@
 import { AppendScope, appendingInPlace } from '../domain/appended-arrays.js';
 import type { QueueDoc } from '../domain/queue.js';
-import { KeyedLock } from '../engine/keyed-lock.js';
-import { QueueCommitter, type QueueChange } from '../engine/queue-committer.js';
+import { KeyedLock } from '../queue-docs/keyed-lock.js';
+import { QueueCommitter, type QueueChange } from '../queue-docs/queue-committer.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
 import { queueErrors } from './queue-errors.js';
 
-export type { QueueChange } from '../engine/queue-committer.js';
-
-/** Compare-and-set conflicts in a row (with the engine or another replica) before giving up. */
-const MAX_CONFLICTS = 9;
+export type { QueueChange } from '../queue-docs/queue-committer.js';
 
 /** Changes stored in one commit at most: a batch of a busy queue stays quick to apply and to write. */
 const MAX_BATCH = 64;
@@ -88,7 +85,7 @@ export class QueueDocWriter {
         batch[0]!.known ?? null,
         () => this.store.getQueue(key.repoKey, key.branch),
         async (base) => (await applyBatch(batch, base, new AppendScope())) ?? (await applyBatch(batch, base, null))!,
-        { archive: false, confirmUnchanged: true, maxConflicts: MAX_CONFLICTS, tooBusy: () => queueErrors.busy(key.branch) },
+        { archive: false, confirmUnchanged: true, tooBusy: () => queueErrors.busy(key.branch) },
       );
     } catch (err) {
       for (const waiting of batch) waiting.reject(err);
@@ -109,7 +106,6 @@ export class QueueDocWriter {
   async delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
     const deleted = await this.lock.run(lockKey(key), () =>
       this.committer.delete(() => this.store.getQueue(key.repoKey, key.branch), mayDelete, {
-        maxConflicts: MAX_CONFLICTS,
         tooBusy: () => queueErrors.busy(key.branch),
       }),
     );

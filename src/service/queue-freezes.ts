@@ -6,7 +6,7 @@ import { repoKey } from '../domain/repo.js';
 import { ServiceError } from './errors.js';
 import type { QueueRefInput } from './queue-inputs.js';
 import type { QueueDocWriter } from './queue-doc-writer.js';
-import type { QueueRecord } from './queue-record.js';
+import type { QueueRecord } from '../records/queue-record.js';
 import { assertOwnsRepo } from './tenancy.js';
 
 export interface FreezeQueueInput extends QueueRefInput {

@@ -7,9 +7,9 @@ import { isActive, type PrState, type QueueState } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { notFound } from './errors.js';
-import { toReasonRecord } from './pull-request-record.js';
+import { toReasonRecord } from '../records/pull-request-record.js';
 import { assertOwnsRepo } from './tenancy.js';
-import { isInFlight } from './test-run-record.js';
+import { isInFlight } from '../domain/run.js';
 
 const HOUR_MS = 3_600_000;
 /** How far back the queue page lists the PRs that left the queue, and how many at most. */

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../planner/index.js';
-import type { Entry } from '../domain/entry.js';
-import { ciHistoryOf, estimateMergeTimes } from '../domain/eta.js';
+import { sameSubmission, type Entry } from '../domain/entry.js';
 import { InvalidStateError } from '../domain/errors.js';
 import type { Org } from '../domain/org.js';
+import type { PullRequestInfo } from '../domain/pull-request.js';
 import { resolvePriority } from '../domain/priority.js';
-import type { QueueDoc } from '../domain/queue.js';
+import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import { reason } from '../domain/reasons.js';
 import { TARGET_BYTES_PER_REPO } from '../domain/retention.js';
-import { repoKey } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { isActive } from '../domain/states.js';
 import { describeTargets } from '../domain/targets.js';
@@ -17,9 +16,8 @@ import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { invalidState, notFound } from './errors.js';
-import { latestEntryOf } from './latest-entry.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
-import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from './pull-request-record.js';
+import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../records/pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
 import type {
   CreateQueueInput,
@@ -28,22 +26,17 @@ import type {
   QueueSettingsPatch,
   SetImpactedTargetsInput,
   SubmitPullRequestInput,
-  TestingDetailsInput,
   UpdateQueueInput,
 } from './queue-inputs.js';
-import { toQueueRecord, toQueueRecordPage, type QueueRecord } from './queue-record.js';
-import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
-import { MergeEstimates } from '../engine/merge-estimates.js';
+import { toQueueRecord, type QueueRecord } from '../records/queue-record.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
-import { QueueFreezes } from './queue-freezes.js';
-import { QueuePageMemo } from './queue-page-memo.js';
+import { QueueReads } from './queue-reads.js';
 import { queueEvents } from '../events/queue-events.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
 import { assertOwnsRepo } from './tenancy.js';
+import { QueueFreezes } from './queue-freezes.js';
 import { TemplateQueues } from './template-queues.js';
-import { newQueueDoc } from './new-queue.js';
 import { isManagedByFile } from '../domain/queue-template.js';
-import { isInFlight, toTestRunRecord, type TestRunRecord } from './test-run-record.js';
 
 /** Schedules a reconcile of a queue (the engine). Called after every change of a queue. */
 export interface QueueNotifier {
@@ -52,6 +45,8 @@ export interface QueueNotifier {
   forgetImpactedTargets?(repoKey: string, prNumber: number, sha: string): void;
   /** Read a NOT_READY entry's PR from the git host at the next reconcile, not at the next poll, and reconcile. */
   recheckPullRequest?(queueId: string, entryId: string): void;
+  /** A new entry's PR was just read from the git host: the next read is due at the next poll, not at once. */
+  pullRequestRead?(queueId: string, entryId: string): void;
 }
 
 export interface QueueServiceDeps {
@@ -76,27 +71,19 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
  * records what was asked in the queue document through the pure changes of src/planner/changes/,
  * and leaves the consequences (runs, merges) to the engine, which it notifies.
  */
-export class QueueService {
-  private readonly store: Store;
+export class QueueService extends QueueReads {
   private readonly gitHost: GitHost;
-  private readonly clock: Clock;
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
-  private readonly pages: Pages;
-  private readonly mergeEstimates: MergeEstimates;
-  private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
   /** freezeQueue and unfreezeQueue. */
   readonly freezes: QueueFreezes;
   private readonly templateQueues: TemplateQueues;
 
   constructor(deps: QueueServiceDeps) {
-    this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
-    this.mergeEstimates = new MergeEstimates(deps.store);
+    super(deps.store, deps.clock);
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
-    this.store = deps.store;
     this.gitHost = deps.gitHost;
-    this.clock = deps.clock;
     this.notifier = deps.notifier;
     this.newId = deps.newId ?? randomUUID;
     const record = async (q: QueueDoc) => toQueueRecord(q, this.clock.now(), await this.estimates(q));
@@ -109,12 +96,13 @@ export class QueueService {
     await this.templateQueues.queueFor(org, input.repo, this.keyOf(org, input));
   }
 
-  async submitPullRequest(org: Org, input: SubmitPullRequestInput): Promise<SubmittedPullRequestRecord> {
+  /** `read.pullRequest`: the PR as the caller has just read it from the git host (a `/merge` comment), not read again. */
+  async submitPullRequest(org: Org, input: SubmitPullRequestInput, read: { pullRequest?: PullRequestInfo } = {}): Promise<SubmittedPullRequestRecord> {
     const key = this.keyOf(org, input);
     const prNumber = input.pr.number;
     const priority = input.priority === undefined ? null : resolvePriority(input.priority);
     const entryId = this.newId();
-    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber);
+    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber, read.pullRequest);
 
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
@@ -135,14 +123,18 @@ export class QueueService {
           { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
           this.clock.now(),
         );
-        if (active && sameEntry(active, submitted.entry)) return { unchanged: true, result: active };
+        if (active && sameSubmission(active, submitted.entry)) return { unchanged: true, result: active };
         return { queue: submitted.queue, result: submitted.entry };
       },
       before,
     );
     // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
     if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
-    else if (changed) this.notifier.notify(queue.id);
+    else if (changed) {
+      // A PR the host described has a head: the engine need not read it again at once.
+      if (fetched?.prSha) this.notifier.pullRequestRead?.(queue.id, entry.id);
+      this.notifier.notify(queue.id);
+    }
     // The stored document may hold later changes of the same batch (queue-doc-writer.ts): answer with the PR as stored.
     const activeNow = activeEntryFor(queue, prNumber);
     const stored = activeNow?.id === entry.id ? activeNow : entryIn(queue, entry.id);
@@ -185,13 +177,6 @@ export class QueueService {
     return toSubmittedPullRequestRecord(entryIn(queue, id), queue, await this.estimates(queue));
   }
 
-  async getSubmittedPullRequest(org: Org, input: PullRequestRefInput): Promise<SubmittedPullRequestRecord> {
-    const queue = await this.loadQueue(org, input);
-    const latest = await this.latestEntry(queue, input.pr.number);
-    if (!latest) throw notFound.pullRequest(input.pr.number);
-    return toSubmittedPullRequestRecord(latest, queue, await this.estimates(queue));
-  }
-
   /**
    * Stores the targets of one PR head. May come before the PR is submitted; when the active entry is
    * at that head, it gains `hasImpactedTargets` and the engine re-plans with the new targets.
@@ -219,32 +204,21 @@ export class QueueService {
     return { prNumber, prSha: sha, impactedTargets: describeTargets(input.impactedTargets) };
   }
 
-  /** One run (`testRunId`), the runs that include a PR (`pr`), or, without a filter, the runs in flight. */
-  async getMergeQueueTestingDetails(org: Org, input: TestingDetailsInput): Promise<{ testRuns: TestRunRecord[] }> {
-    const queue = await this.loadQueue(org, input);
-    const { testRunId } = input;
-    const prNumber = input.pr?.number;
-    if (testRunId === undefined && prNumber === undefined) {
-      return { testRuns: newestFirst(queue.runs.filter(isInFlight)).map(toTestRunRecord) };
-    }
-    const matches = (run: QueueDoc['runs'][number]) =>
-      (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
-    const live = newestFirst(queue.runs.filter(matches));
-    const archived = await this.store.archivedRuns(queue.id, {
-      ...(testRunId === undefined ? {} : { runId: testRunId }),
-      ...(prNumber === undefined ? {} : { prNumber }),
-    });
-    const liveIds = new Set(live.map((r) => r.id));
-    const runs = [...live, ...archived.filter((r) => matches(r) && !liveIds.has(r.id))];
-    return { testRuns: runs.map(toTestRunRecord) };
-  }
-
   async createQueue(org: Org, input: CreateQueueInput): Promise<QueueRecord> {
     assertOwnsRepo(org, input.repo);
     const patch = settingsPatchOf(input);
     assertSettingsInBounds(patch);
     const now = this.clock.now().toISOString();
-    const queue = newQueueDoc({ id: this.newId(), org, repo: input.repo, branch: input.targetBranch, settings: patch, now, ...(input.state ? { state: input.state } : {}) });
+    const queue = newQueueDoc({
+      id: this.newId(),
+      orgId: org.id,
+      repo: input.repo,
+      branch: input.targetBranch,
+      settings: defaultSettings(patch),
+      at: now,
+      state: input.state ?? 'running',
+      version: 0,
+    });
     try {
       await this.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
@@ -253,20 +227,6 @@ export class QueueService {
     }
     this.notifier.notify(queue.id);
     return toQueueRecord(queue, this.clock.now(), await this.estimates(queue));
-  }
-
-  /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
-  async getQueue(org: Org, input: QueueRefInput & { page?: PageInput }): Promise<QueueRecord & { page: PageJson }> {
-    const queue = await this.loadQueue(org, input);
-    const page = input.page ?? { pageSize: MAX_QUEUE_PAGE_SIZE, pageToken: '' };
-    const query = { repoKey: queue.repoKey, pageSize: page.pageSize, scope: `queue:${queue.branch}` };
-    const pageIndex = await this.pages.pageIndex(query, page);
-    const estimates = await this.estimates(queue);
-    return this.queuePages.get(queue, estimates, `${pageIndex}/${page.pageSize}`, async () => {
-      const offset = Math.min(pageIndex * page.pageSize, Number.MAX_SAFE_INTEGER);
-      const { record, total } = toQueueRecordPage(queue, this.clock.now(), estimates, offset, page.pageSize);
-      return { ...record, page: await this.pages.page(query, pageIndex, total) };
-    });
   }
 
   /** Omitted settings stay unchanged; a mode change goes through `switching_modes` when runs are in flight. */
@@ -295,39 +255,6 @@ export class QueueService {
     if (queueId) this.notifier.notify(queueId);
     return { deleted };
   }
-
-  /** The ETA of each active entry (src/domain/eta.ts). */
-  private estimates(queue: QueueDoc) {
-    return this.mergeEstimates.of(queue, this.clock.now());
-  }
-
-  /**
-   * The ETA of one entry. One that is not ready, or any in a paused queue, has none whatever the rest
-   * of the queue holds: then the queue is not walked (submit at depth).
-   */
-  private estimatesFor(queue: QueueDoc, entry: Entry) {
-    if (entry.state === 'NOT_READY' || queue.state === 'paused' || queue.state === 'switching_modes') {
-      return Promise.resolve(estimateMergeTimes({ ...queue, entries: [entry] }, ciHistoryOf([]), this.clock.now()));
-    }
-    return this.estimates(queue);
-  }
-
-  private keyOf(org: Org, input: QueueRefInput): { repoKey: string; branch: string } {
-    assertOwnsRepo(org, input.repo);
-    return { repoKey: repoKey(input.repo), branch: input.targetBranch };
-  }
-
-  private async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
-    const key = this.keyOf(org, input);
-    const queue = await this.store.getQueue(key.repoKey, key.branch);
-    if (!queue) throw notFound.queue(key.repoKey, key.branch);
-    return queue;
-  }
-
-  /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
-  private latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
-    return latestEntryOf(this.store, queue, prNumber);
-  }
 }
 
 function assertAccepting(queue: QueueDoc): void {
@@ -348,23 +275,10 @@ function factsOf(entry: Entry): PullRequestFacts {
   return { prTitle, prSha, prBaseBranch, prAuthor, readiness };
 }
 
-function sameEntry(a: Entry, b: Entry): boolean {
-  return (
-    a.priorityValue === b.priorityValue &&
-    a.priorityName === b.priorityName &&
-    a.usedDefaultPriorityName === b.usedDefaultPriorityName &&
-    a.noBatch === b.noBatch
-  );
-}
-
 function entryIn(queue: QueueDoc, id: string): Entry {
   const entry = queue.entries.find((e) => e.id === id);
   if (!entry) throw new Error(`entry ${id} is missing from the queue it was just written to`);
   return entry;
-}
-
-function newestFirst<T extends { createdAt: string }>(runs: T[]): T[] {
-  return [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
 
 /** The domain commands report an invalid state with InvalidStateError; every door answers 409. */

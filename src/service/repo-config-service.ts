@@ -1,6 +1,5 @@
 import type { Clock } from '../domain/clock.js';
 import type { Org } from '../domain/org.js';
-import type { QueueDoc } from '../domain/queue.js';
 import { API_SETTINGS_SOURCE, isManagedByFile, type QueueTemplate } from '../domain/queue-template.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
@@ -8,7 +7,7 @@ import { queueEvents } from '../events/queue-events.js';
 import { changeSettings } from '../planner/index.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
-import { newQueueDoc } from './new-queue.js';
+import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
 import type { RepoConfig } from './repo-config.js';
@@ -80,7 +79,7 @@ export class RepoConfigService {
   }
 
   private async create(org: Org, repo: RepoRef, branch: string, settings: QueueSettingsPatch, source: string, now: string): Promise<boolean> {
-    const queue = newQueueDoc({ id: this.deps.newId(), org, repo, branch, settings, now, settingsSource: source });
+    const queue = newQueueDoc({ id: this.deps.newId(), orgId: org.id, repo, branch, settings: defaultSettings(settings), at: now, version: 0, settingsSource: source });
     try {
       await this.deps.store.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {

@@ -1,13 +1,13 @@
 import type { Clock } from '../domain/clock.js';
 import type { Org } from '../domain/org.js';
-import type { QueueDoc } from '../domain/queue.js';
 import { isManagedByFile } from '../domain/queue-template.js';
 import type { RepoRef } from '../domain/repo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { templateFor } from './branch-pattern.js';
-import { newQueueDoc } from './new-queue.js';
+import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
+import { defaultSettings } from '../domain/settings.js';
 
 /**
  * The queue of a branch that has none yet, created from the repository's template whose pattern the
@@ -28,11 +28,12 @@ export class TemplateQueues {
     const now = clock.now().toISOString();
     const queue = newQueueDoc({
       id: this.deps.newId(),
-      org,
+      orgId: org.id,
       repo,
       branch: key.branch,
-      settings: template.settings,
-      now,
+      settings: defaultSettings(template.settings),
+      at: now,
+      version: 0,
       createdFrom: { pattern: template.pattern },
       // A queue made from a template the file manages is managed by the file too.
       ...(isManagedByFile(template.settingsSource) ? { settingsSource: template.settingsSource } : {}),

@@ -1,5 +1,4 @@
-import type { EtaErrors, RangeCalibration } from './eta-error.js';
-import type { StrategyResult } from './measure.js';
+import type { EtaErrors, RangeCalibration, StrategyResult } from './measure.js';
 
 /**
  * One line per simulated strategy: the median over seeds of the ETA's median absolute error, as a

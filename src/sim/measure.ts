@@ -1,6 +1,34 @@
-import type { EtaErrors } from './eta-error.js';
 import type { QueueSettings } from '../domain/settings.js';
 import { shouldMerge, type SimPr } from './workload.js';
+
+/** How the ranges given at one moment held the merges that followed (eta-error.ts). */
+export interface RangeCalibration {
+  /** Share of merged PRs whose merge fell inside the range (both ends included). */
+  coverage: number;
+  /** Shares of merged PRs that merged before the range's earliest, and after its latest. */
+  before: number;
+  after: number;
+  /** Median width of the range, in minutes. */
+  medianWidthMin: number;
+  /** Median of the range's width as a share of the PR's time in queue. */
+  medianWidthShare: number;
+  /** Median width against the 80% spread of one CI run (its p90 − p10): 1 is one run's own spread. */
+  widthVsOneRun: number | null;
+}
+
+/** Median absolute ETA error of the merged PRs, as a share of their time in queue; null when none merged with an estimate. */
+export interface EtaErrors {
+  atSubmission: number | null;
+  atLastRunStart: number | null;
+  /**
+   * The merged PRs that needed one run of their own: their share of the merged PRs, and their error
+   * at last-run start (= at submission, give or take a tick). Their time in queue is one CI run, whose
+   * length nothing in the queue tells before it ends: this part of the error is the CI's own spread.
+   */
+  oneRun: { share: number; atLastRunStart: number | null } | null;
+  /** The 80% ranges given at submission and at last-run start, against the merges (null: none merged with one). */
+  range: { atSubmission: RangeCalibration | null; atLastRunStart: RangeCalibration | null };
+}
 
 /** How one simulated PR ended by the time the books closed. */
 export interface PrOutcome {

@@ -10,6 +10,7 @@ import { Random } from '../githost/sandbox/random.js';
 import { buildDependencyGraph, findLanes, union, type GraphUnit } from '../planner/parallel/index.js';
 import { applyActions, plan, recordImpactedTargets, recordRunCreated, recordStatusChecks, type PlanInput } from '../planner/index.js';
 import { newSimQueue } from './sim-queue.js';
+import { isInFlight } from '../domain/run.js';
 
 /**
  * Queue documents for timing one `plan()` (bench:planner): a busy queue in the middle of its day,
@@ -139,7 +140,7 @@ export function buildPlannerFixture(options: PlannerFixtureOptions): PlannerFixt
     const unit = q.units[index];
     const entry = unit && q.entries.find((e) => e.id === unit.entryIds[0]);
     const run = entry?.testRunId ? q.runs.find((r) => r.id === entry.testRunId) : undefined;
-    if (!run?.testBranchSha || (run.status !== 'pending' && run.status !== 'creating')) return;
+    if (!run?.testBranchSha || !isInFlight(run)) return;
     q = recordStatusChecks(q, run.testBranchSha, [{ context: 'ci', state: 'success', url: null }], now);
   };
   for (let i = 1; i <= o.passedBehindHead; i++) passUnitAt(i);

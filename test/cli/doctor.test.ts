@@ -1,7 +1,7 @@
 import { pino } from 'pino';
-import { FakeGitHubApp } from '../../src/bench/fake-github-app.js';
-import { serveFakeGitHub, type FakeGitHubServer } from '../../src/bench/fake-github-server.js';
-import { FakeGitHub } from '../../src/bench/fake-github.js';
+import { FakeGitHubApp } from '../../src/testing/fake-github-app.js';
+import { serveFakeGitHub, type FakeGitHubServer } from '../../src/testing/fake-github-server.js';
+import { FakeGitHub } from '../../src/testing/fake-github.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { TEST_PRIVATE_KEY } from '../githost/github-test-client.js';

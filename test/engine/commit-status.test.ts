@@ -1,7 +1,7 @@
 import { commitStatusFor, commitStatusKey } from '../../src/engine/commit-status.js';
 import type { Entry } from '../../src/domain/entry.js';
 import { describe as describeStatus } from '../../src/github-app/handlers/comment-command.js';
-import type { SubmittedPullRequestRecord } from '../../src/service/pull-request-record.js';
+import type { SubmittedPullRequestRecord } from '../../src/records/pull-request-record.js';
 
 const pending = { state: 'PENDING', readiness: {}, history: [] } as unknown as Entry;
 

@@ -2,7 +2,7 @@ import type { Entry } from '../../src/domain/entry.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import type { TestRun } from '../../src/domain/run.js';
 import { defaultSettings } from '../../src/domain/settings.js';
-import { MergeEstimates } from '../../src/engine/merge-estimates.js';
+import { MergeEstimates } from '../../src/queue-docs/merge-estimates.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 

@@ -25,7 +25,7 @@ import { WebhookDeliveries } from '../../src/service/webhook-deliveries.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeGitHub, serveWithNock } from './fake-github.js';
-import { pullJson } from '../../src/bench/fake-github-pulls.js';
+import { pullJson } from '../../src/testing/fake-github-pulls.js';
 import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';
 
 const MIN = 60_000;

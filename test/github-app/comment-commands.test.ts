@@ -36,6 +36,13 @@ describe('/merge', () => {
     expect(h.fake.statusComments(1)).toEqual([]);
   });
 
+  test('reads the pull request from GitHub once: the handler passes what it read on to the queue', async () => {
+    await h.comment(1, '/merge');
+    expect(await h.pr(org, 1)).toMatchObject({ isCurrentlySubmittedToQueue: true, prSha: 'head1' });
+    const prReads = h.fake.requests.filter((r) => r.method === 'GET' && r.path === '/pulls/1');
+    expect(prReads).toHaveLength(1);
+  });
+
   test('with the status check off, a submission is acknowledged with a 👍', async () => {
     await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', statusCheckEnabled: false });
     const commentId = await h.comment(1, '/merge');

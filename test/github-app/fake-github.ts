@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { API, FakeGitHub } from '../../src/bench/fake-github.js';
+import { API, FakeGitHub } from '../../src/testing/fake-github.js';
 
 export { API, FakeGitHub };
 

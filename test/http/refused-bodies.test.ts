@@ -1,6 +1,6 @@
 import express from 'express';
 import net from 'node:net';
-import { webhookEndpoint } from '../../src/server/webhook-endpoint.js';
+import { webhookEndpoint } from '../../src/github-app/webhook-endpoint.js';
 import { listen } from './helpers/raw-http.js';
 import { createTestApp, memoryLogger, type TestApp } from './helpers/test-app.js';
 

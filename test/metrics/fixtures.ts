@@ -1,9 +1,9 @@
 import type { Entry } from '../../src/domain/entry.js';
 import { initialReadiness } from '../../src/domain/entry.js';
 import type { Org } from '../../src/domain/org.js';
-import type { QueueDoc } from '../../src/domain/queue.js';
+import { newQueueDoc, type QueueDoc } from '../../src/domain/queue.js';
 import { reason } from '../../src/domain/reasons.js';
-import { repoKey, type RepoRef } from '../../src/domain/repo.js';
+import type { RepoRef } from '../../src/domain/repo.js';
 import type { RunKind, RunStatus, TestRun } from '../../src/domain/run.js';
 import { defaultSettings } from '../../src/domain/settings.js';
 import type { PrState } from '../../src/domain/states.js';
@@ -19,24 +19,7 @@ export function org(id: string, slug: string, owners: string[]): Org {
 }
 
 export function queueDoc(id: string, orgId: string, repo: RepoRef, branch: string): QueueDoc {
-  return {
-    id,
-    orgId,
-    repo,
-    repoKey: repoKey(repo),
-    branch,
-    state: 'running',
-    switching: null,
-    settings: defaultSettings(),
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    version: 1,
-    nextSeq: 1,
-    targetSha: null,
-    entries: [],
-    units: [],
-    runs: [],
-  };
+  return newQueueDoc({ id, orgId, repo, branch, settings: defaultSettings(), at: '2026-01-01T00:00:00.000Z' });
 }
 
 let seq = 0;

@@ -2,7 +2,7 @@ import { submitEntry } from '../../src/planner/index.js';
 import type { Entry, Readiness } from '../../src/domain/entry.js';
 import { derivedId } from '../../src/domain/ids.js';
 import { resolvePriority, type PriorityName } from '../../src/domain/priority.js';
-import type { QueueDoc } from '../../src/domain/queue.js';
+import { newQueueDoc, type QueueDoc } from '../../src/domain/queue.js';
 import { defaultSettings, type QueueSettings } from '../../src/domain/settings.js';
 
 /** Builders for planner tests: small queue snapshots, built through the real client commands. */
@@ -14,24 +14,15 @@ export function minutesAfter(start: Date, minutes: number): Date {
 }
 
 export function emptyQueue(settings: Partial<QueueSettings> = {}): QueueDoc {
-  return {
+  return newQueueDoc({
     id: 'q1',
     orgId: 'org1',
     repo: { host: 'github.com', owner: 'acme', name: 'app' },
-    repoKey: 'github.com/acme/app',
     branch: 'main',
-    state: 'running',
-    switching: null,
     settings: defaultSettings({ requiredStatuses: ['ci'], ...settings }),
-    createdAt: T0.toISOString(),
-    updatedAt: T0.toISOString(),
-    version: 1,
-    nextSeq: 1,
+    at: T0.toISOString(),
     targetSha: 'main-0',
-    entries: [],
-    units: [],
-    runs: [],
-  };
+  });
 }
 
 export function readyReadiness(overrides: Partial<Readiness> = {}): Readiness {

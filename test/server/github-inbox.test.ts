@@ -6,7 +6,7 @@ import nock from 'nock';
 import { pino } from 'pino';
 import { Probot } from 'probot';
 import request from 'supertest';
-import { webhookEndpoint } from '../../src/server/webhook-endpoint.js';
+import { webhookEndpoint } from '../../src/github-app/webhook-endpoint.js';
 import { unknownInstallation } from '../../src/server/unknown-installation.js';
 import { WebhookInbox, type InboundDelivery } from '../../src/service/webhook-inbox.js';
 import { openSqliteStore } from '../../src/store/open.js';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/server/logger.js';
-import { webhookEndpoint, type WebhookDelivery } from '../../src/server/webhook-endpoint.js';
+import { webhookEndpoint, type WebhookDelivery } from '../../src/github-app/webhook-endpoint.js';
 import { listen, openPost } from '../http/helpers/raw-http.js';
 import { expectProblem } from '../http/helpers/requests.js';
 import { createTestApp, memoryLogger, type TestApp } from '../http/helpers/test-app.js';

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { initialReadiness, type Entry } from '../../src/domain/entry.js';
 import type { ApiToken, Org } from '../../src/domain/org.js';
-import type { QueueDoc } from '../../src/domain/queue.js';
+import { newQueueDoc, type QueueDoc } from '../../src/domain/queue.js';
 import type { TestCase } from '../../src/domain/quarantine.js';
 import { reason } from '../../src/domain/reasons.js';
-import { repoKey } from '../../src/domain/repo.js';
 import { testBranchName, type TestRun } from '../../src/domain/run.js';
 import { defaultSettings } from '../../src/domain/settings.js';
 
@@ -38,25 +37,7 @@ export function aToken(orgId: string, overrides: Partial<ApiToken> = {}): ApiTok
 
 export function aQueue(overrides: Partial<QueueDoc> = {}): QueueDoc {
   const repo = overrides.repo ?? { host: 'github.com', owner: 'acme', name: 'widgets' };
-  return {
-    id: randomUUID(),
-    orgId: 'org-1',
-    repo,
-    repoKey: repoKey(repo),
-    branch: 'main',
-    state: 'running',
-    switching: null,
-    settings: defaultSettings(),
-    createdAt: T0,
-    updatedAt: T0,
-    version: 1,
-    nextSeq: 1,
-    targetSha: null,
-    entries: [],
-    units: [],
-    runs: [],
-    ...overrides,
-  };
+  return { ...newQueueDoc({ id: randomUUID(), orgId: 'org-1', repo, branch: 'main', settings: defaultSettings(), at: T0 }), ...overrides };
 }
 
 export function anEntry(queueId: string, overrides: Partial<Entry> = {}): Entry {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { addApiOptions, ApiClient, type ApiOptions } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { usageError } from '../usage-error.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { QueueRecord } from '../../service/queue-record.js';
+import type { QueueRecord } from '../../records/queue-record.js';
 import { addApiOptions, ApiClient, type ApiOptions } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { usageError } from '../usage-error.js';

@@ -1,6 +1,6 @@
-import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
+import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import type { ListedQueue } from '../../service/queue-listing.js';
-import type { QueueRecord } from '../../service/queue-record.js';
+import type { QueueRecord } from '../../records/queue-record.js';
 import { formatTable } from '../format-table.js';
 
 /** What `mergeq queue` and `mergeq pr` print for people (`--json` prints the API's answer instead). */

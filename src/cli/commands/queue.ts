@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { PageJson } from '../../service/pages.js';
 import type { ListedQueue } from '../../service/queue-listing.js';
-import type { QueueRecord } from '../../service/queue-record.js';
+import type { QueueRecord } from '../../records/queue-record.js';
 import { addApiOptions, ApiClient, type ApiOptions } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { usageError } from '../usage-error.js';

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { Context } from 'probot';
 import type { Org } from '../../domain/org.js';
+import type { PullRequestInfo } from '../../domain/pull-request.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
 import type { PullRequestRefInput } from '../../service/queue-inputs.js';
-import type { SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
-import { describeQueueHold, type MergeHoldRecord } from '../../service/merge-hold-record.js';
+import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
+import { describeQueueHold, type MergeHoldRecord } from '../../records/merge-hold-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
 import { repoParams, type Octokit } from '../../githost/github/github-client.js';
@@ -40,12 +41,12 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     branch = ref.targetBranch;
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
     if (parsed.command.kind === 'submit') await deps.queueService.ensureQueue(org, ref);
-    const queue = await deps.queueService.getQueue(org, ref);
+    const queue = await deps.queueService.commandSettings(org, ref);
     if (!queue.commandsEnabled) {
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
       return;
     }
-    const answer = await run(deps, org, ref, parsed.command, queue);
+    const answer = await run(deps, org, ref, parsed.command, pr, queue);
     if (answer) await reply.comment(answer);
     // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
     // write fewer per merged PR (github.md, "Write budget").
@@ -69,11 +70,11 @@ function shortReason(err: unknown): string {
 }
 
 /** Carries out the command; returns the reply it needs beyond the reaction, if any. */
-async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, queue: MergeHoldRecord): Promise<string | null> {
+async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, pullRequest: PullRequestInfo, queue: MergeHoldRecord): Promise<string | null> {
   const s = deps.queueService;
   switch (command.kind) {
     case 'submit':
-      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) });
+      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) }, { pullRequest });
       return null;
     case 'cancel':
       await s.cancelPullRequest(org, ref);

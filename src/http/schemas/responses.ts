@@ -8,10 +8,10 @@ import { PR_STATES, QUEUE_STATES } from '../../domain/states.js';
 import type { QuarantinedTestJson } from '../../service/quarantine-service.js';
 import type { ListedQueue } from '../../service/queue-listing.js';
 import type { PageJson } from '../../service/pages.js';
-import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../../service/pull-request-record.js';
-import type { QueueRecord } from '../../service/queue-record.js';
+import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
+import type { QueueRecord } from '../../records/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue-service.js';
-import type { TestRunRecord } from '../../service/test-run-record.js';
+import type { TestRunRecord } from '../../records/test-run-record.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**

@@ -2,11 +2,12 @@ import type { Entry, Readiness } from '../../domain/entry.js';
 import { activeEntryOf, appendEntry } from '../../domain/active-entries.js';
 import { InvalidStateError } from '../../domain/errors.js';
 import type { ResolvedPriority } from '../../domain/priority.js';
-import type { QueueDoc } from '../../domain/queue.js';
+import { replaceEntry, type QueueDoc } from '../../domain/queue.js';
 import { reason, type Reason } from '../../domain/reasons.js';
 import type { QueueSettings } from '../../domain/settings.js';
 import { isActive, type SettableQueueState } from '../../domain/states.js';
 import { transition } from '../../domain/transition.js';
+import { isInFlight } from '../../domain/run.js';
 
 /**
  * The client commands as pure changes of a queue document. They record what was asked; the planner
@@ -112,7 +113,7 @@ export function restartEntry(queue: QueueDoc, entryId: string, now: Date): Queue
         : { ...transition(e, 'PENDING', why, now), testRunId: null, retriesUsed: 0 };
     }),
     runs: queue.runs.map((r) =>
-      runIds.has(r.id) && (r.status === 'creating' || r.status === 'pending' || (r.status === 'passed' && !suspect))
+      runIds.has(r.id) && (isInFlight(r) || (r.status === 'passed' && !suspect))
         ? { ...r, status: 'cancelled', cancelReason: 'restarted_by_user', finishedAt: r.finishedAt ?? now.toISOString() }
         : r,
     ),
@@ -120,7 +121,7 @@ export function restartEntry(queue: QueueDoc, entryId: string, now: Date): Queue
 }
 
 export function hasRunsInFlight(queue: QueueDoc): boolean {
-  return queue.runs.some((r) => r.status === 'creating' || r.status === 'pending');
+  return queue.runs.some(isInFlight);
 }
 
 /**
@@ -153,10 +154,6 @@ export function changeSettings(
     }
   }
   return next;
-}
-
-function replaceEntry(queue: QueueDoc, entry: Entry): QueueDoc {
-  return { ...queue, entries: queue.entries.map((e) => (e.id === entry.id ? entry : e)) };
 }
 
 function removeFromUnits(queue: QueueDoc, entryId: string): QueueDoc {

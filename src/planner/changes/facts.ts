@@ -1,12 +1,11 @@
 import type { Entry } from '../../domain/entry.js';
 import { activeEntryOf } from '../../domain/active-entries.js';
-import type { QueueDoc } from '../../domain/queue.js';
+import { replaceEntry, type QueueDoc } from '../../domain/queue.js';
 import { reason, type Reason } from '../../domain/reasons.js';
-import type { FailedTest, StatusCheck, TestRun } from '../../domain/run.js';
+import { isInFlight, type FailedTest, type StatusCheck, type TestRun } from '../../domain/run.js';
 import { isActive } from '../../domain/states.js';
 import type { PullRequestInfo } from '../../domain/pull-request.js';
 import { Draft, applyingSink } from '../draft.js';
-import { isLive } from '../run-status.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
 import { mergeFailedTests } from '../test-results.js';
 import { lineageIndex, lineageOf, recordOwnMerge, recordTargetHead, testedCurrentHead } from '../target-base.js';
@@ -46,7 +45,7 @@ export function recordRunCreated(
     };
   });
   const run = created.runs.find((x) => x.id === runId);
-  if (!run || !isLive(run) || testedCurrentHead(created, run, r.baseSha)) return created;
+  if (!run || !isInFlight(run) || testedCurrentHead(created, run, r.baseSha)) return created;
   const d = new Draft(created, now);
   const why = lineageIndex(q, r.baseSha) >= 0 ? 'an older head of the target branch' : `a head the queue did not make (${r.baseSha.slice(0, 7)})`;
   dropRun(applyingSink(d), run, reason('base_moved', `the test branch was built on ${why}: built again`));
@@ -56,7 +55,7 @@ export function recordRunCreated(
 /** The test branch could not be built: that PR does not merge onto the ones before it. */
 export function recordRunConflict(q: QueueDoc, runId: string, conflictPrNumber: number, now: Date): QueueDoc {
   return updateRun(q, runId, (run) => {
-    if (!isLive(run)) return run;
+    if (!isInFlight(run)) return run;
     const pr = run.prs.find((p) => p.prNumber === conflictPrNumber) ?? run.prs[run.prs.length - 1];
     return { ...run, status: 'failed', finishedAt: now.toISOString(), conflictEntryId: pr?.entryId ?? null };
   });
@@ -66,7 +65,7 @@ export function recordRunConflict(q: QueueDoc, runId: string, conflictPrNumber: 
 export function recordStatusChecks(q: QueueDoc, testBranchSha: string, checks: StatusCheck[], _now: Date): QueueDoc {
   let changed = false;
   const runs = q.runs.map((run) => {
-    if (run.testBranchSha !== testBranchSha || !isLive(run)) return run;
+    if (run.testBranchSha !== testBranchSha || !isInFlight(run)) return run;
     const merged = mergeChecks(run.statusChecks, checks);
     if (merged === run.statusChecks) return run;
     changed = true;
@@ -207,7 +206,7 @@ export function recordPullRequest(
       note: note ?? null,
     },
   };
-  return sameEntry(entry, refreshed) ? q : replaceEntry(q, refreshed);
+  return identical(entry, refreshed) ? q : replaceEntry(q, refreshed);
 }
 
 /** Impacted targets are known for that PR head. */
@@ -262,11 +261,8 @@ function updateRun(q: QueueDoc, runId: string, f: (run: TestRun) => TestRun): Qu
   return changed ? { ...q, runs } : q;
 }
 
-function replaceEntry(q: QueueDoc, entry: Entry): QueueDoc {
-  return { ...q, entries: q.entries.map((e) => (e.id === entry.id ? entry : e)) };
-}
-
-function sameEntry(a: Entry, b: Entry): boolean {
+/** Field for field the same (a fresh read of the PR that told nothing new). */
+function identical(a: Entry, b: Entry): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 

@@ -1,16 +1,7 @@
-import type { TargetSet } from '../../domain/targets.js';
 import { DirectDependencies } from './direct-dependencies.js';
+import type { GraphUnit } from './graph-unit.js';
 
-/** One unit as the graph sees it, given in queue order. */
-export interface GraphUnit {
-  readonly id: string;
-  readonly targets: TargetSet;
-  /**
-   * Merged or a suspect: not part of the graph for new runs (parallel mode rule 4). Nothing depends
-   * on it, and what it alone linked stays unlinked.
-   */
-  readonly excluded: boolean;
-}
+export type { GraphUnit } from './graph-unit.js';
 
 /**
  * Which units ahead each unit depends on (parallel mode rule 2), found in one pass over the targets

@@ -1,4 +1,4 @@
-import type { GraphUnit } from './dependency-graph.js';
+import type { GraphUnit } from './graph-unit.js';
 
 /**
  * The direct dependencies of each unit (see DependencyGraph), found in one pass over the targets in

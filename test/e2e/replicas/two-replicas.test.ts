@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
-import { FakeGitHub } from '../../../src/bench/fake-github.js';
+import { FakeGitHub } from '../../../src/testing/fake-github.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { OrgService } from '../../../src/service/org-service.js';
 import { openStore, SQLITE_FILE } from '../../../src/store/open.js';

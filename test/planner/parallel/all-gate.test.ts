@@ -3,7 +3,7 @@ import type { Entry } from '../../../src/domain/entry.js';
 import type { Unit } from '../../../src/domain/queue.js';
 import type { TargetSet } from '../../../src/domain/targets.js';
 import { Draft } from '../../../src/planner/draft.js';
-import { AllGate } from '../../../src/planner/parallel/all-gate.js';
+import { AllGate } from '../../../src/planner/all-gate.js';
 import { buildDependencyGraph, type GraphUnit } from '../../../src/planner/parallel/dependency-graph.js';
 import { queueWithPrs, T0 } from '../builders.js';
 import { arbitraryQueue } from './arbitrary-units.js';

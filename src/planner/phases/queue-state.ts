@@ -1,5 +1,5 @@
-import type { Sink } from './draft.js';
-import { isLive } from './run-status.js';
+import type { Sink } from '../draft.js';
+import { isInFlight } from '../../domain/run.js';
 
 /**
  * draining -> paused, and switching_modes -> the new mode and the state to return to, once nothing
@@ -8,7 +8,7 @@ import { isLive } from './run-status.js';
 export function settleQueueState(s: Sink): void {
   const d = s.d;
   if (d.state !== 'draining' && d.state !== 'switching_modes') return;
-  for (const run of d.runs.values()) if (isLive(run)) return;
+  for (const run of d.runs.values()) if (isInFlight(run)) return;
   for (const e of d.entries.values()) if (e.mergeIntent) return;
   if (d.state === 'draining') {
     s.emit({ type: 'setQueueState', state: 'paused', switching: null });

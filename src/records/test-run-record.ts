@@ -44,7 +44,3 @@ export function toTestRunRecord(run: TestRun): TestRunRecord {
     failedTests: run.testResults ? run.testResults.failedTests.map((t) => ({ ...t })) : null,
   };
 }
-
-export function isInFlight(run: TestRun): boolean {
-  return run.status === 'creating' || run.status === 'pending';
-}

@@ -1,11 +1,11 @@
-import type { Entry } from '../../domain/entry.js';
-import type { Unit } from '../../domain/queue.js';
-import { SKIP_THE_LINE_PRIORITY } from '../../domain/priority.js';
-import { reason, type Reason } from '../../domain/reasons.js';
-import type { Draft } from '../draft.js';
-import { isLanding } from '../invalidation.js';
-import { placementIndex } from '../placement.js';
-import { unitState } from '../units.js';
+import type { Entry } from '../domain/entry.js';
+import type { Unit } from '../domain/queue.js';
+import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
+import { reason, type Reason } from '../domain/reasons.js';
+import type { Draft } from './draft.js';
+import { isLanding } from './invalidation.js';
+import { placementIndex } from './placement.js';
+import { unitState } from './units.js';
 import { impactsAll } from './queue-graph.js';
 
 /** An `ALL` PR waits while placing it would restart more than this share of `concurrency` runs... */

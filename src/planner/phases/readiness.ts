@@ -1,10 +1,10 @@
-import { derivedId } from '../domain/ids.js';
-import { reason } from '../domain/reasons.js';
-import type { Sink } from './draft.js';
-import { isLanding } from './invalidation.js';
-import { placementIndex } from './placement.js';
-import { allTargetsWait, waitingSince } from './parallel/all-admission.js';
-import { notReadyBecause, readinessLost } from './readiness.js';
+import { derivedId } from '../../domain/ids.js';
+import { reason } from '../../domain/reasons.js';
+import type { Sink } from '../draft.js';
+import { isLanding } from '../invalidation.js';
+import { placementIndex } from '../placement.js';
+import { allTargetsWait, waitingSince } from '../all-admission.js';
+import { notReadyBecause, readinessLost } from '../readiness.js';
 
 /**
  * NOT_READY -> PENDING when ready (taking a place in queue order; an `ALL` PR in parallel mode may

@@ -1,19 +1,19 @@
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import type { TestRun } from '../domain/run.js';
-import type { Draft, Sink } from './draft.js';
-import { isEvidence } from './evidence.js';
-import { startHoldOf, unitPasses } from './phase-hold.js';
-import { awaitsBatch } from './phase-batching.js';
-import { keepsProbe } from './bisect-batch.js';
-import { isLanding, restartUnit } from './invalidation.js';
-import { createRun } from './run-builder.js';
-import { ContentWalk } from './run-content.js';
-import { AllGate } from './parallel/all-gate.js';
-import { graphForRuns } from './parallel/queue-graph.js';
-import { isLive, isLiveOrPassed } from './run-status.js';
-import { SuspectExclusion, isUnsplitBatch } from './suspicion.js';
-import { decidingRun, isSuspect, unitState } from './units.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Draft, Sink } from '../draft.js';
+import { isEvidence } from '../evidence.js';
+import { awaitsBatch } from './batching.js';
+import { keepsProbe } from '../bisect-batch.js';
+import { isLanding, restartUnit } from '../invalidation.js';
+import { createRun } from '../run-builder.js';
+import { ContentWalk } from '../run-content.js';
+import { AllGate } from '../all-gate.js';
+import { graphForRuns } from '../queue-graph.js';
+import { isLiveOrPassed } from '../run-status.js';
+import { SuspectExclusion, isUnsplitBatch } from '../suspicion.js';
+import { decidingRun, isSuspect, unitState } from '../units.js';
+import { startHoldOf, unitPasses } from './hold.js';
 
 /**
  * Keeps every unit's deciding run equal to what it must test (rules 1, 4, 5, 8, 11): a unit whose run
@@ -55,7 +55,7 @@ function cancelUnneededRuns(s: Sink): void {
     if ((e.state === 'TESTING' || e.state === 'PENDING_FAILURE') && e.testRunId && d.unitOfEntry(e.id)) deciding.add(e.testRunId);
   }
   for (const run of [...d.runs.values()]) {
-    if (!isLive(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
+    if (!isInFlight(run) || deciding.has(run.id) || isEvidence(d, run) || keepsProbe(d, run)) continue;
     s.emit({ type: 'cancelRun', runId: run.id, reason: 'no longer needed' });
   }
 }
@@ -65,7 +65,7 @@ function startRuns(s: Sink): void {
   let inFlight = 0;
   for (const unit of d.units) {
     const run = decidingRun(d, unit);
-    if (run && isLive(run) && !isSuspect(d, unit)) inFlight++;
+    if (run && isInFlight(run) && !isSuspect(d, unit)) inFlight++;
   }
   const byUnit = runsByUnit(d);
   const walk = new ContentWalk(d);

@@ -1,20 +1,20 @@
-import { reason, type Reason } from '../domain/reasons.js';
-import type { Unit } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
-import type { Sink } from './draft.js';
-import { evidenceFor } from './evidence.js';
-import { failureReason } from './failure-reason.js';
-import { dropResultsWith, restartUnit } from './invalidation.js';
-import { placementIndex } from './placement.js';
-import { createRun } from './run-builder.js';
-import { ContentWalk } from './run-content.js';
-import { containsEntry, isLive } from './run-status.js';
-import { bisectBatch } from './bisect-batch.js';
-import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from './units.js';
-import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from './test-results.js';
-import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from './suspicion.js';
-import type { Draft } from './draft.js';
-import type { Entry } from '../domain/entry.js';
+import { reason, type Reason } from '../../domain/reasons.js';
+import type { Unit } from '../../domain/queue.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Sink } from '../draft.js';
+import { evidenceFor } from '../evidence.js';
+import { failureReason } from '../failure-reason.js';
+import { dropResultsWith, restartUnit } from '../invalidation.js';
+import { placementIndex } from '../placement.js';
+import { createRun } from '../run-builder.js';
+import { ContentWalk } from '../run-content.js';
+import { containsEntry } from '../run-status.js';
+import { bisectBatch } from '../bisect-batch.js';
+import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from '../units.js';
+import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from '../test-results.js';
+import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from '../suspicion.js';
+import type { Draft } from '../draft.js';
+import type { Entry } from '../../domain/entry.js';
 
 /**
  * Suspects (PENDING_FAILURE) are resolved here (rules 4-6).
@@ -58,17 +58,17 @@ export function resolveSuspects(s: Sink): void {
         // Single mode: the units behind were rebuilt without it, and re-admitting it at its place
         // would rebuild them all once more. It is rerun on the PRs ahead of it now instead, and
         // re-enters at the tail if that passes (rule 6; docs/readmission.md).
-        if (isLive(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: stale.message });
+        if (isInFlight(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: stale.message });
         rerun(s, unit, run, false, stale.message);
       }
       continue;
     }
     const newRuns = d.state === 'running';
-    if (userAskedForARerun(d.entry(unit.entryIds[0]!)!) && !isLive(run)) {
+    if (userAskedForARerun(d.entry(unit.entryIds[0]!)!) && !isInFlight(run)) {
       if (newRuns) rerun(s, unit, run, false, 'rerun requested by a user');
       continue;
     }
-    if (isLive(run)) continue;
+    if (isInFlight(run)) continue;
     const unresolved = deps.some((id) => d.entry(id)!.state !== 'TESTS_PASSED');
 
     if (run.status === 'passed') {
@@ -128,7 +128,7 @@ export function resolveSuspects(s: Sink): void {
       continue;
     }
     const evidence = evidenceFor(d, unit);
-    if (evidence.some(isLive)) continue;
+    if (evidence.some(isInFlight)) continue;
     if (evidence.some((r) => r.status === 'passed')) {
       if (!d.settings.canOptimisticallyMerge) {
         reenterAtTail(s, unit, reason('retry_passed', 'a run that contained it passed: it re-enters the queue at the tail'));
@@ -240,7 +240,7 @@ function leftOutBehind(d: Draft, exclusion: SuspectExclusion, unit: Unit): boole
 }
 
 function readmit(s: Sink, unit: Unit, run: TestRun | undefined, why: Reason): void {
-  if (run && isLive(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
+  if (run && isInFlight(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: why.message });
   restartUnit(s, unit, why);
 }
 

@@ -1,14 +1,14 @@
-import type { Sink } from './draft.js';
-import { applyOutcomes } from './phase-outcomes.js';
-import { formPendingBatches } from './phase-batching.js';
-import { decideMerges } from './phase-merging.js';
-import { blameByTests } from './phase-blame.js';
-import { liftEndedFreeze } from './phase-hold.js';
-import { settleQueueState } from './phase-queue-state.js';
-import { updateReadiness } from './phase-readiness.js';
-import { maintainRuns } from './phase-runs.js';
-import { resolveSuspects } from './phase-suspects.js';
-import { decideVerdicts } from './phase-verdicts.js';
+import type { Sink } from '../draft.js';
+import { applyOutcomes } from './outcomes.js';
+import { formPendingBatches } from './batching.js';
+import { decideMerges } from './merging.js';
+import { blameByTests } from './blame.js';
+import { settleQueueState } from './queue-state.js';
+import { updateReadiness } from './readiness.js';
+import { maintainRuns } from './runs.js';
+import { resolveSuspects } from './suspects.js';
+import { decideVerdicts } from './verdicts.js';
+import { liftEndedFreeze } from './hold.js';
 
 /** A decision may enable another (a failure makes a passed unit behind mergeable): repeat until settled. */
 const MAX_PASSES = 8;

@@ -1,12 +1,11 @@
-import type { Entry } from '../domain/entry.js';
-import { reason } from '../domain/reasons.js';
-import type { Unit } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
-import type { Sink } from './draft.js';
-import { isLive } from './run-status.js';
-import { failureIsConfirmed } from './suspicion.js';
-import { isForgivable } from './test-results.js';
-import { isProven, unitState } from './units.js';
+import type { Entry } from '../../domain/entry.js';
+import { reason } from '../../domain/reasons.js';
+import type { Unit } from '../../domain/queue.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Sink } from '../draft.js';
+import { failureIsConfirmed } from '../suspicion.js';
+import { isForgivable } from '../test-results.js';
+import { isProven, unitState } from '../units.js';
 
 /** A finished run with what it says about each test: the ids of the tests it failed. */
 interface RunTests {
@@ -96,7 +95,7 @@ function blame(s: Sink, unit: Unit, testName: string): void {
   const state = unitState(d, unit);
   const run = d.run(d.entry(unit.entryIds[0]!)?.testRunId);
   if (!run) return;
-  if (state === 'TESTING' && !isLive(run)) return; // its own verdict is in: applyOutcomes reads it first
+  if (state === 'TESTING' && !isInFlight(run)) return; // its own verdict is in: applyOutcomes reads it first
   if (state !== 'TESTING' && state !== 'PENDING_FAILURE') return;
   if (state === 'PENDING_FAILURE' && failureIsConfirmed(d, unit)) return;
   const why = reason(

@@ -1,10 +1,10 @@
-import type { Entry } from '../domain/entry.js';
-import { derivedId } from '../domain/ids.js';
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import type { QueueSettings } from '../domain/settings.js';
-import { formBatches, type BatchCandidate, type BatchTrigger, type FormedBatch } from './batching/form-batches.js';
-import type { Draft, Sink } from './draft.js';
+import type { Entry } from '../../domain/entry.js';
+import { derivedId } from '../../domain/ids.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import type { QueueSettings } from '../../domain/settings.js';
+import { formBatches, type BatchCandidate, type BatchTrigger, type FormedBatch } from '../batching/form-batches.js';
+import type { Draft, Sink } from '../draft.js';
 
 /**
  * Batch formation (queue-semantics.md, "Batching" rule 1). An entry that becomes ready takes its

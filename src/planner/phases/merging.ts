@@ -1,15 +1,15 @@
-import type { MergeIntent } from '../domain/entry.js';
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import type { TestRun } from '../domain/run.js';
-import type { Draft, Sink } from './draft.js';
-import { isLanding, restartUnit } from './invalidation.js';
-import { holdOf, markHeld, unitPasses } from './phase-hold.js';
-import { isLive, isLiveOrPassed } from './run-status.js';
-import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from './suspicion.js';
-import { decidingRun, isLanded, isRemoved, isSuspect } from './units.js';
-import type { DependencyGraph } from './parallel/dependency-graph.js';
-import { graphForMerging } from './parallel/queue-graph.js';
+import type { MergeIntent } from '../../domain/entry.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Draft, Sink } from '../draft.js';
+import { isLanding, restartUnit } from '../invalidation.js';
+import { isLiveOrPassed } from '../run-status.js';
+import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from '../suspicion.js';
+import { decidingRun, isLanded, isRemoved, isSuspect } from '../units.js';
+import type { DependencyGraph } from '../parallel/dependency-graph.js';
+import { graphForMerging } from '../queue-graph.js';
+import { holdOf, markHeld, unitPasses } from './hold.js';
 
 /**
  * Merge decisions (rules 2, 3, 6, 10), strictly in queue order: walking from the head, a unit lands
@@ -209,7 +209,7 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
     if (suspect) {
       // Single mode, a suspect the walk went past: nothing tested with it before can prove it any
       // more. Its rerun goes on, but only to say whether it re-enters at the tail.
-      if (isLive(run) && decidingRun(d, suspect) === run) markOvertaken(s, suspect, label);
+      if (isInFlight(run) && decidingRun(d, suspect) === run) markOvertaken(s, suspect, label);
       else if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: `${label} merged past it` });
       continue;
     }

@@ -1,12 +1,11 @@
-import { reason } from '../domain/reasons.js';
-import type { Unit } from '../domain/queue.js';
-import type { TestRun } from '../domain/run.js';
-import type { Sink } from './draft.js';
-import { describeFailure } from './failure-reason.js';
-import { isLanding, restartUnit } from './invalidation.js';
-import { SuspectExclusion } from './suspicion.js';
-import { isLive } from './run-status.js';
-import { decidingRun, entriesBefore, isProven, isRemoved, prLabel, unitState } from './units.js';
+import { reason } from '../../domain/reasons.js';
+import type { Unit } from '../../domain/queue.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
+import type { Sink } from '../draft.js';
+import { describeFailure } from '../failure-reason.js';
+import { isLanding, restartUnit } from '../invalidation.js';
+import { SuspectExclusion } from '../suspicion.js';
+import { decidingRun, entriesBefore, isProven, isRemoved, prLabel, unitState } from '../units.js';
 
 /**
  * What the verdict of a unit's deciding run means for the unit (rules 2, 4, 5, 6): passed ->
@@ -24,7 +23,7 @@ export function applyOutcomes(s: Sink): void {
       restartUnit(s, unit, reason('readmitted', 'its test run is gone; retesting'));
       continue;
     }
-    if (isLive(run)) continue;
+    if (isInFlight(run)) continue;
     if (run.status === 'passed') {
       if (state === 'TESTING') transitionUnit(s, unit, 'TESTS_PASSED', reason('tests_passed', 'tests passed'));
       continue;

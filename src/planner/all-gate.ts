@@ -1,7 +1,7 @@
-import type { Draft } from '../draft.js';
-import { isLanding } from '../invalidation.js';
-import { unitState } from '../units.js';
-import type { DependencyGraph } from './dependency-graph.js';
+import type { Draft } from './draft.js';
+import { isLanding } from './invalidation.js';
+import { unitState } from './units.js';
+import type { DependencyGraph } from './parallel/dependency-graph.js';
 import { impactsAll } from './queue-graph.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { Unit } from '../../domain/queue.js';
-import type { TargetSet } from '../../domain/targets.js';
-import type { Draft } from '../draft.js';
-import { isLanding } from '../invalidation.js';
-import { SuspectExclusion } from '../suspicion.js';
-import { isSuspect } from '../units.js';
-import { buildDependencyGraph, type DependencyGraph } from './dependency-graph.js';
-import { union } from './target-set.js';
+import type { Unit } from '../domain/queue.js';
+import type { TargetSet } from '../domain/targets.js';
+import type { Draft } from './draft.js';
+import { isLanding } from './invalidation.js';
+import { SuspectExclusion } from './suspicion.js';
+import { isSuspect } from './units.js';
+import { buildDependencyGraph, type DependencyGraph } from './parallel/dependency-graph.js';
+import { union } from './parallel/target-set.js';
 
 /**
  * The dependency graph of a parallel queue as it stands in a draft, over `d.units` (graph index =

@@ -15,11 +15,18 @@ export interface Committed<T> {
   changed: boolean;
 }
 
+/**
+ * Compare-and-set conflicts in a row before a write gives up (`tooBusy()`), the same for every writer:
+ * the engine's reconciles and facts and the service's writes (which answer 503 `queue_busy`). Each
+ * try is one read and one write of the document; 20 lost in a row means the queue is written by
+ * something that will not stop, not by a busy neighbour.
+ */
+export const MAX_COMMIT_CONFLICTS = 20;
+
 export interface CommitOptions {
   /** Move ended entries and finished runs out of the document into the archive (the engine's commits). */
   archive: boolean;
-  /** Compare-and-set conflicts in a row before giving up with `tooBusy()`. */
-  maxConflicts: number;
+  /** The error when MAX_COMMIT_CONFLICTS were lost in a row. */
   tooBusy: () => Error;
   /**
    * "Nothing to write" decided on the document the caller passed (not one loaded here) holds only if
@@ -72,7 +79,7 @@ export class QueueCommitter {
   delete(
     reload: () => Promise<QueueDoc | null>,
     mayDelete: (queue: QueueDoc) => void,
-    options: Pick<CommitOptions, 'maxConflicts' | 'tooBusy'>,
+    options: Pick<CommitOptions, 'tooBusy'>,
   ): Promise<QueueDoc | null> {
     return this.untilStored(null, reload, options, async (base) => {
       mayDelete(base);
@@ -84,12 +91,12 @@ export class QueueCommitter {
   private async untilStored<R>(
     current: QueueDoc | null,
     reload: () => Promise<QueueDoc | null>,
-    options: Pick<CommitOptions, 'maxConflicts' | 'tooBusy'>,
+    options: Pick<CommitOptions, 'tooBusy'>,
     attempt: (base: QueueDoc) => Promise<R | null>,
   ): Promise<R | null> {
     let base = current ?? (await reload());
     for (let conflicts = 0; base; conflicts++) {
-      if (conflicts > options.maxConflicts) throw options.tooBusy();
+      if (conflicts > MAX_COMMIT_CONFLICTS) throw options.tooBusy();
       const landed = await attempt(base);
       if (landed !== null) return landed;
       base = await reload();

@@ -1,7 +1,7 @@
-import { describeHold, holdEndsAt, mergeHold, passesHold, type MergeHold } from '../domain/merge-hold.js';
-import type { Unit } from '../domain/queue.js';
-import { reason } from '../domain/reasons.js';
-import type { Draft, Sink } from './draft.js';
+import { describeHold, holdEndsAt, mergeHold, passesHold, type MergeHold } from '../../domain/merge-hold.js';
+import type { Unit } from '../../domain/queue.js';
+import { reason } from '../../domain/reasons.js';
+import type { Draft, Sink } from '../draft.js';
 
 /**
  * Merge windows and freezes (docs/queue-rules.md, "Merge windows and freezes"): while the queue is

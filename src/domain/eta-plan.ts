@@ -1,0 +1,47 @@
+/** What both estimates of a queue (eta.ts, eta-range.ts) walk: its CI's recent history and its units in order. */
+
+/** What a queue's recent CI says about its next runs. */
+export interface CiHistory {
+  /** Median wall time of a finished test run; null before the first one finished. */
+  medianRunMs: number | null;
+  /** Share of first attempts that failed (each failure restarts the runs behind it). */
+  failureRate: number;
+  /** Share of finished runs that were flake reruns (each costs one more run). */
+  flakeRate: number;
+  /**
+   * The chance that one PR fails the runs it is in: `failureRate` spread over the PRs of a run. A run
+   * built on the PRs ahead (single mode) fails when any of them does, so its failures say less about
+   * each PR than a lone PR's run does. Absent: `failureRate`.
+   */
+  breakRate?: number;
+  /**
+   * The recent runs' wall times, shortest first: how long a run in flight still has to go is their
+   * median beyond the time it has already run. Absent: the median alone.
+   */
+  durationsMs?: number[];
+}
+
+/** One unit (a single PR or a batch) with an active entry, in queue order, as both estimates walk it. */
+export interface PlannedUnit {
+  /** Its active entries. */
+  entryIds: string[];
+  /** Every entry passed: it merges now. */
+  decided: boolean;
+  /** Index in `QueuePlan.runsInFlight` of the run deciding it, if one is in flight. */
+  run: number | null;
+  /**
+   * Indexes (in `QueuePlan.units`) of the units ahead it waits for: in parallel mode the units its
+   * run is built on (its lane); null in single mode, where it waits for every unit ahead.
+   */
+  deps: number[] | null;
+}
+
+export interface QueuePlan {
+  nowMs: number;
+  concurrency: number;
+  /** A passing run merges the PRs it is built on with its own (`canOptimisticallyMerge`). */
+  optimistic: boolean;
+  /** How long each main run in flight has run. */
+  runsInFlight: number[];
+  units: PlannedUnit[];
+}
