@@ -15,7 +15,7 @@ import { describeTargets } from '../domain/targets.js';
 import type { Clock } from '../domain/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore, ServerStore, TargetStore } from '../store/store.js';
 import { invalidState, notFound } from './errors.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from './pull-request-record.js';
@@ -50,7 +50,7 @@ export interface QueueNotifier {
 }
 
 export interface QueueServiceDeps {
-  store: Store;
+  store: { queues: QueueStore; targets: TargetStore; server: ServerStore };
   gitHost: GitHost;
   clock: Clock;
   notifier: QueueNotifier;
@@ -72,7 +72,7 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof QueueSettings)[];
  * and leaves the consequences (runs, merges) to the engine, which it notifies.
  */
 export class QueueService {
-  private readonly store: Store;
+  private readonly store: QueueServiceDeps['store'];
   private readonly gitHost: GitHost;
   private readonly clock: Clock;
   private readonly notifier: QueueNotifier;
@@ -83,8 +83,8 @@ export class QueueService {
   private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
 
   constructor(deps: QueueServiceDeps) {
-    this.pages = new Pages(deps.store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
-    this.mergeEstimates = new MergeEstimates(deps.store);
+    this.pages = new Pages(deps.store.server, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
+    this.mergeEstimates = new MergeEstimates(deps.store.queues);
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
     this.store = deps.store;
     this.gitHost = deps.gitHost;
@@ -102,7 +102,7 @@ export class QueueService {
 
     // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
     // and before the queue's write lock is taken, so a slow host does not hold up other writers.
-    const before = await this.store.getQueue(key.repoKey, key.branch);
+    const before = await this.store.queues.getQueue(key.repoKey, key.branch);
     if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
     const activeBefore = activeEntryFor(before, prNumber);
@@ -183,7 +183,7 @@ export class QueueService {
   async setImpactedTargets(org: Org, input: SetImpactedTargetsInput): Promise<SetImpactedTargetsRecord> {
     const queue = await this.loadQueue(org, input);
     const { number: prNumber, sha } = input.pr;
-    await this.store.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets, {
+    await this.store.targets.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets, {
       at: this.clock.now().toISOString(),
       maxBytesPerRepo: TARGET_BYTES_PER_REPO,
     });
@@ -214,7 +214,7 @@ export class QueueService {
     const matches = (run: QueueDoc['runs'][number]) =>
       (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
     const live = newestFirst(queue.runs.filter(matches));
-    const archived = await this.store.archivedRuns(queue.id, {
+    const archived = await this.store.queues.archivedRuns(queue.id, {
       ...(testRunId === undefined ? {} : { runId: testRunId }),
       ...(prNumber === undefined ? {} : { prNumber }),
     });
@@ -247,7 +247,7 @@ export class QueueService {
       runs: [],
     };
     try {
-      await this.store.insertQueue(queue, queueEvents(null, queue, now));
+      await this.store.queues.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
       if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
       throw err;
@@ -320,7 +320,7 @@ export class QueueService {
 
   private async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
     const key = this.keyOf(org, input);
-    const queue = await this.store.getQueue(key.repoKey, key.branch);
+    const queue = await this.store.queues.getQueue(key.repoKey, key.branch);
     if (!queue) throw notFound.queue(key.repoKey, key.branch);
     return queue;
   }
@@ -330,7 +330,7 @@ export class QueueService {
     const active = activeEntryFor(queue, prNumber);
     if (active) return active;
     const inDoc = queue.entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
-    const archived = await this.store.latestArchivedEntry(queue.id, prNumber);
+    const archived = await this.store.queues.latestArchivedEntry(queue.id, prNumber);
     if (inDoc && archived) return inDoc.seq >= archived.seq ? inDoc : archived;
     return inDoc ?? archived ?? null;
   }

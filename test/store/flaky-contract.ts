@@ -1,8 +1,7 @@
 import { DEFAULT_FLAKY_SETTINGS, type TestCaseEvent, type TestResult, type TestUpload } from '../../src/domain/flaky.js';
-import type { FlakyTestStore, Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { aTestCase, at } from './fixtures.js';
 
-type FlakyStore = FlakyTestStore & Pick<Store, 'close' | 'getTestCase' | 'listQuarantinedTests'>;
 
 const REPO = 'github.com/acme/widgets';
 
@@ -47,9 +46,9 @@ function aResult(uploadId: string, testCaseId: string, minutes: number, outcome:
 }
 
 /** The flaky-test part of the Store contract; the simulation store passes it too. */
-export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyStore>): void {
+export function flakyStoreContract(name: string, openFresh: () => Promise<Store>): void {
   describe(`${name} flaky-test store contract`, () => {
-    let store: FlakyStore;
+    let store: Store;
     beforeEach(async () => {
       store = await openFresh();
     });
@@ -61,15 +60,15 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       const tc = aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1), lastFailedAt: at(1) });
       const event: TestCaseEvent = { kind: 'status', repoKey: REPO, testCaseId: tc.testCaseId, at: at(1), from: 'healthy', to: 'flaky', evidence: { commits: ['c1'], uploads: ['u1'] } };
       const write = { upload: anUpload('u1'), results: [aResult('u1', tc.testCaseId, 1)], testCases: [tc], events: [event], keepResultsSince: at(-100) };
-      expect(await store.commitTestUpload(write)).toBe(true);
-      expect(await store.getTestUpload(REPO, 'u1')).toEqual(write.upload);
-      expect(await store.getTestUpload('github.com/acme/other', 'u1')).toBeNull();
+      expect(await store.tests.commitTestUpload(write)).toBe(true);
+      expect(await store.tests.getTestUpload(REPO, 'u1')).toEqual(write.upload);
+      expect(await store.tests.getTestUpload('github.com/acme/other', 'u1')).toBeNull();
 
       const again = { ...write, results: [aResult('u1', tc.testCaseId, 2, 'failed')], testCases: [{ ...tc, status: 'broken' as const }] };
-      expect(await store.commitTestUpload(again)).toBe(false);
-      expect(await store.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
-      expect(await store.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
-      expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
+      expect(await store.tests.commitTestUpload(again)).toBe(false);
+      expect(await store.tests.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
+      expect(await store.tests.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
+      expect(await store.tests.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
     });
 
     it('an upload interrupted after its claim is stored whole or not at all', async () => {
@@ -83,14 +82,14 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
           throw new Error('connection lost');
         },
       });
-      await expect(store.commitTestUpload({ ...write, events: [unreadable] })).rejects.toThrow('connection lost');
+      await expect(store.tests.commitTestUpload({ ...write, events: [unreadable] })).rejects.toThrow('connection lost');
       // No answer was stored, so the client's retry is not refused, and it stores everything once.
-      expect(await store.getTestUpload(REPO, 'u1')).toBeNull();
-      expect(await store.commitTestUpload(write)).toBe(true);
-      expect(await store.getTestUpload(REPO, 'u1')).toEqual(write.upload);
-      expect(await store.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
-      expect(await store.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
-      expect(await store.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
+      expect(await store.tests.getTestUpload(REPO, 'u1')).toBeNull();
+      expect(await store.tests.commitTestUpload(write)).toBe(true);
+      expect(await store.tests.getTestUpload(REPO, 'u1')).toEqual(write.upload);
+      expect(await store.tests.testResults(REPO, [tc.testCaseId], at(-100))).toEqual(write.results);
+      expect(await store.tests.getTestCase(REPO, tc.testCaseId)).toEqual(tc);
+      expect(await store.tests.testCaseEvents(REPO, tc.testCaseId)).toEqual([event]);
     });
 
     it('stores a large upload whole (the SQLite store writes it in several transactions); repeated, it writes nothing', async () => {
@@ -98,22 +97,22 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       const events: TestCaseEvent[] = cases.map((tc) => ({ kind: 'quarantine', repoKey: REPO, testCaseId: tc.testCaseId, at: at(1), quarantined: true }));
       const results = cases.map((tc) => aResult('big', tc.testCaseId, 1));
       const write = { upload: anUpload('big'), results, testCases: cases, events, keepResultsSince: at(-100) };
-      expect(await store.commitTestUpload(write)).toBe(true);
-      expect(await store.commitTestUpload({ ...write, results: results.map((r) => ({ ...r, outcome: 'failed' as const })) })).toBe(false);
+      expect(await store.tests.commitTestUpload(write)).toBe(true);
+      expect(await store.tests.commitTestUpload({ ...write, results: results.map((r) => ({ ...r, outcome: 'failed' as const })) })).toBe(false);
       const ids = cases.map((tc) => tc.testCaseId);
-      expect(await store.getTestUpload(REPO, 'big')).toEqual(write.upload);
-      expect(await store.testResults(REPO, ids, at(-100))).toEqual(results);
-      expect(await store.getTestCases(REPO, ids)).toEqual(expect.arrayContaining(cases));
-      expect(await store.testCaseEvents(REPO, 'case-299')).toEqual([events[299]]);
+      expect(await store.tests.getTestUpload(REPO, 'big')).toEqual(write.upload);
+      expect(await store.tests.testResults(REPO, ids, at(-100))).toEqual(results);
+      expect(await store.tests.getTestCases(REPO, ids)).toEqual(expect.arrayContaining(cases));
+      expect(await store.tests.testCaseEvents(REPO, 'case-299')).toEqual([events[299]]);
     });
 
     it('reads results since a time, oldest first, and drops results older than keepResultsSince', async () => {
-      await store.commitTestUpload({ upload: anUpload('u1'), results: [aResult('u1', 'a', 1), aResult('u1', 'b', 1)], testCases: [], events: [], keepResultsSince: at(0) });
-      await store.commitTestUpload({ upload: anUpload('u2'), results: [aResult('u2', 'a', 5, 'failed')], testCases: [], events: [], keepResultsSince: at(0) });
-      expect((await store.testResults(REPO, ['a'], at(0))).map((r) => r.uploadId)).toEqual(['u1', 'u2']);
-      expect((await store.testResults(REPO, ['a', 'b'], at(2))).map((r) => r.uploadId)).toEqual(['u2']);
-      await store.commitTestUpload({ upload: anUpload('u3'), results: [], testCases: [], events: [], keepResultsSince: at(3) });
-      expect((await store.testResults(REPO, ['a', 'b'], at(0))).map((r) => r.uploadId)).toEqual(['u2']);
+      await store.tests.commitTestUpload({ upload: anUpload('u1'), results: [aResult('u1', 'a', 1), aResult('u1', 'b', 1)], testCases: [], events: [], keepResultsSince: at(0) });
+      await store.tests.commitTestUpload({ upload: anUpload('u2'), results: [aResult('u2', 'a', 5, 'failed')], testCases: [], events: [], keepResultsSince: at(0) });
+      expect((await store.tests.testResults(REPO, ['a'], at(0))).map((r) => r.uploadId)).toEqual(['u1', 'u2']);
+      expect((await store.tests.testResults(REPO, ['a', 'b'], at(2))).map((r) => r.uploadId)).toEqual(['u2']);
+      await store.tests.commitTestUpload({ upload: anUpload('u3'), results: [], testCases: [], events: [], keepResultsSince: at(3) });
+      expect((await store.tests.testResults(REPO, ['a', 'b'], at(0))).map((r) => r.uploadId)).toEqual(['u2']);
     });
 
     it('detection results: target-branch results, those on the upload commit, and those on the latest commits where the test failed and passed', async () => {
@@ -136,10 +135,10 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       ];
       for (const [i, u] of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8'].entries()) {
         const mine = results.filter((x) => x.uploadId === u);
-        await store.commitTestUpload({ upload: anUpload(u, i), results: mine, testCases: [], events: [], keepResultsSince: at(-100) });
+        await store.tests.commitTestUpload({ upload: anUpload(u, i), results: mine, testCases: [], events: [], keepResultsSince: at(-100) });
       }
       const read = async (ids: string[], since: number, commitSha: string, flakyCommits = 1, until = 100) =>
-        (await store.detectionResults(REPO, ids, at(since), { targetBranches: ['main'], commitSha, flakyCommits, until: at(until) })).map((x) => `${x.uploadId}:${x.testCaseId}`);
+        (await store.tests.detectionResults(REPO, ids, at(since), { targetBranches: ['main'], commitSha, flakyCommits, until: at(until) })).map((x) => `${x.uploadId}:${x.testCaseId}`);
       // Flaky commits: a on 'old' (last at 2) and 'x' (at 4), b on 'x'; 'z' only failed where it counts
       // (its pass is ignored); 'y' is on main; the upload's commit is read whole.
       expect(await read(['a'], 0, 'now')).toEqual(['u3:a', 'u4:a', 'u5:a', 'u8:a']);
@@ -157,12 +156,12 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
       const failedLately = aTestCase(REPO, { status: 'healthy', quarantinedAt: null, lastFailedAt: at(10) });
       const failedLongAgo = aTestCase(REPO, { status: 'healthy', quarantinedAt: null, lastFailedAt: at(1) });
       const neverFailed = aTestCase(REPO, { status: 'healthy', quarantinedAt: null });
-      await store.writeTestCases([flaky, always, failedLately, failedLongAgo, neverFailed], []);
-      const ids = (await store.testCasesToWatch(REPO, at(5))).map((t) => t.testCaseId).sort();
+      await store.tests.writeTestCases([flaky, always, failedLately, failedLongAgo, neverFailed], []);
+      const ids = (await store.tests.testCasesToWatch(REPO, at(5))).map((t) => t.testCaseId).sort();
       expect(ids).toEqual([flaky, always, failedLately].map((t) => t.testCaseId).sort());
-      expect((await store.getTestCases(REPO, [neverFailed.testCaseId, 'missing'])).map((t) => t.testCaseId)).toEqual([neverFailed.testCaseId]);
-      expect(await store.existingTestCaseIds(REPO, ['missing', neverFailed.testCaseId])).toEqual([neverFailed.testCaseId]);
-      expect(await store.existingTestCaseIds('github.com/acme/other', [neverFailed.testCaseId])).toEqual([]);
+      expect((await store.tests.getTestCases(REPO, [neverFailed.testCaseId, 'missing'])).map((t) => t.testCaseId)).toEqual([neverFailed.testCaseId]);
+      expect(await store.tests.existingTestCaseIds(REPO, ['missing', neverFailed.testCaseId])).toEqual([neverFailed.testCaseId]);
+      expect(await store.tests.existingTestCaseIds('github.com/acme/other', [neverFailed.testCaseId])).toEqual([]);
     });
 
     it('keeps a test case history in order', async () => {
@@ -170,21 +169,21 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
         { kind: 'quarantine_setting', repoKey: REPO, testCaseId: 't', at: at(1), from: 'auto', to: 'always', by: 'ci', reason: 'noisy' },
         { kind: 'quarantine', repoKey: REPO, testCaseId: 't', at: at(1), quarantined: true },
       ];
-      await store.writeTestCases([], events.slice(0, 1));
-      await store.writeTestCases([], events.slice(1));
-      expect(await store.testCaseEvents(REPO, 't')).toEqual(events);
+      await store.tests.writeTestCases([], events.slice(0, 1));
+      await store.tests.writeTestCases([], events.slice(1));
+      expect(await store.tests.testCaseEvents(REPO, 't')).toEqual(events);
     });
 
     it('keeps settings per repository', async () => {
-      expect(await store.getFlakySettings(REPO)).toBeNull();
+      expect(await store.tests.getFlakySettings(REPO)).toBeNull();
       const settings = { ...DEFAULT_FLAKY_SETTINGS, brokenRuns: 3, targetBranches: ['trunk'] };
-      await store.putFlakySettings(REPO, settings);
-      expect(await store.getFlakySettings(REPO)).toEqual(settings);
-      expect(await store.getFlakySettings('github.com/acme/other')).toBeNull();
+      await store.tests.putFlakySettings(REPO, settings);
+      expect(await store.tests.getFlakySettings(REPO)).toEqual(settings);
+      expect(await store.tests.getFlakySettings('github.com/acme/other')).toBeNull();
     });
 
     it('counts flaky, broken and quarantined tests per repository', async () => {
-      await store.writeTestCases(
+      await store.tests.writeTestCases(
         [
           aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1) }),
           aTestCase(REPO, { status: 'flaky', quarantinedAt: null }),
@@ -196,7 +195,7 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<FlakyS
         ],
         [],
       );
-      expect(await store.testCaseCounts(['github.com/acme', 'github.com/nobody'])).toEqual([
+      expect(await store.tests.testCaseCounts(['github.com/acme', 'github.com/nobody'])).toEqual([
         { repoKey: 'github.com/acme/other', flaky: 0, broken: 0, quarantined: 0 },
         { repoKey: REPO, flaky: 2, broken: 1, quarantined: 2 },
       ]);

@@ -61,15 +61,15 @@ if ('skipReason' in mongo && process.env.MERGEQ_REQUIRE_MONGO) {
         const carried = queueEvents(null, queue, at(0));
         await client.db(dbName).collection('queues').insertOne({ ...layout(queue), pendingEvents: carried });
 
-        expect(await store.getQueueById(queue.id)).toEqual(queue);
+        expect(await store.queues.getQueueById(queue.id)).toEqual(queue);
         const v5 = { ...queue, version: 5, entries: [queue.entries[1]!] };
-        expect(await store.commitQueue(v5, 4)).toBe(true);
+        expect(await store.queues.commitQueue(v5, 4)).toBe(true);
         const v6 = { ...v5, version: 6, state: 'paused' as const };
-        expect(await store.commitQueue(v6, 5)).toBe(true);
+        expect(await store.queues.commitQueue(v6, 5)).toBe(true);
 
         const other = await openMongoStore(mongo.uri, { dbName });
         try {
-          expect(await other.getQueueById(queue.id)).toEqual(v6);
+          expect(await other.queues.getQueueById(queue.id)).toEqual(v6);
         } finally {
           await other.close();
         }
