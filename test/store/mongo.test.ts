@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { openMongoStore } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
-import { flakyStoreContract } from './flaky-contract.js';
 import { startMongoForTests } from './mongo-server.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { queueEvents } from '../../src/events/queue-events.js';
@@ -44,7 +43,6 @@ if ('skipReason' in mongo && process.env.MERGEQ_REQUIRE_MONGO) {
     return openMongoStore(mongo.uri, { dbName });
   };
   storeContract('mongo', openFresh);
-  flakyStoreContract('mongo', openFresh);
 
   describe('mongo store: queue documents written by earlier versions', () => {
     it.each([

@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, openStore, SQLITE_FILE } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
-import { flakyStoreContract } from './flaky-contract.js';
 import { aQueue, aQueueWithEntries, aRun, aTestCase, aToken, anEndedEntry, anOrg, at } from './fixtures.js';
 
 storeContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
-flakyStoreContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
 
 describe('sqlite store on a file', () => {
   let dir: string;
@@ -20,7 +18,6 @@ describe('sqlite store on a file', () => {
   });
 
   storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)), () => openSqliteStore(join(dir, SQLITE_FILE)));
-  flakyStoreContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
 
   it('creates the data directory and keeps everything across a close and reopen', async () => {
     const dataDir = join(dir, 'nested', 'data');

@@ -45,16 +45,14 @@ function aResult(uploadId: string, testCaseId: string, minutes: number, outcome:
   };
 }
 
-/** The flaky-test part of the Store contract; the simulation store passes it too. */
-export function flakyStoreContract(name: string, openFresh: () => Promise<Store>): void {
-  describe(`${name} flaky-test store contract`, () => {
-    let store: Store;
-    beforeEach(async () => {
-      store = await openFresh();
-    });
-    afterEach(async () => {
-      await store.close();
-    });
+/** Test cases and the rest of the flaky-test data (called inside each adapter's contract suite, contract.ts). */
+export function testCaseContract(open: () => Store): void {
+  let store: Store;
+  beforeEach(() => {
+    store = open();
+  });
+
+  describe('flaky-test data', () => {
 
     it('stores an upload with its results, cases and events; a repeated uploadId writes nothing', async () => {
       const tc = aTestCase(REPO, { status: 'flaky', quarantinedAt: at(1), lastFailedAt: at(1) });
@@ -199,6 +197,58 @@ export function flakyStoreContract(name: string, openFresh: () => Promise<Store>
         { repoKey: 'github.com/acme/other', flaky: 0, broken: 0, quarantined: 0 },
         { repoKey: REPO, flaky: 2, broken: 1, quarantined: 2 },
       ]);
+    });
+  });
+
+  describe('test cases', () => {
+    const repo = 'github.com/acme/widgets';
+
+    it('stores a test case and replaces it on upsert', async () => {
+      const tc = aTestCase(repo, { status: 'healthy', quarantinedAt: null });
+      await store.tests.upsertTestCase(tc);
+      expect(await store.tests.getTestCase(repo, tc.testCaseId)).toEqual(tc);
+      const flaky = { ...tc, status: 'flaky' as const, quarantinedAt: at(3), codeowners: ['@acme/core'] };
+      await store.tests.upsertTestCase(flaky);
+      expect(await store.tests.getTestCase(repo, tc.testCaseId)).toEqual(flaky);
+      expect(await store.tests.getTestCase('github.com/acme/other', tc.testCaseId)).toBeNull();
+    });
+
+    it('lists quarantined tests, most recently quarantined first, ties by test case id, with the total', async () => {
+      const a = aTestCase(repo, { testCaseId: 'a', quarantinedAt: at(5) });
+      const b = aTestCase(repo, { testCaseId: 'b', quarantinedAt: at(9) });
+      const c = aTestCase(repo, { testCaseId: 'c', quarantinedAt: at(5) });
+      const d = aTestCase(repo, { testCaseId: 'd', quarantinedAt: at(1) });
+      const healthy = aTestCase(repo, { testCaseId: 'e', status: 'healthy', quarantinedAt: null });
+      const elsewhere = aTestCase('github.com/acme/other', { testCaseId: 'f', quarantinedAt: at(20) });
+      for (const tc of [d, healthy, c, elsewhere, a, b]) await store.tests.upsertTestCase(tc);
+
+      expect(await store.tests.listQuarantinedTests(repo, { offset: 0, limit: 10 })).toEqual({ rows: [b, a, c, d], total: 4 });
+      expect(await store.tests.listQuarantinedTests(repo, { offset: 1, limit: 2 })).toEqual({ rows: [a, c], total: 4 });
+      expect(await store.tests.listQuarantinedTests(repo, { offset: 4, limit: 2 })).toEqual({ rows: [], total: 4 });
+      expect(await store.tests.listQuarantinedTests('github.com/none/none', { offset: 0, limit: 5 })).toEqual({
+        rows: [],
+        total: 0,
+      });
+    });
+
+    it('lists flaky, broken and quarantined tests, most recent status change first, with the total', async () => {
+      const flaky = aTestCase(repo, { testCaseId: 'a', status: 'flaky', quarantinedAt: null, statusLastUpdatedAt: at(5) });
+      const broken = aTestCase(repo, { testCaseId: 'b', status: 'broken', quarantinedAt: at(2), statusLastUpdatedAt: at(9) });
+      const pinned = aTestCase(repo, { testCaseId: 'c', status: 'healthy', quarantinedAt: at(3), statusLastUpdatedAt: at(1) });
+      const healthy = aTestCase(repo, { testCaseId: 'd', status: 'healthy', quarantinedAt: null, statusLastUpdatedAt: at(20) });
+      const elsewhere = aTestCase('github.com/acme/other', { testCaseId: 'e', status: 'flaky', statusLastUpdatedAt: at(30) });
+      for (const tc of [healthy, pinned, elsewhere, flaky, broken]) await store.tests.upsertTestCase(tc);
+
+      expect(await store.tests.listFlakyTests(repo, { offset: 0, limit: 10 })).toEqual({ rows: [broken, flaky, pinned], total: 3 });
+      expect(await store.tests.listFlakyTests(repo, { offset: 1, limit: 1 })).toEqual({ rows: [flaky], total: 3 });
+      expect(await store.tests.listFlakyTests('github.com/none/none', { offset: 0, limit: 5 })).toEqual({ rows: [], total: 0 });
+    });
+
+    it('drops a test from the list when it leaves quarantine', async () => {
+      const tc = aTestCase(repo, { quarantinedAt: at(1) });
+      await store.tests.upsertTestCase(tc);
+      await store.tests.upsertTestCase({ ...tc, quarantinedAt: null, status: 'healthy' });
+      expect(await store.tests.listQuarantinedTests(repo, { offset: 0, limit: 10 })).toEqual({ rows: [], total: 0 });
     });
   });
 }
