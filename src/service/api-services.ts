@@ -16,7 +16,9 @@ import { WebhookService } from './webhook-service.js';
  */
 export function apiServices(
   store: { queues: QueueStore; orgs: OrgStore; tests: TestCaseStore; server: ServerStore; outbox: OutboxStore; ping(): Promise<void> },
-  clock: Clock, options: { webhookAllowedNetworks?: readonly string[] } = {}) {
+  clock: Clock,
+  options: { webhookAllowedNetworks?: readonly string[] } = {},
+) {
   const overview = new QueueOverviewService({ store, clock });
   return {
     access: new ApiAccess(store.orgs),
