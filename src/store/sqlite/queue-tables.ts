@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Entry } from '../../domain/entry.js';
 import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
-import { ConflictError } from '../errors.js';
+import { asConflict } from './unique-conflict.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueChanges, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
 import type { Archive, QueueStore, RunFilter } from '../store.js';
 import { SqliteArchiveTables } from './archive-tables.js';
@@ -233,8 +233,3 @@ interface StoredVersion {
 }
 
 class VersionConflict extends Error {}
-
-export function asConflict(err: unknown, message: string): unknown {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new ConflictError(message) : err;
-}

@@ -3,7 +3,7 @@ import type { ApiToken, Org } from '../../domain/org.js';
 import { ConflictError } from '../errors.js';
 import type { OrgStore } from '../store.js';
 import { parseDoc, parseDocs } from './json-docs.js';
-import { asConflict } from './queue-tables.js';
+import { asConflict } from './unique-conflict.js';
 
 /** Organizations (`orgs`, `org_owners`) and their API tokens (`tokens`). */
 export class SqliteOrgs implements OrgStore {
