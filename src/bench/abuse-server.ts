@@ -31,9 +31,9 @@ const tokens: [string, string] = [generateToken(), generateToken()];
 const seed = await openStore({ dataDir });
 const now = new Date().toISOString();
 const orgId = randomUUID();
-await seed.createOrg({ id: orgId, slug: 'bench', owners: ['github.com/bench'], createdAt: now });
+await seed.orgs.createOrg({ id: orgId, slug: 'bench', owners: ['github.com/bench'], createdAt: now });
 for (const token of tokens) {
-  await seed.createToken({ id: randomUUID(), orgId, name: 'bench', hash: hashToken(token), prefix: displayPrefix(token), createdAt: now, revokedAt: null, lastUsedAt: null });
+  await seed.orgs.createToken({ id: randomUUID(), orgId, name: 'bench', hash: hashToken(token), prefix: displayPrefix(token), createdAt: now, revokedAt: null, lastUsedAt: null });
 }
 await seed.close();
 

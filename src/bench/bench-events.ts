@@ -55,7 +55,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mergeq-bench-events-'));
 const store = await openSqliteStore(join(dir, SQLITE_FILE));
 const clock = systemClock;
 const org: Org = { id: randomUUID(), slug: 'bench', owners: ['github.com/bench'], createdAt: clock.now().toISOString() };
-await store.createOrg(org);
+await store.orgs.createOrg(org);
 const queueService = new QueueService({ store, gitHost: new NoGitHost(), clock, notifier: { notify() {} } });
 // The receiver is on loopback, which is refused unless allowed (docs/webhooks.md).
 const LOOPBACK = ['127.0.0.0/8'];

@@ -121,7 +121,7 @@ async function runMode(mode: Mode): Promise<Outcome> {
     });
     const store = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
     // The installation is handled from the webhook inbox just after the answer: its organization follows.
-    for (const until = Date.now() + 10_000; !(await store.findOrgByOwner(`${repo.host}/${fake.owner}`)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    for (const until = Date.now() + 10_000; !(await store.orgs.findOrgByOwner(`${repo.host}/${fake.owner}`)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
     const { token } = await new OrgService(store, systemClock).createToken(fake.owner, 'bench');
     await store.close();
     await call('createQueue', token, { repo, targetBranch: 'main', mergeMethod: 'merge_commit', ...mode.settings });

@@ -42,9 +42,9 @@ export async function createMergeqBenchApp(opts: { queuedPrs: number; resubmitPr
   const now = clock.now().toISOString();
 
   const org: Org = { id: randomUUID(), slug: 'bench', owners: ['github.com/bench'], createdAt: now };
-  await store.createOrg(org);
+  await store.orgs.createOrg(org);
   const token = generateToken();
-  await store.createToken({
+  await store.orgs.createToken({
     id: randomUUID(),
     orgId: org.id,
     name: 'bench',

@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
  * Entries carry a title, head SHA and author of realistic size, as PRs from a git host would.
  */
 export async function seedQueue(deps: { store: Store; gitHost: GitHost }, repoKey: string, branch: string, count: number): Promise<void> {
-  const current = await deps.store.getQueue(repoKey, branch);
+  const current = await deps.store.queues.getQueue(repoKey, branch);
   if (!current) throw new Error(`no queue ${repoKey} ${branch} to seed`);
   const now = new Date();
   let queue = current;
@@ -33,7 +33,7 @@ export async function seedQueue(deps: { store: Store; gitHost: GitHost }, repoKe
       now,
     ).queue;
   }
-  if (!(await deps.store.commitQueue({ ...queue, version: current.version + 1 }, current.version))) {
+  if (!(await deps.store.queues.commitQueue({ ...queue, version: current.version + 1 }, current.version))) {
     throw new Error(`queue ${repoKey} ${branch} changed while it was being seeded`);
   }
 }

@@ -15,7 +15,7 @@ export interface Unit {
 /**
  * One document per queue: settings, state, active entries, units and live runs. Every reconcile is a
  * single compare-and-set on `version`. Ended entries and finished runs that no live run refers to are
- * moved out to the archive (see Store.commitQueue).
+ * moved out to the archive (see QueueStore.commitQueue).
  */
 export interface QueueDoc {
   id: string;

@@ -8,7 +8,7 @@ import type { FailedTest, StatusCheck } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
 import { markReported, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
-import type { LeaseStore, Store } from '../store/store.js';
+import type { LeaseStore, QueueStore, TargetStore } from '../store/store.js';
 import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
 import { EarlyChecks, EarlyTestResults } from './early-checks.js';
@@ -29,7 +29,7 @@ import { QueueWorker } from './worker.js';
 export type { Fact } from './fact.js';
 
 export interface EngineOptions {
-  store: Store;
+  store: { queues: QueueStore; targets: TargetStore; leases: LeaseStore };
   gitHost: GitHost;
   clock: Clock;
   logger: Logger;
@@ -69,7 +69,7 @@ const FOLD_WAIT_MS = 2_000;
  * observation and actuation of the git host, and the reporter (what to tell people).
  */
 export class Engine {
-  private readonly store: Store;
+  private readonly queues: QueueStore;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly committer: QueueCommitter;
@@ -85,7 +85,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     const { store, gitHost, clock, logger } = options;
     this.onCommitted = options.onCommitted;
-    this.store = store;
+    this.queues = store.queues;
     this.clock = clock;
     this.logger = logger;
     const scheduler = options.scheduler ?? realScheduler;
@@ -94,7 +94,7 @@ export class Engine {
     const retryPolicy = options.retry ?? DEFAULT_RETRY;
     const effectRetryMs = options.effectRetryMs ?? 30_000;
     const retrying = <T>(fn: () => Promise<T>) => withRetry(fn, retryPolicy, scheduler);
-    this.committer = new QueueCommitter(store, () => this.clock.now());
+    this.committer = new QueueCommitter(store.queues, () => this.clock.now());
     const reconciler = new Reconciler({
       store,
       clock,
@@ -102,7 +102,7 @@ export class Engine {
       effectRetryMs,
       committer: this.committer,
       lease: new QueueLease({
-        leases: options.leases ?? store,
+        leases: options.leases ?? store.leases,
         clock,
         scheduler,
         logger,
@@ -137,7 +137,7 @@ export class Engine {
         this.reporter.forget(queueId);
       },
     });
-    const estimates = new MergeEstimates(store);
+    const estimates = new MergeEstimates(store.queues);
     this.reporter = new Reporter({
       channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now())), commentChannel(gitHost)],
       clock,
@@ -217,7 +217,7 @@ export class Engine {
   }
 
   private async commitFact(queueId: string, fact: Fact): Promise<boolean> {
-    const committed = await this.committer.update(null, () => this.store.getQueueById(queueId), (q) => ({ queue: fact(q), result: null }), {
+    const committed = await this.committer.update(null, () => this.queues.getQueueById(queueId), (q) => ({ queue: fact(q), result: null }), {
       archive: true,
       tooBusy: () => new Error(`queue ${queueId}: ${MAX_COMMIT_CONFLICTS} commit conflicts in a row`),
       onCommitted: this.committed,
@@ -229,7 +229,7 @@ export class Engine {
   recordStatuses(repo: RepoRef, sha: string, checks: StatusCheck[], options: { reconcile?: boolean } = {}): Promise<boolean> {
     this.earlyChecks.keep(sha, checks); // before looking for its run: see Actuator.createTestBranch
     const recorded = (async () => {
-      const queueId = this.testBranchHeads.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
+      const queueId = this.testBranchHeads.get(sha) ?? queueTestingIn(await this.queues.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
       return this.recordFacts(queueId, (q) => recordStatusChecks(q, sha, checks, this.clock.now()), options);
     })();
@@ -244,7 +244,7 @@ export class Engine {
   recordTestResults(repo: RepoRef, sha: string, failedTests: FailedTest[]): Promise<boolean> {
     this.earlyTestResults.keep(sha, failedTests); // before looking for its run: see Actuator.createTestBranch
     const recorded = (async () => {
-      const queueId = this.testBranchHeads.get(sha) ?? queueTestingIn(await this.store.listQueues({ repoKey: repoKey(repo) }), sha);
+      const queueId = this.testBranchHeads.get(sha) ?? queueTestingIn(await this.queues.listQueues({ repoKey: repoKey(repo) }), sha);
       if (!queueId) return false;
       return this.recordFacts(queueId, (q) => recordTestResults(q, sha, failedTests, this.clock.now()));
     })();
@@ -260,7 +260,7 @@ export class Engine {
   async recordCommitChecks(repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
     this.earlyChecks.keep(sha, checks); // before looking for its run: see Actuator.createTestBranch
     const known = this.testBranchHeads.get(sha);
-    const queues = known ? [] : await this.store.listQueues({ repoKey: repoKey(repo) });
+    const queues = known ? [] : await this.queues.listQueues({ repoKey: repoKey(repo) });
     const testing = known ?? queueTestingIn(queues, sha);
     if (testing) {
       await this.recordFacts(testing, (q) => recordStatusChecks(q, sha, checks, this.clock.now()));
@@ -292,7 +292,7 @@ export class Engine {
    * Returns how many queues held it.
    */
   async recordPullRequestInfo(repo: RepoRef, pr: PullRequestInfo): Promise<number> {
-    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    const queues = await this.queues.listQueues({ repoKey: repoKey(repo) });
     let held = 0;
     for (const q of queues) {
       if (!q.entries.some((e) => e.prNumber === pr.number && isActive(e.state))) continue;
@@ -307,7 +307,7 @@ export class Engine {
    * of order.
    */
   async branchMoved(repo: RepoRef, branch: string): Promise<void> {
-    const queues = await this.store.listQueues({ repoKey: repoKey(repo) });
+    const queues = await this.queues.listQueues({ repoKey: repoKey(repo) });
     for (const q of queues) {
       if (q.branch !== branch) continue;
       this.worker.runtime(q.id).headCheckedAt = null;

@@ -1,5 +1,5 @@
 import type { QueueDoc } from '../domain/queue.js';
-import type { Store } from '../store/store.js';
+import type { TargetStore } from '../store/store.js';
 import type { Fact } from './fact.js';
 import { QueueTargets } from './queue-targets.js';
 import type { TimerHandle } from '../domain/scheduler.js';
@@ -36,7 +36,7 @@ export interface QueueRuntime {
   targets: QueueTargets;
 }
 
-export function newQueueRuntime(store: Store): QueueRuntime {
+export function newQueueRuntime(targets: TargetStore): QueueRuntime {
   return {
     notifyPending: false,
     pendingFacts: [],
@@ -50,7 +50,7 @@ export function newQueueRuntime(store: Store): QueueRuntime {
     headCheckedAt: null,
     directChecked: new Map(),
     createFailures: new Map(),
-    targets: new QueueTargets(store),
+    targets: new QueueTargets(targets),
   };
 }
 

@@ -3,7 +3,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import { isActive } from '../domain/states.js';
 import type { TargetSet } from '../domain/targets.js';
 import { TargetInterner } from '../planner/parallel/interner.js';
-import type { Store } from '../store/store.js';
+import type { TargetStore } from '../store/store.js';
 
 export function needsTargets(queue: QueueDoc): boolean {
   return queue.settings.mode === 'parallel' || queue.switching?.toMode === 'parallel';
@@ -20,7 +20,7 @@ export class QueueTargets {
   /** Heads looked up and not found; asked again once the queue says they were set. */
   private readonly missing = new Set<string>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly targets: Pick<TargetStore, 'getImpactedTargets'>) {}
 
   async load(queue: QueueDoc): Promise<Map<string, TargetSet>> {
     const byEntry = new Map<string, TargetSet>();
@@ -53,7 +53,7 @@ export class QueueTargets {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     if (this.missing.has(key) && !entry.readiness.hasImpactedTargets) return undefined;
-    const stored = await this.store.getImpactedTargets(repoKey, entry.prNumber, entry.prSha);
+    const stored = await this.targets.getImpactedTargets(repoKey, entry.prNumber, entry.prSha);
     if (!stored) {
       this.missing.add(key);
       return undefined;

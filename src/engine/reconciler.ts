@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { TargetSet } from '../domain/targets.js';
 import { applyActions, nextWakeUp, plan, type PlanInput } from '../planner/index.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 import type { Actuator } from './actuation.js';
 import { applyFacts, type Fact } from './fact.js';
 import type { GitHostObserver } from './observation.js';
@@ -18,7 +18,7 @@ const MAX_ROUNDS = 200;
 const NO_TARGETS: ReadonlyMap<string, TargetSet> = new Map();
 
 export interface ReconcilerOptions {
-  store: Store;
+  store: { queues: QueueStore };
   committer: QueueCommitter;
   lease: QueueLease;
   observer: GitHostObserver;
@@ -72,7 +72,7 @@ export class Reconciler {
    */
   private async reconcileHeld(queueId: string, rt: QueueRuntime, initialFacts: readonly Fact[]): Promise<ReconcileOutcome> {
     const { store, clock, logger } = this.o;
-    const reload = () => store.getQueueById(queueId);
+    const reload = () => store.queues.getQueueById(queueId);
     const loaded = await reload();
     if (!loaded) return { gone: true };
     let doc: QueueDoc = loaded;
@@ -139,7 +139,7 @@ export class Reconciler {
     const committed = await settling(pending, () =>
       this.o.committer.update(
         null,
-        () => this.o.store.getQueueById(queueId),
+        () => this.o.store.queues.getQueueById(queueId),
         (q) => {
           const next = applyFacts(q, facts);
           return next === q ? { unchanged: true, result: null } : { queue: next, result: null };

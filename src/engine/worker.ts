@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { QueueDoc } from '../domain/queue.js';
 import type { TargetSet } from '../domain/targets.js';
 import { nextWakeUp } from '../planner/index.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore, TargetStore } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Fact } from './fact.js';
 import { KeyedLock } from '../queue-docs/keyed-lock.js';
@@ -26,7 +26,7 @@ const YIELD_FROM_MS = 3;
 const MAX_YIELD_MS = 200;
 
 export interface WorkerOptions {
-  store: Store;
+  store: { queues: QueueStore; targets: TargetStore };
   clock: Clock;
   scheduler: Scheduler;
   logger: Logger;
@@ -99,7 +99,7 @@ export class QueueWorker {
   runtime(queueId: string): QueueRuntime {
     let rt = this.queues.get(queueId);
     if (!rt) {
-      rt = newQueueRuntime(this.o.store);
+      rt = newQueueRuntime(this.o.store.targets);
       this.queues.set(queueId, rt);
     }
     return rt;
@@ -176,7 +176,7 @@ export class QueueWorker {
     const now = this.o.clock.now();
     const since = this.lastTick ?? now;
     this.lastTick = now;
-    const tick = this.o.store
+    const tick = this.o.store.queues
       .listQueues({})
       .then((queues) => {
         for (const q of queues) if (all || needsPolling(q) || wakeUpCameDue(q, since, now)) this.notify(q.id);

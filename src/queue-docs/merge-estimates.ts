@@ -1,6 +1,6 @@
 import { ciHistoryOf, estimateMergeTimes, type MergeEstimate } from '../domain/eta.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 
 /** Runs older than this say little about the next ones. */
 const HISTORY_WINDOW_MS = 24 * 3_600_000;
@@ -9,7 +9,7 @@ const HISTORY_WINDOW_MS = 24 * 3_600_000;
 const ESTIMATE_REUSE_MS = 1_000;
 
 /** The ETA of every active entry of a queue, from its runs in the document and the archived ones of the last day. */
-export async function loadMergeEstimates(store: Pick<Store, 'archivedRuns'>, queue: QueueDoc, now: Date): Promise<Map<string, MergeEstimate>> {
+export async function loadMergeEstimates(store: Pick<QueueStore, 'archivedRuns'>, queue: QueueDoc, now: Date): Promise<Map<string, MergeEstimate>> {
   if (!queue.entries.length) return new Map();
   // A paused queue estimates nothing from its history: no need to read it.
   if (queue.state === 'paused' || queue.state === 'switching_modes') return estimateMergeTimes(queue, ciHistoryOf([]), now);
@@ -26,7 +26,7 @@ export async function loadMergeEstimates(store: Pick<Store, 'archivedRuns'>, que
 export class MergeEstimates {
   private readonly kept = new WeakMap<QueueDoc, { atMs: number; estimates: Promise<ReadonlyMap<string, MergeEstimate>> }>();
 
-  constructor(private readonly store: Pick<Store, 'archivedRuns'>) {}
+  constructor(private readonly store: Pick<QueueStore, 'archivedRuns'>) {}
 
   of(queue: QueueDoc, now: Date): Promise<ReadonlyMap<string, MergeEstimate>> {
     const nowMs = now.getTime();

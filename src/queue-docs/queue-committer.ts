@@ -1,7 +1,7 @@
 import type { QueueDoc } from '../domain/queue.js';
 import { queueEvents } from '../events/queue-events.js';
 import { archivable } from '../planner/index.js';
-import type { Archive, Store } from '../store/store.js';
+import type { Archive, QueueStore } from '../store/store.js';
 
 /** What a change decided: a new document to commit, or nothing to write. */
 export type QueueChange<T> = { queue: QueueDoc; result: T } | { unchanged: true; result: T };
@@ -47,7 +47,7 @@ export interface CommitOptions {
 export class QueueCommitter {
   /** `now`: the time of the outbound events each commit writes to the outbox. */
   constructor(
-    private readonly store: Pick<Store, 'commitQueue' | 'deleteQueue'>,
+    private readonly store: Pick<QueueStore, 'commitQueue' | 'deleteQueue'>,
     private readonly now: () => Date,
   ) {}
 

@@ -84,7 +84,7 @@ export async function gitHubWebhooks(
   deps: { store: Store; queueService: QueueService; engine: Engine; clock: Clock; logger: Logger; bodyTimeoutMs: number },
 ): Promise<{ endpoint: RequestHandler; inbox: WebhookInbox }> {
   const appFn = mergeqApp({
-    deliveries: new WebhookDeliveries(deps.store),
+    deliveries: new WebhookDeliveries(deps.store.server),
     queueService: deps.queueService,
     gitHostEvents: new GitHostEvents({ engine: deps.engine, gitHost: app.gitHost }),
     autoEnqueue: new AutoEnqueue({ store: deps.store, gitHost: app.gitHost, queueService: deps.queueService }),

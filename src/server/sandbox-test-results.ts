@@ -12,7 +12,7 @@ import type { Store } from '../store/store.js';
 export function uploadSandboxTestResults(sandbox: SandboxGitHost, flakyTests: FlakyTestService, store: Store, logger: Logger): () => void {
   return sandbox.onTestResults((event) => {
     void (async () => {
-      const org = await store.findOrgByOwner(ownerKey(event.repo.host, event.repo.owner));
+      const org = await store.orgs.findOrgByOwner(ownerKey(event.repo.host, event.repo.owner));
       if (!org) return;
       await flakyTests.upload(org, { repo: event.repo, commitSha: event.sha, branch: event.branch, jobName: 'sandbox-ci', junitXml: [event.junitXml] });
     })().catch((err: unknown) => logger.error({ err, sha: event.sha }, 'uploading sandbox test results failed'));

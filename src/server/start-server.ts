@@ -68,7 +68,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const { gitHost, sandbox, sandboxRouter, github } = buildGitHost(config.gitHost, clock, logger, limits.bodyTimeoutMs);
   const store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   const reconcileDurations = new ReconcileDurations();
-  const mergeEstimates = new MergeEstimates(store);
+  const mergeEstimates = new MergeEstimates(store.queues);
   const etaCoverage = new EtaCoverage((doc) => mergeEstimates.of(doc, clock.now()));
   const engine = new Engine({
     store,

@@ -1,5 +1,7 @@
 import type { Clock } from '../domain/clock.js';
-import type { Store } from '../store/store.js';
+import type { OutboxStore } from '../store/outbox-store.js';
+import type { OrgStore, QueueStore, ServerStore, TestCaseStore } from '../store/store.js';
+import type { QueueTemplateStore } from '../store/template-store.js';
 import { ApiAccess } from './api-access.js';
 import { FlakyTestService } from './flaky-test-service.js';
 import { QuarantineService } from './quarantine-service.js';
@@ -14,13 +16,17 @@ import { WebhookService } from './webhook-service.js';
  * HTTP door reaches the store only through these. A caller may replace any of them (e.g. a
  * FlakyTestService that tells the engine about test results).
  */
-export function apiServices(store: Store, clock: Clock, options: { webhookAllowedNetworks?: readonly string[] } = {}) {
+export function apiServices(
+  store: { queues: QueueStore; orgs: OrgStore; tests: TestCaseStore; server: ServerStore; outbox: OutboxStore; templates: QueueTemplateStore; ping(): Promise<void> },
+  clock: Clock,
+  options: { webhookAllowedNetworks?: readonly string[] } = {},
+) {
   const overview = new QueueOverviewService({ store, clock });
   return {
-    access: new ApiAccess(store),
+    access: new ApiAccess(store.orgs),
     readiness: new Readiness(store),
     overview,
-    queueListing: new QueueListing(store, overview),
+    queueListing: new QueueListing(store.server, overview),
     quarantineService: new QuarantineService(store),
     flakyTestService: new FlakyTestService({ store, clock }),
     queueTemplates: new QueueTemplateService(store, clock),

@@ -6,7 +6,7 @@ import type { StatusCheck } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import { statusContext } from '../engine/commit-status.js';
 import type { GitHost } from '../githost/githost.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { latestEntryOf } from './latest-entry.js';
 import type { QueueService } from './queue-service.js';
@@ -26,12 +26,12 @@ export interface AutoEnqueueOutcome {
  * is not retried until new commits come). Reads of GitHub only, until it submits.
  */
 export class AutoEnqueue {
-  constructor(private readonly deps: { store: Store; gitHost: GitHost; queueService: QueueService }) {}
+  constructor(private readonly deps: { store: { queues: QueueStore }; gitHost: GitHost; queueService: QueueService }) {}
 
   /** The queue of `branch` in `repo`, if `org` has one. */
   async queueOf(org: Org, repo: RepoRef, branch: string): Promise<QueueDoc | null> {
     assertOwnsRepo(org, repo);
-    const queue = await this.deps.store.getQueue(repoKey(repo), branch);
+    const queue = await this.deps.store.queues.getQueue(repoKey(repo), branch);
     return queue && queue.orgId === org.id ? queue : null;
   }
 
@@ -57,7 +57,7 @@ export class AutoEnqueue {
   /** The queues of the repository that auto-enqueue: without one, GitHub is not even asked. */
   private async autoEnqueuing(org: Org, repo: RepoRef): Promise<QueueDoc[]> {
     assertOwnsRepo(org, repo);
-    const queues = await this.deps.store.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
+    const queues = await this.deps.store.queues.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
     return queues.filter((q) => enqueueRulesOf(q.settings).autoEnqueue.enabled);
   }
 
@@ -71,7 +71,7 @@ export class AutoEnqueue {
     if (!queue) return `no queue for ${pr.baseBranch}`;
     if (!autoEnqueuesAuthor(enqueueRulesOf(queue.settings).autoEnqueue, pr.author)) return `the queue does not auto-enqueue PRs of ${pr.author}`;
     if (pr.state !== 'open' || pr.draft) return pr.draft ? 'it is a draft' : `it is ${pr.state}`;
-    const earlier = await latestEntryOf(this.deps.store, queue, prNumber);
+    const earlier = await latestEntryOf(this.deps.store.queues, queue, prNumber);
     if (earlier && isActive(earlier.state)) return 'it is in the queue';
     if (earlier?.state === 'CANCELLED' && earlier.reason?.code === 'cancelled_by_user') return 'a person cancelled it';
     if (earlier?.prSha === pr.headSha) return `its entry for ${pr.headSha} ended ${earlier.state}`;

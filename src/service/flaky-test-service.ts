@@ -12,7 +12,7 @@ import { withUploaded } from '../flaky/results-by-case.js';
 import type { UploadedTestCase } from '../flaky/group-attempts.js';
 import { isInfrastructureFailure } from '../flaky/infrastructure-protection.js';
 import { testCaseId } from '../flaky/test-case-id.js';
-import type { Store } from '../store/store.js';
+import type { TestCaseStore } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { KeyedLock } from '../queue-docs/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
@@ -49,7 +49,7 @@ export interface TestCaseRef {
 export type TestResultsListener = (repo: RepoRef, commitSha: string, failedTests: FailedTest[]) => Promise<unknown>;
 
 export interface FlakyTestServiceDeps {
-  store: Store;
+  store: { tests: TestCaseStore };
   clock: Clock;
   codeOwners?: CodeOwnersSource;
   onTestResults?: TestResultsListener;
@@ -57,7 +57,7 @@ export interface FlakyTestServiceDeps {
 
 /** The flaky-test operations: ingestion, detection, quarantine control and the CI's quarantine list. */
 export class FlakyTestService {
-  private readonly store: Store;
+  private readonly store: FlakyTestServiceDeps['store'];
   private readonly clock: Clock;
   private readonly codeOwners: CodeOwnersSource;
   private readonly onTestResults: TestResultsListener | null;
@@ -77,14 +77,14 @@ export class FlakyTestService {
     const uploadId = input.uploadId ?? randomUUID();
     let failedTests: FailedTest[] | null = null;
     const answer = await this.lock.run(key, async () => {
-      const earlier = await this.store.getTestUpload(key, uploadId);
+      const earlier = await this.store.tests.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
       const { cases, truncatedNames } = await readUploadedJunit(input.junitXml, input.variant ?? null, input.pathRoot ?? null);
       const ingested = await this.ingest(key, input, uploadId, cases, truncatedNames);
       failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
-      return ingested?.answer ?? (await this.store.getTestUpload(key, uploadId))!.answer;
+      return ingested?.answer ?? (await this.store.tests.getTestUpload(key, uploadId))!.answer;
     });
     // The queue must not fail an upload: it learns what it can and decides without results otherwise.
     if (failedTests && this.onTestResults) await this.onTestResults(input.repo, input.commitSha, failedTests).catch(() => undefined);
@@ -133,11 +133,11 @@ export class FlakyTestService {
     // Only the documents that may change are read: tests that failed now, and those to watch (not
     // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
     const windowStart = new Date(now.getTime() - settings.flakyWindowDays * DAY_MS).toISOString();
-    const existing = new Set(await inBatches(uploaded.map((u) => u.id), (batch) => this.store.existingTestCaseIds(key, batch)));
-    const watched = await this.store.testCasesToWatch(key, windowStart);
+    const existing = new Set(await inBatches(uploaded.map((u) => u.id), (batch) => this.store.tests.existingTestCaseIds(key, batch)));
+    const watched = await this.store.tests.testCasesToWatch(key, windowStart);
     const current = new Map<string, TestCase>(watched.map((tc) => [tc.testCaseId, tc]));
     const failedNow = uploaded.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
-    for (const tc of await inBatches(failedNow, (batch) => this.store.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
+    for (const tc of await inBatches(failedNow, (batch) => this.store.tests.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
     // flaky-tests.md: a run never forgives its own new failure. Only a quarantine that came before
     // this upload's results forgives; what this upload teaches counts for the next runs.
     const quarantinedBefore = new Set([...current.values()].filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId));
@@ -168,7 +168,7 @@ export class FlakyTestService {
       // This upload's results are all on its commit, read whole, so a failure now finds the passes before it.
       const ids = toEvaluate.map((tc) => tc.testCaseId);
       const scope = { targetBranches: settings.targetBranches, commitSha: input.commitSha, flakyCommits: Math.max(1, settings.flakyMinEvents), until: nowIso };
-      const history = withUploaded(await inBatches(ids, (batch) => this.store.detectionResults(key, batch, since, scope)), results, ids);
+      const history = withUploaded(await inBatches(ids, (batch) => this.store.tests.detectionResults(key, batch, since, scope)), results, ids);
       const changing: TestCase[] = [];
       for (const tc of toEvaluate) {
         const seen = statusOf(history.get(tc.testCaseId) ?? [], settings, now);
@@ -179,7 +179,7 @@ export class FlakyTestService {
       for (let at = 0; at < changing.length; at += READ_BATCH) {
         const batch = changing.slice(at, at + READ_BATCH);
         const batchIds = batch.map((tc) => tc.testCaseId);
-        const whole = withUploaded(await this.store.testResults(key, batchIds, since), results, batchIds);
+        const whole = withUploaded(await this.store.tests.testResults(key, batchIds, since), results, batchIds);
         for (const tc of batch) {
           const verdict = evaluate(whole.get(tc.testCaseId) ?? [], settings, now);
           const change = applyVerdict(tc, { status: { to: verdict.status, evidence: verdict.evidence } }, settings.autoQuarantine, nowIso);
@@ -213,7 +213,7 @@ export class FlakyTestService {
       truncatedNames,
       ...(cases.length === 0 ? { note: 'the upload holds no testcase: nothing to learn from it' } : {}),
     };
-    const committed = await this.store.commitTestUpload({
+    const committed = await this.store.tests.commitTestUpload({
       upload: {
         repoKey: key,
         uploadId,
@@ -258,15 +258,15 @@ export class FlakyTestService {
     return this.lock.run(key, async () => {
       const before = await this.settingsOf(key);
       const next = { ...before, ...definedOnly(changes) };
-      await this.store.putFlakySettings(key, next);
+      await this.store.tests.putFlakySettings(key, next);
       if (next.autoQuarantine !== before.autoQuarantine) {
         const now = this.clock.now().toISOString();
         const changed = [];
-        for (const tc of await this.store.testCasesToWatch(key, now)) {
+        for (const tc of await this.store.tests.testCasesToWatch(key, now)) {
           const change = applyVerdict(tc, {}, next.autoQuarantine, now);
           if (change.changed) changed.push({ testCase: await this.withOwners(repo, tc, change.testCase), events: change.events });
         }
-        await this.store.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events));
+        await this.store.tests.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events));
       }
       return { repo, ...next };
     });
@@ -276,12 +276,12 @@ export class FlakyTestService {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
     return this.lock.run(key, async () => {
-      const tc = await this.store.getTestCase(key, ref.testCaseId);
+      const tc = await this.store.tests.getTestCase(key, ref.testCaseId);
       if (!tc) throw testCaseNotFound(ref.testCaseId);
       const settings = await this.settingsOf(key);
       const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
       const updated = await this.withOwners(ref.repo, tc, change.testCase);
-      if (change.changed) await this.store.writeTestCases([updated], change.events);
+      if (change.changed) await this.store.tests.writeTestCases([updated], change.events);
       return this.describe(key, updated);
     });
   }
@@ -289,7 +289,7 @@ export class FlakyTestService {
   async getTestCase(org: Org, ref: TestCaseRef) {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
-    const tc = await this.store.getTestCase(key, ref.testCaseId);
+    const tc = await this.store.tests.getTestCase(key, ref.testCaseId);
     if (!tc) throw testCaseNotFound(ref.testCaseId);
     return this.describe(key, tc);
   }
@@ -304,13 +304,13 @@ export class FlakyTestService {
         testCaseId(key, { file: t.file ?? null, classname: t.classname ?? null, parent: t.parent ?? null, name: t.name ?? '', variant: t.variant ?? null }),
       ),
     ];
-    const cases = await this.store.getTestCases(key, [...new Set(ids)]);
+    const cases = await this.store.tests.getTestCases(key, [...new Set(ids)]);
     return { quarantined: cases.filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId).sort() };
   }
 
   private async describe(key: string, tc: TestCase) {
     const since = new Date(this.clock.now().getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString();
-    const [history, results] = await Promise.all([this.store.testCaseEvents(key, tc.testCaseId), this.store.testResults(key, [tc.testCaseId], since)]);
+    const [history, results] = await Promise.all([this.store.tests.testCaseEvents(key, tc.testCaseId), this.store.tests.testResults(key, [tc.testCaseId], since)]);
     return {
       test_case_id: tc.testCaseId,
       name: tc.name,
@@ -339,7 +339,7 @@ export class FlakyTestService {
   }
 
   private async settingsOf(key: string): Promise<FlakySettings> {
-    return { ...DEFAULT_FLAKY_SETTINGS, ...(await this.store.getFlakySettings(key)) };
+    return { ...DEFAULT_FLAKY_SETTINGS, ...(await this.store.tests.getFlakySettings(key)) };
   }
 }
 

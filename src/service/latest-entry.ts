@@ -1,10 +1,10 @@
 import { activeEntryOf } from '../domain/active-entries.js';
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 
 /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
-export async function latestEntryOf(store: Pick<Store, 'latestArchivedEntry'>, queue: QueueDoc, prNumber: number): Promise<Entry | null> {
+export async function latestEntryOf(store: Pick<QueueStore, 'latestArchivedEntry'>, queue: QueueDoc, prNumber: number): Promise<Entry | null> {
   const active = activeEntryOf(queue.entries, prNumber);
   if (active) return active;
   const inDoc = queue.entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];

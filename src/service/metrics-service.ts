@@ -1,7 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
-import type { Store, TestCaseCounts } from '../store/store.js';
+import type { OrgStore, QueueStore, TestCaseCounts, TestCaseStore } from '../store/store.js';
 
 /** What the metrics of one queue are computed from. */
 export interface QueueActivity {
@@ -17,7 +17,7 @@ export type RepoTestCaseCounts = TestCaseCounts;
 
 /** What the Prometheus metrics read: queues with their recent history, and test case counts. */
 export class MetricsService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: { queues: QueueStore; orgs: OrgStore; tests: TestCaseStore }) {}
 
   /**
    * The queues of an organization (optionally one repository) with their recent history, ordered by
@@ -27,15 +27,15 @@ export class MetricsService {
    */
   async queueActivity(orgId: string, filter: { repoKey?: string }, since: string): Promise<QueueActivity[]> {
     const store = this.store;
-    const queues = await store.listQueues(filter.repoKey === undefined ? { orgId } : { orgId, repoKey: filter.repoKey });
+    const queues = await store.queues.listQueues(filter.repoKey === undefined ? { orgId } : { orgId, repoKey: filter.repoKey });
     queues.sort((a, b) => compare(a.repoKey, b.repoKey) || compare(a.branch, b.branch));
     if (queues.length === 0) return [];
 
-    const archivedEntries = await store.archivedEntriesEndedSince(
+    const archivedEntries = await store.queues.archivedEntriesEndedSince(
       queues.map((q) => q.id),
       since,
     );
-    const archivedRunsPerQueue = await Promise.all(queues.map((q) => store.archivedRuns(q.id, { finishedSince: since })));
+    const archivedRunsPerQueue = await Promise.all(queues.map((q) => store.queues.archivedRuns(q.id, { finishedSince: since })));
 
     return queues.map((queue, i) => ({
       queue,
@@ -49,8 +49,8 @@ export class MetricsService {
 
   /** Flaky, broken and quarantined test counts of the organization's repositories; `[]` without it. */
   async testCaseCounts(orgId: string): Promise<RepoTestCaseCounts[]> {
-    const org = await this.store.getOrgById(orgId);
-    return org ? this.store.testCaseCounts(org.owners) : [];
+    const org = await this.store.orgs.getOrgById(orgId);
+    return org ? this.store.tests.testCaseCounts(org.owners) : [];
   }
 }
 

@@ -3,7 +3,7 @@ import type { ApiToken, Org } from '../domain/org.js';
 import { ownerKey } from '../domain/repo.js';
 import type { Clock } from '../domain/clock.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { OrgStore } from '../store/store.js';
 import { ServiceError } from './errors.js';
 import { displayPrefix, generateToken, hashToken } from './tokens.js';
 
@@ -48,7 +48,7 @@ export class OrgService {
   private readonly newId: () => string;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: { orgs: OrgStore },
     private readonly clock: Clock,
     options: { newId?: () => string } = {},
   ) {
@@ -59,16 +59,16 @@ export class OrgService {
     validateSlug(slug);
     if (owners.length === 0) throw invalid('owners', 'give at least one repository owner, e.g. github.com/acme');
     const ownerKeys = [...new Set(owners.map(parseOwner))];
-    if (await this.store.getOrgBySlug(slug)) {
+    if (await this.store.orgs.getOrgBySlug(slug)) {
       throw new ServiceError(409, 'org_exists', 'Organization exists', `an organization with slug "${slug}" already exists`);
     }
     for (const key of ownerKeys) {
-      const holder = await this.store.findOrgByOwner(key);
+      const holder = await this.store.orgs.findOrgByOwner(key);
       if (holder) throw ownerTaken(key, holder.slug);
     }
     const org: Org = { id: this.newId(), slug, owners: ownerKeys, createdAt: this.clock.now().toISOString() };
     try {
-      await this.store.createOrg(org);
+      await this.store.orgs.createOrg(org);
     } catch (err) {
       // Another process took the slug or an owner between the checks above and the insert.
       if (err instanceof ConflictError) {
@@ -80,19 +80,19 @@ export class OrgService {
   }
 
   async getOrg(slug: string): Promise<Org> {
-    const org = await this.store.getOrgBySlug(slug);
+    const org = await this.store.orgs.getOrgBySlug(slug);
     if (!org) throw orgNotFound(slug);
     return org;
   }
 
   /** Every organization, by slug. */
   listOrgs(): Promise<Org[]> {
-    return this.store.listOrgs();
+    return this.store.orgs.listOrgs();
   }
 
   /** The organization that owns the repositories of `host/owner`, or null. */
   findOrgByOwner(host: string, owner: string): Promise<Org | null> {
-    return this.store.findOrgByOwner(ownerKey(host, owner));
+    return this.store.orgs.findOrgByOwner(ownerKey(host, owner));
   }
 
   /** A new token for the organization. The token is returned once; only its hash is stored. */
@@ -113,25 +113,25 @@ export class OrgService {
       revokedAt: null,
       lastUsedAt: null,
     };
-    await this.store.createToken(record);
+    await this.store.orgs.createToken(record);
     return { token, record };
   }
 
   /** The organization's tokens, oldest first. Records carry the hash; callers must not show it. */
   async listTokens(orgSlug: string): Promise<ApiToken[]> {
     const org = await this.getOrg(orgSlug);
-    const tokens = await this.store.listTokens(org.id);
+    const tokens = await this.store.orgs.listTokens(org.id);
     return tokens.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
   /** Revokes a token; revoking it again keeps the first revocation time. */
   async revokeToken(tokenId: string): Promise<{ record: ApiToken; alreadyRevoked: boolean }> {
-    const before = await this.store.getToken(tokenId);
+    const before = await this.store.orgs.getToken(tokenId);
     if (!before) {
       throw new ServiceError(404, 'token_not_found', 'Token not found', `no token with id "${tokenId}"`);
     }
-    await this.store.revokeToken(tokenId, this.clock.now().toISOString());
-    const after = (await this.store.getToken(tokenId)) ?? before;
+    await this.store.orgs.revokeToken(tokenId, this.clock.now().toISOString());
+    const after = (await this.store.orgs.getToken(tokenId)) ?? before;
     return { record: after, alreadyRevoked: before.revokedAt !== null };
   }
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { ServerStore } from '../store/store.js';
 import { ServiceError } from './errors.js';
 
 /** What a page token is bound to: it selects a page of this query and of no other. */
@@ -29,8 +29,8 @@ export function invalidPageToken(detail: string): ServiceError {
 export class PageTokens {
   constructor(private readonly key: string) {}
 
-  static async fromStore(store: Pick<Store, 'getOrCreateSecret'>): Promise<PageTokens> {
-    return new PageTokens(await store.getOrCreateSecret(PAGE_TOKEN_SECRET, () => randomBytes(32).toString('base64url')));
+  static async fromStore(server: Pick<ServerStore, 'getOrCreateSecret'>): Promise<PageTokens> {
+    return new PageTokens(await server.getOrCreateSecret(PAGE_TOKEN_SECRET, () => randomBytes(32).toString('base64url')));
   }
 
   issue(query: PageQuery, pageIndex: number): string {

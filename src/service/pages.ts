@@ -1,6 +1,6 @@
 import { ServiceError } from './errors.js';
 import { PageTokens, type PageQuery } from './page-token.js';
-import type { Store } from '../store/store.js';
+import type { ServerStore } from '../store/store.js';
 
 /** Seed 2.7. Tokens are `""` where there is no such page. */
 export interface PageJson {
@@ -30,7 +30,7 @@ export class Pages {
   private tokens: Promise<PageTokens> | null = null;
 
   constructor(
-    private readonly store: Pick<Store, 'getOrCreateSecret'>,
+    private readonly server: Pick<ServerStore, 'getOrCreateSecret'>,
     private readonly sizes: { min: number; max: number },
   ) {}
 
@@ -69,7 +69,7 @@ export class Pages {
 
   private pageTokens(): Promise<PageTokens> {
     if (!this.tokens) {
-      this.tokens = PageTokens.fromStore(this.store);
+      this.tokens = PageTokens.fromStore(this.server);
       // A store outage must not be remembered: the next call asks again.
       this.tokens.catch(() => (this.tokens = null));
     }

@@ -2,7 +2,7 @@ import { initialReadiness, type Readiness } from '../domain/entry.js';
 import type { PullRequestInfo } from '../domain/pull-request.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { NO_GIT_HOST, NoGitHostError, type GitHost } from '../githost/githost.js';
-import type { Store } from '../store/store.js';
+import type { TargetStore } from '../store/store.js';
 
 /** What a new entry starts with: the PR as the git host describes it, and its initial readiness. */
 export interface PullRequestFacts {
@@ -20,7 +20,7 @@ export interface PullRequestFacts {
  * from the git host (a `/merge` comment's handler), not read again.
  */
 export async function readPullRequestFacts(
-  deps: { gitHost: GitHost; store: Store },
+  deps: { gitHost: GitHost; store: { targets: TargetStore } },
   queue: QueueDoc,
   prNumber: number,
   known?: PullRequestInfo,
@@ -44,7 +44,7 @@ export async function readPullRequestFacts(
   }
   if (!info) return unknown(`the git host does not know pull request #${prNumber}`);
 
-  const targets = info.headSha ? await deps.store.getImpactedTargets(queue.repoKey, prNumber, info.headSha) : null;
+  const targets = info.headSha ? await deps.store.targets.getImpactedTargets(queue.repoKey, prNumber, info.headSha) : null;
   return {
     prTitle: info.title,
     prSha: info.headSha,

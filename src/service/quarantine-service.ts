@@ -1,7 +1,7 @@
 import type { Org } from '../domain/org.js';
 import type { QuarantineSetting, TestCase, TestStatus } from '../domain/quarantine.js';
 import { ownerKey, repoKey, type RepoRef } from '../domain/repo.js';
-import type { Store } from '../store/store.js';
+import type { ServerStore, TestCaseStore } from '../store/store.js';
 import { forbidden } from './errors.js';
 import type { PageQuery } from './page-token.js';
 import { Pages, type PageJson } from './pages.js';
@@ -41,8 +41,8 @@ export type TestListing = 'quarantined' | 'flaky';
 export class QuarantineService {
   private readonly pages: Pages;
 
-  constructor(private readonly store: Store) {
-    this.pages = new Pages(store, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
+  constructor(private readonly store: { tests: TestCaseStore; server: ServerStore }) {
+    this.pages = new Pages(store.server, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
   }
 
   async list(org: Org, input: ListQuarantinedInput, listing: TestListing = 'quarantined'): Promise<{ quarantined_tests: QuarantinedTestJson[]; page: PageJson }> {
@@ -56,7 +56,7 @@ export class QuarantineService {
     const pageIndex = await this.pages.pageIndex(query, input);
     // A token past the last page (tests left quarantine since) reads as an empty page.
     const rows = this.pages.rowsOf(query, pageIndex);
-    const found = listing === 'flaky' ? await this.store.listFlakyTests(query.repoKey, rows) : await this.store.listQuarantinedTests(query.repoKey, rows);
+    const found = listing === 'flaky' ? await this.store.tests.listFlakyTests(query.repoKey, rows) : await this.store.tests.listQuarantinedTests(query.repoKey, rows);
     return { quarantined_tests: found.rows.map(toJson), page: await this.pages.page(query, pageIndex, found.total) };
   }
 }

@@ -2,7 +2,7 @@ import { AppendScope, appendingInPlace } from '../domain/appended-arrays.js';
 import type { QueueDoc } from '../domain/queue.js';
 import { KeyedLock } from '../queue-docs/keyed-lock.js';
 import { QueueCommitter, type QueueChange } from '../queue-docs/queue-committer.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 import { notFound } from './errors.js';
 import { queueErrors } from './queue-errors.js';
 
@@ -47,10 +47,10 @@ export class QueueDocWriter {
 
   /** `now`: the time of the outbound events of each commit. */
   constructor(
-    private readonly store: Store,
+    private readonly store: { queues: QueueStore },
     now: () => Date = () => new Date(),
   ) {
-    this.committer = new QueueCommitter(store, now);
+    this.committer = new QueueCommitter(store.queues, now);
   }
 
   update<T>(
@@ -83,7 +83,7 @@ export class QueueDocWriter {
     try {
       committed = await this.committer.update(
         batch[0]!.known ?? null,
-        () => this.store.getQueue(key.repoKey, key.branch),
+        () => this.store.queues.getQueue(key.repoKey, key.branch),
         async (base) => (await applyBatch(batch, base, new AppendScope())) ?? (await applyBatch(batch, base, null))!,
         { archive: false, confirmUnchanged: true, tooBusy: () => queueErrors.busy(key.branch) },
       );
@@ -105,7 +105,7 @@ export class QueueDocWriter {
   /** Deletes the queue when `mayDelete` allows it (it throws otherwise); false when there is none. */
   async delete(key: QueueKey, mayDelete: (queue: QueueDoc) => void): Promise<{ deleted: boolean; queueId: string | null }> {
     const deleted = await this.lock.run(lockKey(key), () =>
-      this.committer.delete(() => this.store.getQueue(key.repoKey, key.branch), mayDelete, {
+      this.committer.delete(() => this.store.queues.getQueue(key.repoKey, key.branch), mayDelete, {
         tooBusy: () => queueErrors.busy(key.branch),
       }),
     );

@@ -1,6 +1,6 @@
 import type { Org } from '../domain/org.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
-import type { Store } from '../store/store.js';
+import type { ServerStore } from '../store/store.js';
 import type { QueueOverviewService, QueueSummary } from './queue-overview.js';
 import { Pages, type PageInput, type PageJson } from './pages.js';
 import { assertOwnsRepo } from './tenancy.js';
@@ -17,10 +17,10 @@ export class QueueListing {
   private readonly pages: Pages;
 
   constructor(
-    store: Pick<Store, 'getOrCreateSecret'>,
+    server: Pick<ServerStore, 'getOrCreateSecret'>,
     private readonly overview: Pick<QueueOverviewService, 'listQueues'>,
   ) {
-    this.pages = new Pages(store, { min: MIN_QUEUE_LIST_PAGE_SIZE, max: MAX_QUEUE_LIST_PAGE_SIZE });
+    this.pages = new Pages(server, { min: MIN_QUEUE_LIST_PAGE_SIZE, max: MAX_QUEUE_LIST_PAGE_SIZE });
   }
 
   async list(org: Org, input: PageInput & { repo?: RepoRef }): Promise<{ queues: ListedQueue[]; page: PageJson }> {

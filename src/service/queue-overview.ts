@@ -5,7 +5,7 @@ import type { Reason } from '../domain/reasons.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
 import { isActive, type PrState, type QueueState } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
 import { notFound } from './errors.js';
 import { toReasonRecord } from '../records/pull-request-record.js';
 import { assertOwnsRepo } from './tenancy.js';
@@ -45,12 +45,12 @@ export interface EndedPullRequest {
 
 /** The organization's queues at a glance (the web page's first screen). Only the caller's own queues. */
 export class QueueOverviewService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(private readonly deps: { store: { queues: QueueStore }; clock: Clock }) {}
 
   async listQueues(org: Org): Promise<QueueSummary[]> {
-    const queues = await this.deps.store.listQueues({ orgId: org.id });
+    const queues = await this.deps.store.queues.listQueues({ orgId: org.id });
     const since = new Date(this.deps.clock.now().getTime() - HOUR_MS).toISOString();
-    const ended = queues.length ? await this.deps.store.archivedEntriesEndedSince(queues.map((q) => q.id), since) : [];
+    const ended = queues.length ? await this.deps.store.queues.archivedEntriesEndedSince(queues.map((q) => q.id), since) : [];
     return queues
       .map((q) => summarize(q, ended.filter((e) => e.queueId === q.id)))
       .sort((a, b) => `${a.repo.owner}/${a.repo.name}:${a.branch}`.localeCompare(`${b.repo.owner}/${b.repo.name}:${b.branch}`));
@@ -60,11 +60,11 @@ export class QueueOverviewService {
   async recentlyEnded(org: Org, ref: { repo: RepoRef; targetBranch: string }): Promise<EndedPullRequest[]> {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
-    const queue = await this.deps.store.getQueue(key, ref.targetBranch);
+    const queue = await this.deps.store.queues.getQueue(key, ref.targetBranch);
     if (!queue) throw notFound.queue(key, ref.targetBranch);
     const since = new Date(this.deps.clock.now().getTime() - ENDED_WINDOW_MS).toISOString();
     // Ended entries stay in the document until the engine's next commit archives them.
-    const archived = await this.deps.store.archivedEntriesEndedSince([queue.id], since);
+    const archived = await this.deps.store.queues.archivedEntriesEndedSince([queue.id], since);
     const byId = new Map<string, Entry>();
     for (const e of [...archived, ...queue.entries]) if (ENDED_SHOWN.has(e.state) && e.stateChangedAt >= since) byId.set(e.id, e);
     return [...byId.values()]
@@ -82,7 +82,7 @@ export class QueueOverviewService {
 
   /** Versions of the caller's queues, keyed by id: what the live event stream compares. */
   async versions(org: Org): Promise<Map<string, number>> {
-    const queues = await this.deps.store.listQueues({ orgId: org.id });
+    const queues = await this.deps.store.queues.listQueues({ orgId: org.id });
     return new Map(queues.map((q) => [q.id, q.version]));
   }
 }

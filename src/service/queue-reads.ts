@@ -11,7 +11,7 @@ import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '.
 import { toQueueRecordPage, type QueueRecord } from '../records/queue-record.js';
 import { mergeHoldRecord, type MergeHoldRecord } from '../records/merge-hold-record.js';
 import { toTestRunRecord, type TestRunRecord } from '../records/test-run-record.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore, ServerStore } from '../store/store.js';
 import { notFound } from './errors.js';
 import type { PullRequestRefInput, QueueRefInput, TestingDetailsInput } from './queue-inputs.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE, Pages, type PageInput, type PageJson } from './pages.js';
@@ -29,11 +29,11 @@ export class QueueReads {
   private readonly queuePages = new QueuePageMemo<QueueRecord & { page: PageJson }>();
 
   constructor(
-    protected readonly store: Store,
+    protected readonly store: { queues: QueueStore; server: ServerStore },
     protected readonly clock: Clock,
   ) {
-    this.pages = new Pages(store, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
-    this.mergeEstimates = new MergeEstimates(store);
+    this.pages = new Pages(store.server, { min: MIN_QUEUE_PAGE_SIZE, max: MAX_QUEUE_PAGE_SIZE });
+    this.mergeEstimates = new MergeEstimates(store.queues);
   }
 
   /** The queue record with one page of its enqueued pull requests (the first 1,000 by default). */
@@ -75,7 +75,7 @@ export class QueueReads {
     const matches = (run: QueueDoc['runs'][number]) =>
       (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
     const live = newestFirst(queue.runs.filter(matches));
-    const archived = await this.store.archivedRuns(queue.id, {
+    const archived = await this.store.queues.archivedRuns(queue.id, {
       ...(testRunId === undefined ? {} : { runId: testRunId }),
       ...(prNumber === undefined ? {} : { prNumber }),
     });
@@ -107,14 +107,14 @@ export class QueueReads {
 
   protected async loadQueue(org: Org, input: QueueRefInput): Promise<QueueDoc> {
     const key = this.keyOf(org, input);
-    const queue = await this.store.getQueue(key.repoKey, key.branch);
+    const queue = await this.store.queues.getQueue(key.repoKey, key.branch);
     if (!queue) throw notFound.queue(key.repoKey, key.branch);
     return queue;
   }
 
   /** The PR's latest entry: the active one, else the most recent ended one (in the document or archived). */
   protected latestEntry(queue: QueueDoc, prNumber: number): Promise<Entry | null> {
-    return latestEntryOf(this.store, queue, prNumber);
+    return latestEntryOf(this.store.queues, queue, prNumber);
   }
 
 }

@@ -14,7 +14,8 @@ import { describeTargets } from '../domain/targets.js';
 import type { Clock } from '../domain/clock.js';
 import type { GitHost } from '../githost/githost.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore, ServerStore, TargetStore } from '../store/store.js';
+import type { QueueTemplateStore } from '../store/template-store.js';
 import { invalidState, notFound } from './errors.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../records/pull-request-record.js';
@@ -50,7 +51,7 @@ export interface QueueNotifier {
 }
 
 export interface QueueServiceDeps {
-  store: Store;
+  store: { queues: QueueStore; targets: TargetStore; server: ServerStore; templates: QueueTemplateStore };
   gitHost: GitHost;
   clock: Clock;
   notifier: QueueNotifier;
@@ -76,6 +77,7 @@ export class QueueService extends QueueReads {
   private readonly notifier: QueueNotifier;
   private readonly newId: () => string;
   private readonly writer: QueueDocWriter;
+  declare protected readonly store: QueueServiceDeps['store'];
   /** freezeQueue and unfreezeQueue. */
   readonly freezes: QueueFreezes;
   private readonly templateQueues: TemplateQueues;
@@ -184,7 +186,7 @@ export class QueueService extends QueueReads {
   async setImpactedTargets(org: Org, input: SetImpactedTargetsInput): Promise<SetImpactedTargetsRecord> {
     const queue = await this.loadQueue(org, input);
     const { number: prNumber, sha } = input.pr;
-    await this.store.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets, {
+    await this.store.targets.putImpactedTargets(queue.repoKey, prNumber, sha, input.impactedTargets, {
       at: this.clock.now().toISOString(),
       maxBytesPerRepo: TARGET_BYTES_PER_REPO,
     });
@@ -220,7 +222,7 @@ export class QueueService extends QueueReads {
       version: 0,
     });
     try {
-      await this.store.insertQueue(queue, queueEvents(null, queue, now));
+      await this.store.queues.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
       if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
       throw err;

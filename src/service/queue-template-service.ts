@@ -3,7 +3,7 @@ import type { Org } from '../domain/org.js';
 import { API_SETTINGS_SOURCE, isManagedByFile, REPO_CONFIG_PATH, type QueueTemplate } from '../domain/queue-template.js';
 import { repoKey, type RepoRef } from '../domain/repo.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { QueueTemplateStore } from '../store/template-store.js';
 import { ServiceError } from './errors.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
 import { settingsPatchOf } from './queue-service.js';
@@ -43,7 +43,7 @@ const templateErrors = {
 /** Queue templates for branch patterns through the API and CLI (queue-patterns.md). */
 export class QueueTemplateService {
   constructor(
-    private readonly store: Store,
+    private readonly store: { templates: QueueTemplateStore },
     private readonly clock: Clock,
   ) {}
 

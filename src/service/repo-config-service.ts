@@ -6,7 +6,8 @@ import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 import { queueEvents } from '../events/queue-events.js';
 import { changeSettings } from '../planner/index.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
+import type { QueueTemplateStore } from '../store/template-store.js';
 import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
 import { QueueDocWriter } from './queue-doc-writer.js';
@@ -31,7 +32,7 @@ export interface AppliedRepoConfig {
 export class RepoConfigService {
   private readonly writer: QueueDocWriter;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; newId: () => string; notify: (queueId: string) => void }) {
+  constructor(private readonly deps: { store: { queues: QueueStore; templates: QueueTemplateStore }; clock: Clock; newId: () => string; notify: (queueId: string) => void }) {
     this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
   }
 
@@ -59,7 +60,7 @@ export class RepoConfigService {
     }
 
     const branches = new Map(queues.flatMap((q) => (q.branch === undefined ? [] : [[q.branch, q.settings] as const])));
-    const stored = await store.listQueues({ repoKey: key });
+    const stored = await store.queues.listQueues({ repoKey: key });
     for (const [branch, settings] of branches) {
       if (stored.some((q) => q.branch === branch)) {
         if (await this.manage(key, branch, settings, source)) applied.queuesUpdated++;
@@ -81,7 +82,7 @@ export class RepoConfigService {
   private async create(org: Org, repo: RepoRef, branch: string, settings: QueueSettingsPatch, source: string, now: string): Promise<boolean> {
     const queue = newQueueDoc({ id: this.deps.newId(), orgId: org.id, repo, branch, settings: defaultSettings(settings), at: now, version: 0, settingsSource: source });
     try {
-      await this.deps.store.insertQueue(queue, queueEvents(null, queue, now));
+      await this.deps.store.queues.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
       // Created meanwhile (a submit from a template, the API): take it over instead.
       if (err instanceof ConflictError) return this.manage(queue.repoKey, branch, settings, source);

@@ -1,6 +1,6 @@
 import { isActive } from '../domain/states.js';
 import { daysBefore, TARGETS_UNUSED_DAYS } from '../domain/retention.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore, TargetStore } from '../store/store.js';
 
 export interface RetentionReport {
   targetLists: number;
@@ -14,17 +14,17 @@ export interface RetentionReport {
  * heads of the entries in the queues are marked used first, so their lists are never pruned.
  */
 export class RetentionService {
-  constructor(private readonly deps: { store: Store; historyDays: number }) {}
+  constructor(private readonly deps: { store: { queues: QueueStore; targets: TargetStore }; historyDays: number }) {}
 
   async prune(now: Date): Promise<RetentionReport> {
     const { store } = this.deps;
     const at = now.toISOString();
-    for (const queue of await store.listQueues({})) {
+    for (const queue of await store.queues.listQueues({})) {
       const heads = queue.entries.filter((e) => isActive(e.state)).map((e) => ({ prNumber: e.prNumber, sha: e.prSha }));
-      await store.touchImpactedTargets(queue.repoKey, heads, at);
+      await store.targets.touchImpactedTargets(queue.repoKey, heads, at);
     }
-    const targetLists = await store.pruneImpactedTargets(daysBefore(now, TARGETS_UNUSED_DAYS));
-    const history = await store.pruneHistory(daysBefore(now, this.deps.historyDays));
+    const targetLists = await store.targets.pruneImpactedTargets(daysBefore(now, TARGETS_UNUSED_DAYS));
+    const history = await store.queues.pruneHistory(daysBefore(now, this.deps.historyDays));
     return { targetLists, ...history };
   }
 }

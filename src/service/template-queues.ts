@@ -4,7 +4,8 @@ import { isManagedByFile } from '../domain/queue-template.js';
 import type { RepoRef } from '../domain/repo.js';
 import { queueEvents } from '../events/queue-events.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import type { QueueStore } from '../store/store.js';
+import type { QueueTemplateStore } from '../store/template-store.js';
 import { templateFor } from './branch-pattern.js';
 import { newQueueDoc, type QueueDoc } from '../domain/queue.js';
 import { defaultSettings } from '../domain/settings.js';
@@ -15,13 +16,13 @@ import { defaultSettings } from '../domain/settings.js';
  */
 export class TemplateQueues {
   constructor(
-    private readonly deps: { store: Store; clock: Clock; newId: () => string; notify: (queueId: string) => void },
+    private readonly deps: { store: { queues: QueueStore; templates: QueueTemplateStore }; clock: Clock; newId: () => string; notify: (queueId: string) => void },
   ) {}
 
   /** The branch's queue: the stored one, else one made from a matching template, else null. */
   async queueFor(org: Org, repo: RepoRef, key: { repoKey: string; branch: string }): Promise<QueueDoc | null> {
     const { store, clock } = this.deps;
-    const existing = await store.getQueue(key.repoKey, key.branch);
+    const existing = await store.queues.getQueue(key.repoKey, key.branch);
     if (existing) return existing;
     const template = templateFor(await store.templates.listTemplates({ repoKey: key.repoKey }), key.branch);
     if (!template) return null;
@@ -39,12 +40,12 @@ export class TemplateQueues {
       ...(isManagedByFile(template.settingsSource) ? { settingsSource: template.settingsSource } : {}),
     });
     try {
-      await store.insertQueue(queue, queueEvents(null, queue, now));
+      await store.queues.insertQueue(queue, queueEvents(null, queue, now));
       this.deps.notify(queue.id);
     } catch (err) {
       // Two first submits at once: the other one made it.
       if (!(err instanceof ConflictError)) throw err;
     }
-    return store.getQueue(key.repoKey, key.branch);
+    return store.queues.getQueue(key.repoKey, key.branch);
   }
 }

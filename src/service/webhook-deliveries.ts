@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { ServerStore } from '../store/store.js';
 
 /** How long delivery ids are remembered: GitHub lets a delivery be redelivered for 3 days. */
 const DELIVERY_MEMORY_MS = 7 * 24 * 3600_000;
@@ -8,16 +8,16 @@ const DELIVERY_MEMORY_MS = 7 * 24 * 3600_000;
  * and other replicas skip them.
  */
 export class WebhookDeliveries {
-  constructor(private readonly store: Pick<Store, 'claimWebhookDelivery' | 'releaseWebhookDelivery'>) {}
+  constructor(private readonly server: Pick<ServerStore, 'claimWebhookDelivery' | 'releaseWebhookDelivery'>) {}
 
   /** True when this call is the first to claim the delivery (ids older than the memory are forgotten). */
   claim(deliveryId: string, at: Date): Promise<boolean> {
     const keepSince = new Date(at.getTime() - DELIVERY_MEMORY_MS).toISOString();
-    return this.store.claimWebhookDelivery(deliveryId, at.toISOString(), keepSince);
+    return this.server.claimWebhookDelivery(deliveryId, at.toISOString(), keepSince);
   }
 
   /** Forgets a claimed delivery whose handling failed, so that its redelivery is handled. */
   release(deliveryId: string): Promise<void> {
-    return this.store.releaseWebhookDelivery(deliveryId);
+    return this.server.releaseWebhookDelivery(deliveryId);
   }
 }

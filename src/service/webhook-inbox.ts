@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { InboxDelivery } from '../store/inbox-store.js';
-import type { Store } from '../store/store.js';
+import type { InboxDelivery, InboxStore } from '../store/inbox-store.js';
 
 /** A verified GitHub delivery: `x-github-delivery`, `x-github-event`, the parsed payload. */
 export interface InboundDelivery {
@@ -22,7 +21,7 @@ const KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 export interface WebhookInboxDeps {
-  store: Pick<Store, 'inbox'>;
+  store: { inbox: InboxStore };
   clock: Clock;
   logger: Logger;
   /** Runs the App's handlers on a delivery (probot's `receive`); a throw is a failed attempt. */

@@ -4,8 +4,8 @@ import { repoKey, type RepoRef } from '../domain/repo.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
 import { patternIsKnown } from '../events/event-filter.js';
-import type { OutboundDelivery, WebhookSubscription } from '../store/outbox-store.js';
-import type { Store } from '../store/store.js';
+import type { OutboundDelivery, OutboxStore, WebhookSubscription } from '../store/outbox-store.js';
+import type { ServerStore } from '../store/store.js';
 import { ReceiverNetworks } from '../webhooks/receiver-networks.js';
 import { receiverUrlProblem } from '../webhooks/receiver-url.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
@@ -77,8 +77,8 @@ export class WebhookService {
   private readonly networks: ReceiverNetworks;
 
   /** `allowedNetworks` (CIDRs, MERGEQ_WEBHOOK_ALLOWED_NETWORKS): where receivers may be besides public addresses. */
-  constructor(private readonly deps: { store: Store; clock: Clock; newId?: () => string; allowedNetworks?: readonly string[] }) {
-    this.pages = new Pages(deps.store, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
+  constructor(private readonly deps: { store: { outbox: OutboxStore; server: ServerStore }; clock: Clock; newId?: () => string; allowedNetworks?: readonly string[] }) {
+    this.pages = new Pages(deps.store.server, { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE });
     this.networks = new ReceiverNetworks(deps.allowedNetworks);
   }
 

@@ -17,7 +17,7 @@ import type { Store } from '../store/store.js';
 import type { EtaErrors, PrOutcome, StopReason } from './measure.js';
 import { EtaRecorder } from './eta-error.js';
 import { loadMergeEstimates } from '../queue-docs/merge-estimates.js';
-import { MemoryStore } from '../store/memory/memory-store.js';
+import { openMemoryStore } from '../store/memory/open-memory.js';
 import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
@@ -95,11 +95,11 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     },
   });
   const store =
-    input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? new MemoryStore() : input.store;
+    input.store === 'sqlite' ? await openSqliteStore(':memory:') : input.store === undefined || input.store === 'memory' ? openMemoryStore() : input.store;
   // Nothing reads what the queue says on PRs here: saying it would only cost commits.
   const settings = defaultSettings({ statusCheckEnabled: false, commentsEnabled: false, ...input.settings });
   const queue = newSimQueue(SIM_REPO, BRANCH, settings, time.now());
-  await store.insertQueue(queue);
+  await store.queues.insertQueue(queue);
   const engine = new Engine({
     store,
     gitHost: sandbox,
@@ -158,8 +158,8 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     }
     await engine.reconcile(queue.id, { facts });
     reconciles++;
-    const doc = await store.getQueueById(queue.id);
-    if (doc) etas.observe(doc, await loadMergeEstimates(store, doc, time.now()));
+    const doc = await store.queues.getQueueById(queue.id);
+    if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
@@ -192,7 +192,7 @@ class TestedPrs {
 }
 
 async function unresolvedCount(store: Store, queueId: string): Promise<number> {
-  const q = await store.getQueueById(queueId);
+  const q = await store.queues.getQueueById(queueId);
   return q ? q.entries.filter((e) => isActive(e.state)).length : 0;
 }
 
@@ -208,7 +208,7 @@ async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: 
     if (pr.breaksWith !== null) sandbox.addConflict(SIM_REPO, 'logical', pr.breaksWith + 1, opened.number);
     if (parallel) {
       const targets = pr.targets === 'ALL' ? { all: true as const } : { all: false as const, targets: pr.targets };
-      await store.putImpactedTargets(repoKey(SIM_REPO), opened.number, opened.headSha, targets);
+      await store.targets.putImpactedTargets(repoKey(SIM_REPO), opened.number, opened.headSha, targets);
     }
     submissions.push({
       entryId: derivedId('sim-entry', repoKey(SIM_REPO), opened.number),
@@ -233,8 +233,8 @@ async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: 
 }
 
 async function collectOutcomes(store: Store, queueId: string, prs: readonly SimPr[]): Promise<{ outcomes: PrOutcome[]; reasons: Record<string, number> }> {
-  const doc = await store.getQueueById(queueId);
-  const archived = await store.archivedEntriesEndedSince([queueId], new Date(0).toISOString());
+  const doc = await store.queues.getQueueById(queueId);
+  const archived = await store.queues.archivedEntriesEndedSince([queueId], new Date(0).toISOString());
   const byPr = new Map<number, Entry>();
   for (const e of [...archived, ...(doc?.entries ?? [])]) {
     const seen = byPr.get(e.prNumber);

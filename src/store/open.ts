@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { MongoStore } from './mongo/mongo-store.js';
+import { connectMongo } from './mongo/open-mongo.js';
 import { makePrivateDir, makePrivateFile } from './private-files.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import { openSqlite } from './sqlite/open-sqlite.js';
 import type { Store } from './store.js';
 
 export interface OpenStoreOptions {
@@ -46,17 +46,17 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
 }
 
 /** A SQLite store in `path`, created with its schema if new; `':memory:'` for a throw-away one. */
-export async function openSqliteStore(path: string, opts: { logger?: Logger } = {}): Promise<SqliteStore> {
+export async function openSqliteStore(path: string, opts: { logger?: Logger } = {}): Promise<Store> {
   if (path !== ':memory:') makePrivateFile(path);
-  const store = new SqliteStore(path);
+  const store = openSqlite(path);
   opts.logger?.info({ store: 'sqlite', path }, 'store opened');
   return store;
 }
 
 /** A MongoDB store in the URI's database (or `dbName`, or `mergeq`); indexes are created on open. */
-export async function openMongoStore(uri: string, opts: { dbName?: string; logger?: Logger } = {}): Promise<MongoStore> {
+export async function openMongoStore(uri: string, opts: { dbName?: string; logger?: Logger } = {}): Promise<Store> {
   const dbName = opts.dbName ?? databaseInUri(uri) ?? DEFAULT_MONGO_DB;
-  const store = await MongoStore.connect(uri, dbName);
+  const store = await connectMongo(uri, dbName);
   // The URI may carry credentials: log the database name only.
   opts.logger?.info({ store: 'mongo', db: dbName }, 'store opened');
   return store;

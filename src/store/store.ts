@@ -184,12 +184,21 @@ export interface ServerStore {
 }
 
 /**
- * The storage port: the union of the roles above, for wiring. Three adapters (sqlite, mongo, and
- * memory for the simulator) pass one contract suite. Values are plain JSON-compatible objects; apart
- * from queues (see QueueStore), adapters copy what they are given and return fresh copies.
+ * The storage port: a record of the roles above, for wiring. Each consumer takes only the roles it
+ * uses (`{ queues: QueueStore; targets: TargetStore }`); only the wiring (server, sim, bench, the
+ * CLI's with-store.ts) names the whole Store (test/architecture/layering.test.ts). Three adapters
+ * (sqlite, mongo, and memory for the simulator) pass one contract suite. Values are plain
+ * JSON-compatible objects; apart from queues (see QueueStore), adapters copy what they are given and
+ * return fresh copies.
  */
-export interface Store extends QueueStore, TargetStore, OrgStore, TestCaseStore, ServerStore, LeaseStore {
+export interface Store {
   readonly kind: 'sqlite' | 'mongo' | 'memory';
+  readonly queues: QueueStore;
+  readonly targets: TargetStore;
+  readonly orgs: OrgStore;
+  readonly tests: TestCaseStore;
+  readonly server: ServerStore;
+  readonly leases: LeaseStore;
   /** Outbound webhooks: subscriptions, the event outbox, deliveries. */
   readonly outbox: OutboxStore;
   /** GitHub webhook deliveries received and not yet handled. */

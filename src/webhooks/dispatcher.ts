@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { derivedId } from '../domain/ids.js';
 import type { Clock } from '../domain/clock.js';
-import type { FannedOutEvent, StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
-import type { Store } from '../store/store.js';
+import type { FannedOutEvent, OutboxStore, StoredEvent, WebhookSubscription } from '../store/outbox-store.js';
+import type { OrgStore } from '../store/store.js';
 import { subscriptionWants } from './fan-out.js';
 import { postDelivery, type PostResult } from './post-delivery.js';
 import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from './retry-schedule.js';
@@ -11,7 +11,7 @@ import { recordAttempt } from './record-attempt.js';
 import { ownerKeyOfRepo } from './payload.js';
 
 export interface DispatcherOptions {
-  store: Store;
+  store: { outbox: OutboxStore; orgs: OrgStore };
   clock: Clock;
   logger: Logger;
   /** Waits after each failed attempt; RETRY_SCHEDULE_MS unless a test shortens it. */
@@ -118,7 +118,7 @@ export class WebhookDispatcher {
         deliveriesToWrite = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const orgId = event.orgId ?? (await store.findOrgByOwner(ownerKeyOfRepo(event.repoKey)))?.id ?? null;
+      const orgId = event.orgId ?? (await store.orgs.findOrgByOwner(ownerKeyOfRepo(event.repoKey)))?.id ?? null;
       let subscriptions = orgId === null ? [] : subscriptionsOf.get(orgId);
       if (!subscriptions && orgId !== null) {
         subscriptions = await store.outbox.listSubscriptions(orgId);

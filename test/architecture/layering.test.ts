@@ -108,6 +108,26 @@ function allowed(from: string, to: string): boolean {
   return rules.some((rule) => (rule.endsWith('.ts') ? target === rule : target === rule || target.startsWith(`${rule}/`)));
 }
 
+/**
+ * The whole Store (every role port) is named only by the wiring, which opens it and hands each
+ * consumer the roles it uses (`{ queues: QueueStore; targets: TargetStore }`): the server, the
+ * simulator, the benchmarks, the CLI's with-store.ts, and the store itself.
+ */
+const WHOLE_STORE_NAMED_BY = ['src/store/', 'src/server/', 'src/sim/', 'src/bench/', 'src/cli/with-store.ts'];
+
+/** Whether `text` (the source of `file`) imports the type `Store` from src/store/store.ts. */
+function namesWholeStore(file: string, text: string): boolean {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+  return source.statements.some((s) => {
+    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || !s.moduleSpecifier.text.startsWith('.')) return false;
+    if (posix.join(posix.dirname(file), s.moduleSpecifier.text).replace(/\.js$/, '.ts') !== 'src/store/store.ts') return false;
+    const bindings = s.importClause?.namedBindings;
+    return bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.some((e) => (e.propertyName ?? e.name).text === 'Store');
+  });
+}
+
+const mayNameWholeStore = (file: string) => WHOLE_STORE_NAMED_BY.some((w) => (w.endsWith('/') ? file.startsWith(w) : file === w));
+
 const files = sourceFiles();
 const breaches = files.flatMap(importsOf).filter((i) => !allowed(i.from, i.to)).map((i) => `${i.from} -> ${i.to}`);
 const excepted = new Set(IMPORT_EXCEPTIONS.flatMap((e) => e.imports));
@@ -137,6 +157,23 @@ describe('layering (architecture.md)', () => {
     expect(allowed('src/webhooks/payload.ts', 'src/service/queue-service.ts')).toBe(false);
     expect(allowed('src/records/queue-record.ts', 'src/store/store.ts')).toBe(false);
     expect(allowed('src/http/app.ts', 'src/service/api-access.ts')).toBe(true);
+  });
+});
+
+describe('the whole Store is named only by the wiring', () => {
+  it('every other file takes the role ports it uses', () => {
+    const naming = files.filter((f) => namesWholeStore(f, readFileSync(join(ROOT, f), 'utf8')));
+    expect(naming.filter((f) => !mayNameWholeStore(f))).toEqual([]);
+    expect(naming).toContain('src/server/start-server.ts');
+  });
+
+  it('the check is real: it flags an import of Store, renamed or not, and nothing else', () => {
+    expect(namesWholeStore('src/engine/a.ts', "import type { Store } from '../store/store.js';")).toBe(true);
+    expect(namesWholeStore('src/service/a.ts', "import type { Archive, Store as S } from '../store/store.js';")).toBe(true);
+    expect(namesWholeStore('src/engine/a.ts', "import type { QueueStore, TargetStore } from '../store/store.js';")).toBe(false);
+    expect(mayNameWholeStore('src/engine/worker.ts')).toBe(false);
+    expect(mayNameWholeStore('src/cli/commands/webhook.ts')).toBe(false);
+    expect(mayNameWholeStore('src/cli/with-store.ts')).toBe(true);
   });
 });
 

@@ -15,9 +15,9 @@ describe('mergeq org create', () => {
 
     const store = await openStore({ dataDir: cli.dataDir });
     try {
-      const org = await store.getOrgBySlug('acme');
+      const org = await store.orgs.getOrgBySlug('acme');
       expect(org).toMatchObject({ slug: 'acme', owners: ['github.com/acme', 'github.com/acme-labs'], createdAt: '2026-11-22T10:00:00.000Z' });
-      expect((await store.findOrgByOwner('github.com/acme-labs'))?.slug).toBe('acme');
+      expect((await store.orgs.findOrgByOwner('github.com/acme-labs'))?.slug).toBe('acme');
     } finally {
       await store.close();
     }

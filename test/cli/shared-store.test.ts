@@ -21,8 +21,8 @@ describe('CLI and server share the store', () => {
     const created = await cli.run(['token', 'create', '--org', 'acme', '--name', 'ci']);
     expect(created.code).toBe(0);
 
-    const record = await serverStore.findTokenByHash(hashToken(created.stdout.trim()));
-    const org = await serverStore.findOrgByOwner('github.com/acme');
+    const record = await serverStore.orgs.findTokenByHash(hashToken(created.stdout.trim()));
+    const org = await serverStore.orgs.findOrgByOwner('github.com/acme');
     expect(org?.slug).toBe('acme');
     expect(record).toMatchObject({ orgId: org!.id, name: 'ci', revokedAt: null });
   });
@@ -30,15 +30,15 @@ describe('CLI and server share the store', () => {
   it('a revocation by the CLI is seen by the open store at once', async () => {
     await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme']);
     const token = (await cli.run(['token', 'create', '--org', 'acme'])).stdout.trim();
-    const record = await serverStore.findTokenByHash(hashToken(token));
+    const record = await serverStore.orgs.findTokenByHash(hashToken(token));
     expect((await cli.run(['token', 'revoke', record!.id])).code).toBe(0);
-    expect((await serverStore.findTokenByHash(hashToken(token)))?.revokedAt).not.toBeNull();
+    expect((await serverStore.orgs.findTokenByHash(hashToken(token)))?.revokedAt).not.toBeNull();
   });
 
   it('the server store writing meanwhile does not block the CLI', async () => {
     await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme']);
-    const org = await serverStore.getOrgBySlug('acme');
-    await serverStore.addOrgOwner(org!.id, 'github.com/acme-labs');
+    const org = await serverStore.orgs.getOrgBySlug('acme');
+    await serverStore.orgs.addOrgOwner(org!.id, 'github.com/acme-labs');
     const result = await cli.run(['org', 'create', 'labs', '--owner', 'github.com/acme-labs']);
     expect(result).toMatchObject({ code: 1, stderr: 'mergeq: github.com/acme-labs already belongs to organization "acme"\n' });
   });

@@ -30,8 +30,8 @@ describe('mergeq token', () => {
       const { token, id } = await createToken('ci');
       const store = await openStore({ dataDir: cli.dataDir });
       try {
-        const record = await store.findTokenByHash(hashToken(token));
-        const org = await store.getOrgBySlug('acme');
+        const record = await store.orgs.findTokenByHash(hashToken(token));
+        const org = await store.orgs.getOrgBySlug('acme');
         expect(record).toMatchObject({ id, name: 'ci', orgId: org!.id, revokedAt: null, prefix: token.slice(0, 9) });
       } finally {
         await store.close();
@@ -100,7 +100,7 @@ describe('mergeq token', () => {
     it('shows when a token was last used', async () => {
       const { id } = await createToken('ci');
       const store = await openStore({ dataDir: cli.dataDir });
-      await store.touchToken(id, '2026-11-22T11:00:00.000Z');
+      await store.orgs.touchToken(id, '2026-11-22T11:00:00.000Z');
       await store.close();
       const result = await cli.run(['token', 'list', '--org', 'acme', '--json']);
       expect(JSON.parse(result.stdout)[0].lastUsedAt).toBe('2026-11-22T11:00:00.000Z');
@@ -126,7 +126,7 @@ describe('mergeq token', () => {
 
       const store = await openStore({ dataDir: cli.dataDir });
       try {
-        expect((await store.findTokenByHash(hashToken(token)))?.revokedAt).toBe('2026-11-22T12:00:00.000Z');
+        expect((await store.orgs.findTokenByHash(hashToken(token)))?.revokedAt).toBe('2026-11-22T12:00:00.000Z');
       } finally {
         await store.close();
       }

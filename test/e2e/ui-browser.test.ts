@@ -195,12 +195,12 @@ describeWithBrowser('the web page in a browser', () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
     for (let i = 0; i < 25; i++) {
       const quarantined = i < 3;
-      await svc.store.upsertTestCase({
+      await svc.store.tests.upsertTestCase({
         testCaseId: `tc-${String(i).padStart(2, '0')}`, repoKey: REPO_PARAM, name: `test ${i}`, parent: 'suite', file: 'test/a.test.ts', classname: null, variant: null,
         codeowners: [], status: i === 24 ? 'healthy' : 'flaky', statusLastUpdatedAt: at(i), quarantineSetting: 'auto', quarantinedAt: quarantined ? at(i) : null,
       });
     }
-    await svc.store.upsertTestCase({
+    await svc.store.tests.upsertTestCase({
       testCaseId: 'tc-healthy', repoKey: REPO_PARAM, name: 'steady', parent: 'suite', file: null, classname: null, variant: null,
       codeowners: [], status: 'healthy', statusLastUpdatedAt: at(30), quarantineSetting: 'auto', quarantinedAt: null,
     });
@@ -272,14 +272,14 @@ describeWithBrowser('the web page in a browser', () => {
   });
 
   test("a queue whose fast-forward GitHub's branch protection refused says so, and what to do", async () => {
-    const doc = (await svc.store.getQueue('github.com/acme/widgets', 'main'))!;
+    const doc = (await svc.store.queues.getQueue('github.com/acme/widgets', 'main'))!;
     const message = 'Protected branch update failed for refs/heads/main.';
-    expect(await svc.store.commitQueue({ ...doc, fastForwardRefused: { at: doc.updatedAt, message }, version: doc.version + 1 }, doc.version)).toBe(true);
+    expect(await svc.store.queues.commitQueue({ ...doc, fastForwardRefused: { at: doc.updatedAt, message }, version: doc.version + 1 }, doc.version)).toBe(true);
     await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
     await waitForText('.notice', message);
     expect(await text('.notice')).toMatch(/merge through GitHub's merge API.*bypass list of the target branch's ruleset/);
-    const now = (await svc.store.getQueue('github.com/acme/widgets', 'main'))!;
-    await svc.store.commitQueue({ ...now, fastForwardRefused: null, version: now.version + 1 }, now.version);
+    const now = (await svc.store.queues.getQueue('github.com/acme/widgets', 'main'))!;
+    await svc.store.queues.commitQueue({ ...now, fastForwardRefused: null, version: now.version + 1 }, now.version);
   });
 
   test('sign out ends the session', async () => {

@@ -1,5 +1,6 @@
 import type { GitHost } from '../../src/githost/githost.js';
 import type { Store } from '../../src/store/store.js';
+import { mapRoles } from '../store/map-roles.js';
 import { harness, repo, MIN } from './harness.js';
 
 class SimulatedCrash extends Error {
@@ -37,7 +38,7 @@ function crashAt(n: number, mode: 'before' | 'after') {
       },
     });
   return {
-    wrapStore: (s: Store) => wrap(s, STORE_EFFECTS),
+    wrapStore: (s: Store) => mapRoles(s, (port) => wrap(port, STORE_EFFECTS)),
     wrapGitHost: (g: GitHost) => wrap(g, GIT_HOST_EFFECTS),
     calls: () => calls,
     crashed: () => dead,

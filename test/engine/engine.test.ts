@@ -431,7 +431,7 @@ describe('engine: reports the git host refuses', () => {
     const tried = commentWarnings(a).length;
     expect(tried).toBeGreaterThanOrEqual(1);
     const doc = await h.doc();
-    expect(await h.store.deleteQueue(doc.id, doc.version)).toBe(true);
+    expect(await h.store.queues.deleteQueue(doc.id, doc.version)).toBe(true);
     h.engine.notify(doc.id);
     await h.advance(5);
     expect(commentWarnings(a)).toHaveLength(tried);
@@ -458,8 +458,8 @@ describe('engine: scheduling', () => {
     await h.submit();
     await h.settle();
     let loads = 0;
-    const get = h.store.getQueueById.bind(h.store);
-    h.store.getQueueById = (id) => {
+    const get = h.store.queues.getQueueById.bind(h.store.queues);
+    h.store.queues.getQueueById = (id) => {
       loads++;
       return get(id);
     };

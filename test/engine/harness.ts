@@ -41,7 +41,7 @@ export async function harness(opts: HarnessOptions = {}) {
   });
   const rawStore = await openSqliteStore(':memory:');
   const queue = newSimQueue(repo, 'main', defaultSettings({ concurrency: 3, ...opts.settings }), time.now());
-  await rawStore.insertQueue(queue);
+  await rawStore.queues.insertQueue(queue);
   const store = opts.wrapStore ? opts.wrapStore(rawStore) : rawStore;
   const gitHost = opts.wrapGitHost ? opts.wrapGitHost(sandbox) : sandbox;
 
@@ -85,7 +85,7 @@ export async function harness(opts: HarnessOptions = {}) {
       await engine.whenIdle();
     },
     async doc(): Promise<QueueDoc> {
-      return (await rawStore.getQueueById(queue.id))!;
+      return (await rawStore.queues.getQueueById(queue.id))!;
     },
     /** Opens a PR in the sandbox and submits it the way the service does; returns its number. */
     async submit(input: OpenPullRequestInput = {}, notify = true): Promise<number> {
@@ -122,14 +122,14 @@ export async function harness(opts: HarnessOptions = {}) {
     async commit(change: (q: QueueDoc) => QueueDoc) {
       for (;;) {
         const q = await h.doc();
-        if (await rawStore.commitQueue({ ...change(q), version: q.version + 1 }, q.version)) return;
+        if (await rawStore.queues.commitQueue({ ...change(q), version: q.version + 1 }, q.version)) return;
       }
     },
     /** The latest entry of a PR, active or archived. */
     async entry(prNumber: number): Promise<Entry> {
       const active = (await h.doc()).entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
       if (active) return active;
-      const archived = await rawStore.latestArchivedEntry(queue.id, prNumber);
+      const archived = await rawStore.queues.latestArchivedEntry(queue.id, prNumber);
       if (!archived) throw new Error(`no entry for #${prNumber}`);
       return archived;
     },

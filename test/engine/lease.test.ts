@@ -1,6 +1,6 @@
 import type { QueueDoc } from '../../src/domain/queue.js';
 import type { GitHost } from '../../src/githost/githost.js';
-import type { Store } from '../../src/store/store.js';
+import type { Archive, Store } from '../../src/store/store.js';
 import { harness, MIN, repo } from './harness.js';
 
 /** The lease the engine takes for a queue (another replica taking it is simulated by writing it). */
@@ -16,7 +16,7 @@ describe('engine: the per-queue lease', () => {
 
     // Another replica takes the lease (and dies holding it): its lease runs 30 s from now.
     const now = h.time.now().getTime();
-    expect((await h.store.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
+    expect((await h.store.leases.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
     for (const run of h.sandbox.ci.held()) h.sandbox.ci.release(run, 'success');
     await h.settle();
     // CI's verdict is stored (no lost fact), but nothing is merged by a replica without the lease.
@@ -57,23 +57,25 @@ describe('engine: the per-queue lease', () => {
     await h.submit();
     await h.settle();
     const now = h.time.now().getTime();
-    expect((await h.store.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
+    expect((await h.store.leases.takeLease(leaseOf(h.queueId), 'other-replica', now, now + 30_000)).holder).toBe('other-replica');
   });
 });
 
 describe('engine: facts from outside', () => {
   it('records a CI result in the same commit as what the planner makes of it, not in a commit of its own', async () => {
     const committed: QueueDoc[] = [];
-    const wrapStore = (s: Store) =>
-      new Proxy(s, {
+    const wrapStore = (s: Store): Store => ({
+      ...s,
+      queues: new Proxy(s.queues, {
         get(target, prop, receiver) {
           if (prop !== 'commitQueue') return Reflect.get(target, prop, receiver) as unknown;
-          return (queue: QueueDoc, expected: number, archive?: unknown) => {
+          return (queue: QueueDoc, expected: number, archive?: Archive) => {
             committed.push(queue);
-            return target.commitQueue(queue, expected, archive as Parameters<Store['commitQueue']>[2]);
+            return target.commitQueue(queue, expected, archive);
           };
         },
-      });
+      }),
+    });
     const h = await harness({ ci: { hold: true }, wrapStore });
     const pr = await h.submit();
     await h.settle();

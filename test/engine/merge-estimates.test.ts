@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 test('within a second the same estimates are answered; after it they are made again', async () => {
-  const estimates = new MergeEstimates(store);
+  const estimates = new MergeEstimates(store.queues);
   const queue = doc();
   const first = await estimates.of(queue, new Date(NOW));
   expect(first.get('e1')?.estimatedMergeAt).toBe(iso(NOW + 6 * MIN));
@@ -53,7 +53,7 @@ test('within a second the same estimates are answered; after it they are made ag
 });
 
 test('a new version of the queue is estimated at once, not after the second', async () => {
-  const estimates = new MergeEstimates(store);
+  const estimates = new MergeEstimates(store.queues);
   const queue = doc();
   await estimates.of(queue, new Date(NOW));
   const third = { id: 'e3', prNumber: 3, state: 'PENDING' } as Entry;
@@ -63,7 +63,7 @@ test('a new version of the queue is estimated at once, not after the second', as
 });
 
 test('a clock that went back (a simulator, a test) gets new estimates', async () => {
-  const estimates = new MergeEstimates(store);
+  const estimates = new MergeEstimates(store.queues);
   const queue = doc();
   const first = await estimates.of(queue, new Date(NOW));
   expect(await estimates.of(queue, new Date(NOW - 500))).not.toBe(first);

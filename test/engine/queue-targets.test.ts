@@ -8,16 +8,16 @@ const repoKey = 'github.com/acme/widgets';
 describe('impacted targets of a queue', () => {
   it('reads and interns a list once per PR head, and forgets heads that left the queue', async () => {
     const store = await openSqliteStore(':memory:');
-    await store.putImpactedTargets(repoKey, 1, 'sha-1', { all: false, targets: ['//b', '//a', '//b'] });
-    await store.putImpactedTargets(repoKey, 2, 'sha-2', { all: false, targets: ['//a', '//c'] });
-    await store.putImpactedTargets(repoKey, 3, 'sha-3', { all: true });
+    await store.targets.putImpactedTargets(repoKey, 1, 'sha-1', { all: false, targets: ['//b', '//a', '//b'] });
+    await store.targets.putImpactedTargets(repoKey, 2, 'sha-2', { all: false, targets: ['//a', '//c'] });
+    await store.targets.putImpactedTargets(repoKey, 3, 'sha-3', { all: true });
     let reads = 0;
-    const get = store.getImpactedTargets.bind(store);
-    store.getImpactedTargets = (...args) => {
+    const get = store.targets.getImpactedTargets.bind(store.targets);
+    store.targets.getImpactedTargets = (...args) => {
       reads++;
       return get(...args);
     };
-    const targets = new QueueTargets(store);
+    const targets = new QueueTargets(store.targets);
     const entries = [entry('e1', 1, 'sha-1'), entry('e2', 2, 'sha-2'), entry('e3', 3, 'sha-3')];
     const queue = { repoKey, entries } as Parameters<QueueTargets['load']>[0];
 
@@ -43,17 +43,17 @@ describe('impacted targets of a queue', () => {
   it('looks a missing list up again only once the queue says it was set', async () => {
     const store = await openSqliteStore(':memory:');
     let reads = 0;
-    const get = store.getImpactedTargets.bind(store);
-    store.getImpactedTargets = (...args) => {
+    const get = store.targets.getImpactedTargets.bind(store.targets);
+    store.targets.getImpactedTargets = (...args) => {
       reads++;
       return get(...args);
     };
-    const targets = new QueueTargets(store);
+    const targets = new QueueTargets(store.targets);
     const without = entry('e1', 1, 'sha-1');
     expect((await targets.load({ repoKey, entries: [without] } as never)).size).toBe(0);
     expect((await targets.load({ repoKey, entries: [without] } as never)).size).toBe(0);
     expect(reads).toBe(1);
-    await store.putImpactedTargets(repoKey, 1, 'sha-1', { all: false, targets: ['//x'] });
+    await store.targets.putImpactedTargets(repoKey, 1, 'sha-1', { all: false, targets: ['//x'] });
     const marked = { ...without, readiness: { ...without.readiness, hasImpactedTargets: true } };
     expect((await targets.load({ repoKey, entries: [marked] } as never)).get('e1')).toHaveLength(1);
     expect(reads).toBe(2);
@@ -67,7 +67,7 @@ describe('impacted targets of a queue', () => {
     expect((await h.entry(a)).readiness.hasImpactedTargets).toBe(false);
 
     const head = h.sandbox.pullRequest(repo, a)!.headSha;
-    await h.store.putImpactedTargets(repoKey, a, head, { all: false, targets: ['//service:api'] });
+    await h.store.targets.putImpactedTargets(repoKey, a, head, { all: false, targets: ['//service:api'] });
     const fresh = h.restartEngine();
     await fresh.reconcile(h.queueId);
     expect((await h.entry(a)).readiness.hasImpactedTargets).toBe(true);

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { QueueWorker } from '../../src/engine/worker.js';
-import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { openMemoryStore } from '../../src/store/memory/open-memory.js';
 
 /**
  * A failed reconcile is tried again with capped exponential backoff per queue (controller-runtime's
@@ -14,7 +14,7 @@ test('a reconcile that throws twice is tried again after 1 s, then 2 s, then suc
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) });
   const triedAt: number[] = [];
   const worker = new QueueWorker({
-    store: new MemoryStore(),
+    store: openMemoryStore(),
     clock: time,
     scheduler: time,
     logger,
@@ -46,7 +46,7 @@ test('the wait doubles up to 60 s while the reconcile keeps failing', async () =
   const start = time.nowMillis();
   const triedAt: number[] = [];
   const worker = new QueueWorker({
-    store: new MemoryStore(),
+    store: openMemoryStore(),
     clock: time,
     scheduler: time,
     logger: pino({ level: 'silent' }),

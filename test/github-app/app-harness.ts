@@ -72,7 +72,7 @@ export class AppHarness {
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { deliveries: new WebhookDeliveries(store), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }), repoConfig: { parse: parseMergeqYml, service: new RepoConfigService({ store, clock: this.time, newId: randomUUID, notify: (id) => this.engine.notify(id) }) } },
+        { deliveries: new WebhookDeliveries(store.server), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }), repoConfig: { parse: parseMergeqYml, service: new RepoConfigService({ store, clock: this.time, newId: randomUUID, notify: (id) => this.engine.notify(id) }) } },
         () => this.time.now(),
       ),
     );
@@ -173,7 +173,7 @@ export class AppHarness {
       repositories: [{ name: this.fake.name, full_name: `${this.fake.owner}/${this.fake.name}` }],
       sender: { login: 'admin', type: 'User' },
     });
-    const org = await this.store.findOrgByOwner(`github.com/${this.fake.owner}`);
+    const org = await this.store.orgs.findOrgByOwner(`github.com/${this.fake.owner}`);
     if (!org) throw new Error('installing the App created no organization');
     return org;
   }

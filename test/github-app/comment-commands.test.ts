@@ -18,7 +18,7 @@ describe('installing the App', () => {
   test('creates the mergeq organization of the account, once', async () => {
     expect(org).toMatchObject({ slug: 'acme', owners: ['github.com/acme'] });
     await h.install();
-    expect((await h.store.getOrgBySlug('acme'))?.id).toBe(org.id);
+    expect((await h.store.orgs.getOrgBySlug('acme'))?.id).toBe(org.id);
   });
 });
 

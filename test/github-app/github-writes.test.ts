@@ -189,7 +189,7 @@ describe('the write budget', () => {
     const tries = requests('PATCH', /^\/git\/refs\/heads\/main$/);
     expect(tries).toHaveLength(2);
     expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(150_000);
-    const metrics = await h.writeMetrics.render(await h.store.listQueues({}));
+    const metrics = await h.writeMetrics.render(await h.store.queues.listQueues({}));
     expect(metrics).toMatch(/^mergeq_github_write_refusals_total\{installation="7"\} 1$/m);
   });
 });

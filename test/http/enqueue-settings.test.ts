@@ -49,8 +49,8 @@ test.each([
 
 test('a queue stored before these settings existed reads as both off', async () => {
   const created = await post(t, 'createQueue', queueRef());
-  const stored = (await t.store.getQueueById(created.body.id))!;
+  const stored = (await t.store.queues.getQueueById(created.body.id))!;
   const { enqueueLabel: _label, autoEnqueue: _auto, ...older } = stored.settings;
-  expect(await t.store.commitQueue({ ...stored, settings: older as typeof stored.settings, version: stored.version + 1 }, stored.version)).toBe(true);
+  expect(await t.store.queues.commitQueue({ ...stored, settings: older as typeof stored.settings, version: stored.version + 1 }, stored.version)).toBe(true);
   expect((await post(t, 'getQueue', queueRef())).body).toMatchObject({ enqueueLabel: null, autoEnqueue: { enabled: false, authors: null } });
 });

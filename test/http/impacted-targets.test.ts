@@ -26,21 +26,21 @@ test('stores a list for that head SHA and answers its description', async () => 
   const res = await post(t, 'setImpactedTargets', targetsBody(7, 'abc123', ['//a:lib', '//b:test']));
   expect(res.status).toBe(200);
   expect(res.body).toEqual({ prNumber: 7, prSha: 'abc123', impactedTargets: { all: false, count: 2 } });
-  expect(await t.store.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: false, targets: ['//a:lib', '//b:test'] });
-  expect(await t.store.getImpactedTargets(KEY, 7, 'other-sha')).toBeNull();
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: false, targets: ['//a:lib', '//b:test'] });
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'other-sha')).toBeNull();
 });
 
 test('a replaced list replaces the stored one, and the engine is told to drop its copy', async () => {
   await post(t, 'setImpactedTargets', targetsBody(7, 'abc123', ['//old']));
   await post(t, 'setImpactedTargets', targetsBody(7, 'abc123', ['//new', '//newer']));
-  expect(await t.store.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: false, targets: ['//new', '//newer'] });
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: false, targets: ['//new', '//newer'] });
   expect(t.notifier.forgotten).toEqual([`${KEY}#7@abc123`, `${KEY}#7@abc123`]);
 });
 
 test.each(['ALL', 'all', 'IMPACTS_ALL', 'impacts_all', 'Impacts_All'])('%j marks every target', async (spelling) => {
   const res = await post(t, 'setImpactedTargets', targetsBody(7, 'abc123', spelling));
   expect(res.body.impactedTargets).toEqual({ all: true, count: 0 });
-  expect(await t.store.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: true });
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'abc123')).toEqual({ all: true });
 });
 
 test('an empty list is a list (impacts nothing)', async () => {
@@ -50,7 +50,7 @@ test('an empty list is a list (impacts nothing)', async () => {
 
 test('needs the queue to exist, but not the PR to be submitted', async () => {
   expectProblem(await post(t, 'setImpactedTargets', { ...targetsBody(7, 'abc', ['x']), targetBranch: 'nope' }), 404, 'queue_not_found');
-  expect(await t.store.getImpactedTargets(KEY, 7, 'abc')).toBeNull();
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'abc')).toBeNull();
 });
 
 test('the active entry at that head becomes hasImpactedTargets; a list for an older head does not count', async () => {
@@ -76,7 +76,7 @@ test('a bad element is named by its index; nothing is stored', async () => {
     { path: 'impactedTargets.1', message: expect.any(String) },
     { path: 'impactedTargets.3', message: expect.any(String) },
   ]);
-  expect(await t.store.getImpactedTargets(KEY, 7, 'abc')).toBeNull();
+  expect(await t.store.targets.getImpactedTargets(KEY, 7, 'abc')).toBeNull();
 });
 
 test('a list of about 700,000 names (close to 20 MiB) is accepted and stored whole', async () => {
@@ -90,7 +90,7 @@ test('a list of about 700,000 names (close to 20 MiB) is accepted and stored who
   expect(res.status).toBe(200);
   expect(res.body.impactedTargets).toEqual({ all: false, count: 700_000 });
 
-  const stored = await t.store.getImpactedTargets(KEY, 7, 'big-sha');
+  const stored = await t.store.targets.getImpactedTargets(KEY, 7, 'big-sha');
   // Compared as one string: jest's deep equality over 700,000 elements takes seconds.
   expect(stored?.all).toBe(false);
   const storedNames = stored && !stored.all ? stored.targets : [];

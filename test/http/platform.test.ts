@@ -84,7 +84,7 @@ describe('with the default test app', () => {
   });
 
   test("a token's last use is recorded, at most once a minute", async () => {
-    const lastUsed = async () => (await t.store.getToken(t.acme.tokenId))?.lastUsedAt;
+    const lastUsed = async () => (await t.store.orgs.getToken(t.acme.tokenId))?.lastUsedAt;
     expect(await lastUsed()).toBeNull();
     await post(t, 'getQueue', queueRef());
     expect(await lastUsed()).toBe('2026-11-22T10:00:00.000Z');
@@ -108,7 +108,7 @@ describe('rate limit', () => {
     expectProblem(limited, 429, 'rate_limited');
     expect(limited.headers['retry-after']).toBe('1');
     // The refused request did nothing.
-    expect(await t.store.listQueues({})).toEqual([]);
+    expect(await t.store.queues.listQueues({})).toEqual([]);
     // Another organization's token has its own bucket.
     expect((await post(t, 'getQueue', queueRef('main', { host: 'github.com', owner: 'globex', name: 'g' }), t.globex.token)).status).toBe(404);
 

@@ -63,13 +63,13 @@ test('sign out ends the session; revoking the token ends it too', async () => {
   expect((await request(t.app).delete('/ui/api/session').set('Cookie', a.cookie).set('x-csrf-token', a.csrfToken)).status).toBe(200);
   expect((await request(t.app).get('/ui/api/queues').set('Cookie', a.cookie)).status).toBe(401);
   const b = await signIn(t.acme.token);
-  await t.store.revokeToken(t.acme.tokenId, new Date().toISOString());
+  await t.store.orgs.revokeToken(t.acme.tokenId, new Date().toISOString());
   expect((await request(t.app).get('/ui/api/queues').set('Cookie', b.cookie)).status).toBe(401);
 });
 
 test('the flaky-test list is the organization’s own, paged with tokens that fit only it', async () => {
   for (let i = 0; i < 21; i++) {
-    await t.store.upsertTestCase({
+    await t.store.tests.upsertTestCase({
       testCaseId: `tc-${i}`, repoKey: 'github.com/acme/widgets', name: `test ${i}`, parent: null, file: null, classname: null, variant: null,
       codeowners: [], status: 'flaky', statusLastUpdatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), quarantineSetting: 'never', quarantinedAt: null,
     });

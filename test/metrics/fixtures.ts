@@ -89,7 +89,7 @@ export async function storeQueue(
   live: { entries?: Entry[]; runs?: TestRun[] },
   archive: Archive = {},
 ): Promise<void> {
-  await store.insertQueue(doc);
+  await store.queues.insertQueue(doc);
   const committed = { ...doc, entries: live.entries ?? [], runs: live.runs ?? [], version: doc.version + 1 };
-  if (!(await store.commitQueue(committed, doc.version, archive))) throw new Error(`commit of queue ${doc.id} conflicted`);
+  if (!(await store.queues.commitQueue(committed, doc.version, archive))) throw new Error(`commit of queue ${doc.id} conflicted`);
 }

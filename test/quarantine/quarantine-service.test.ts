@@ -45,9 +45,9 @@ async function seedFiftyThree(): Promise<TestCase[]> {
       quarantinedAt: new Date(Date.UTC(2026, 10, 1) + Math.floor(i / 3) * 3_600_000).toISOString(),
     }),
   );
-  for (const c of cases) await store.upsertTestCase(c);
-  await store.upsertTestCase(testCase('healthy-not-quarantined', { status: 'healthy', quarantinedAt: null }));
-  await store.upsertTestCase(testCase('other-repo', { repoKey: 'github.com/acme/gadgets' }));
+  for (const c of cases) await store.tests.upsertTestCase(c);
+  await store.tests.upsertTestCase(testCase('healthy-not-quarantined', { status: 'healthy', quarantinedAt: null }));
+  await store.tests.upsertTestCase(testCase('other-repo', { repoKey: 'github.com/acme/gadgets' }));
   return [...cases].sort(
     (a, b) => (b.quarantinedAt! < a.quarantinedAt! ? -1 : b.quarantinedAt! > a.quarantinedAt! ? 1 : 0) || (a.testCaseId < b.testCaseId ? -1 : 1),
   );
@@ -86,9 +86,9 @@ describe('QuarantineService.list pagination', () => {
   });
 
   it('lists the most recently quarantined first, ties in test_case_id order, the same way every time', async () => {
-    for (const id of ['c', 'a', 'b']) await store.upsertTestCase(testCase(id, { quarantinedAt: '2026-11-20T09:00:00.000Z' }));
-    await store.upsertTestCase(testCase('z-newest', { quarantinedAt: '2026-11-21T09:00:00.000Z' }));
-    await store.upsertTestCase(testCase('0-oldest', { quarantinedAt: '2026-11-19T09:00:00.000Z' }));
+    for (const id of ['c', 'a', 'b']) await store.tests.upsertTestCase(testCase(id, { quarantinedAt: '2026-11-20T09:00:00.000Z' }));
+    await store.tests.upsertTestCase(testCase('z-newest', { quarantinedAt: '2026-11-21T09:00:00.000Z' }));
+    await store.tests.upsertTestCase(testCase('0-oldest', { quarantinedAt: '2026-11-19T09:00:00.000Z' }));
 
     const ids = async (pageSize: number) => {
       const all: string[] = [];
@@ -107,7 +107,7 @@ describe('QuarantineService.list pagination', () => {
   });
 
   it('answers an empty repository with no rows, no pages and no tokens', async () => {
-    await store.upsertTestCase(testCase('elsewhere', { repoKey: 'github.com/acme/gadgets' }));
+    await store.tests.upsertTestCase(testCase('elsewhere', { repoKey: 'github.com/acme/gadgets' }));
     const result = await service.list(ACME, query());
     expect(result).toEqual({
       quarantined_tests: [],
@@ -116,7 +116,7 @@ describe('QuarantineService.list pagination', () => {
   });
 
   it('gives one page with a last-page token and nothing before or after when everything fits', async () => {
-    for (const id of ['a', 'b']) await store.upsertTestCase(testCase(id));
+    for (const id of ['a', 'b']) await store.tests.upsertTestCase(testCase(id));
     const { page } = await service.list(ACME, query());
     expect(page).toMatchObject({ total_rows: 2, total_pages: 1, page_index: 0, next_page_token: '', prev_page_token: '' });
     const again = await service.list(ACME, query({ pageToken: page.last_page_token }));
@@ -127,7 +127,7 @@ describe('QuarantineService.list pagination', () => {
   it('answers a token past the last page (tests left quarantine since) with an empty page', async () => {
     const ordered = await seedFiftyThree();
     const { page } = await service.list(ACME, query());
-    for (const c of ordered.slice(0, 30)) await store.upsertTestCase({ ...c, quarantinedAt: null });
+    for (const c of ordered.slice(0, 30)) await store.tests.upsertTestCase({ ...c, quarantinedAt: null });
 
     const stale = await service.list(ACME, query({ pageToken: page.last_page_token }));
     expect(stale.quarantined_tests).toEqual([]);
@@ -148,7 +148,7 @@ describe('QuarantineService.list pagination', () => {
 
 describe('QuarantineService.list elements', () => {
   it('has every seed field, absent ones as null and codeowners as []', async () => {
-    await store.upsertTestCase(
+    await store.tests.upsertTestCase(
       testCase('bare', { parent: null, file: null, classname: null, variant: null, codeowners: [], name: 'bare test' }),
     );
     const [bare] = (await service.list(ACME, query())).quarantined_tests;
@@ -168,8 +168,8 @@ describe('QuarantineService.list elements', () => {
   });
 
   it('shows status and whether the test is quarantined by an `always` override', async () => {
-    await store.upsertTestCase(testCase('forced', { status: 'broken', quarantineSetting: 'always', quarantinedAt: '2026-11-21T00:00:00.000Z' }));
-    await store.upsertTestCase(testCase('auto'));
+    await store.tests.upsertTestCase(testCase('forced', { status: 'broken', quarantineSetting: 'always', quarantinedAt: '2026-11-21T00:00:00.000Z' }));
+    await store.tests.upsertTestCase(testCase('auto'));
     const tests = (await service.list(ACME, query())).quarantined_tests;
     expect(tests.map((t) => [t.test_case_id, t.status, t.quarantine_setting])).toEqual([
       ['forced', 'broken', 'always'],
@@ -215,7 +215,7 @@ describe('QuarantineService.list page tokens', () => {
 
   it('rejects a token from another repository', async () => {
     const gadgets = { ...WIDGETS, name: 'gadgets' };
-    for (let i = 0; i < 30; i++) await store.upsertTestCase(testCase(`g-${i}`, { repoKey: 'github.com/acme/gadgets' }));
+    for (let i = 0; i < 30; i++) await store.tests.upsertTestCase(testCase(`g-${i}`, { repoKey: 'github.com/acme/gadgets' }));
     const { page } = await service.list(ACME, query({ repo: gadgets }));
     expect(page.next_page_token).not.toBe('');
     await expectServiceError(service.list(ACME, query({ pageToken: page.next_page_token })), 400, 'invalid_page_token');
@@ -245,7 +245,7 @@ describe('QuarantineService.list page tokens', () => {
 
 describe('QuarantineService.list access', () => {
   beforeEach(async () => {
-    await store.upsertTestCase(testCase('secret-test', { repoKey: 'github.com/globex/app' }));
+    await store.tests.upsertTestCase(testCase('secret-test', { repoKey: 'github.com/globex/app' }));
   });
 
   it("answers 403 when org_url_slug is not the token's organization", async () => {
@@ -262,7 +262,7 @@ describe('QuarantineService.list access', () => {
   });
 
   it('serves any repository owner the organization owns', async () => {
-    await store.upsertTestCase(testCase('lab-test', { repoKey: 'github.com/acme-labs/rig' }));
+    await store.tests.upsertTestCase(testCase('lab-test', { repoKey: 'github.com/acme-labs/rig' }));
     const { quarantined_tests } = await service.list(ACME, query({ repo: { host: 'github.com', owner: 'acme-labs', name: 'rig' } }));
     expect(quarantined_tests.map((t) => t.test_case_id)).toEqual(['lab-test']);
   });

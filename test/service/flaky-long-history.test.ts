@@ -32,16 +32,19 @@ beforeEach(async () => {
   const real = await openSqliteStore(join(dir, SQLITE_FILE));
   rowsRead = [];
   // Counts the results the service reads during each upload; everything else goes to the real store.
-  store = new Proxy(real, {
-    get(target, prop, receiver) {
-      if (prop !== 'detectionResults' && prop !== 'testResults') return Reflect.get(target, prop, receiver);
-      return async (...args: unknown[]) => {
-        const rows = (await (Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown[]>).apply(target, args)) as unknown[];
-        if (uploading) rowsRead[rowsRead.length - 1]! += rows.length;
-        return rows;
-      };
-    },
-  });
+  store = {
+    ...real,
+    tests: new Proxy(real.tests, {
+      get(target, prop, receiver) {
+        if (prop !== 'detectionResults' && prop !== 'testResults') return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const rows = (await (Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown[]>).apply(target, args)) as unknown[];
+          if (uploading) rowsRead[rowsRead.length - 1]! += rows.length;
+          return rows;
+        };
+      },
+    }),
+  };
   now = new Date('2026-11-01T00:00:00.000Z');
   service = new FlakyTestService({ store, clock: { now: () => now } });
 });
@@ -71,16 +74,16 @@ async function upload(i: number, commitSha: string, branch: string, tests: Recor
 }
 
 async function statusOf(name: string) {
-  const cases = await store.testCasesToWatch(KEY, '0');
+  const cases = await store.tests.testCasesToWatch(KEY, '0');
   return cases.find((tc) => tc.name === name)?.status ?? 'healthy';
 }
 
 async function rulesOverWholeHistory(name: string) {
-  const all = await store.testCasesToWatch(KEY, '0');
+  const all = await store.tests.testCasesToWatch(KEY, '0');
   const tc = all.find((t) => t.name === name);
   if (!tc) return 'healthy';
   const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY).toISOString();
-  return evaluate(await store.testResults(KEY, [tc.testCaseId], since), DEFAULT_FLAKY_SETTINGS, now).status;
+  return evaluate(await store.tests.testResults(KEY, [tc.testCaseId], since), DEFAULT_FLAKY_SETTINGS, now).status;
 }
 
 test('over 1200 uploads: the statuses are the rules over the whole history, and each upload reads only what they depend on', async () => {
@@ -105,7 +108,7 @@ test('over 1200 uploads: the statuses are the rules over the whole history, and 
   expect(await statusOf('flaky')).toBe('flaky');
   expect(await statusOf('broken-once')).toBe('healthy');
   expect(await statusOf('main-only')).toBe('broken');
-  expect((await store.testResults(KEY, (await store.testCasesToWatch(KEY, '0')).map((t) => t.testCaseId), '0')).length).toBeGreaterThan(3 * UPLOADS);
+  expect((await store.tests.testResults(KEY, (await store.tests.testCasesToWatch(KEY, '0')).map((t) => t.testCaseId), '0')).length).toBeGreaterThan(3 * UPLOADS);
 
   // Per upload and test evaluated: the latest commit where it failed and passed (2 results), the
   // main-branch runs and the upload's own — never the thousand passes of other commits.
@@ -119,10 +122,10 @@ test('over 1200 uploads: the statuses are the rules over the whole history, and 
   // Eight days without a flaky event: healthy again, with the evidence the rules give over the whole history.
   now = new Date(now.getTime() + 8 * DAY);
   await upload(3 * UPLOADS, 'later', 'mergeq/main/run-later', { steady: ['passed'], flaky: ['passed'], 'broken-once': ['passed'], 'main-only': ['passed'] });
-  const flaky = (await store.testCasesToWatch(KEY, '0')).find((t) => t.name === 'flaky')!;
+  const flaky = (await store.tests.testCasesToWatch(KEY, '0')).find((t) => t.name === 'flaky')!;
   expect(flaky.status).toBe('healthy');
   const since = new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY).toISOString();
-  const whole = evaluate(await store.testResults(KEY, [flaky.testCaseId], since), DEFAULT_FLAKY_SETTINGS, now);
-  expect((await store.testCaseEvents(KEY, flaky.testCaseId)).find((e) => e.kind === 'status' && e.to === 'healthy')).toMatchObject({ kind: 'status', from: 'flaky', to: 'healthy', evidence: whole.evidence });
+  const whole = evaluate(await store.tests.testResults(KEY, [flaky.testCaseId], since), DEFAULT_FLAKY_SETTINGS, now);
+  expect((await store.tests.testCaseEvents(KEY, flaky.testCaseId)).find((e) => e.kind === 'status' && e.to === 'healthy')).toMatchObject({ kind: 'status', from: 'flaky', to: 'healthy', evidence: whole.evidence });
   expect(whole.evidence.uploads).toEqual([`u${3 * UPLOADS}`]);
 });

@@ -15,7 +15,7 @@ const KEY = { repoKey: 'github.com/acme/widgets', branch: 'main' };
 let store: Store;
 beforeEach(async () => {
   store = await openSqliteStore(':memory:');
-  await store.insertQueue(aQueue({ id: 'q1', version: 0 }));
+  await store.queues.insertQueue(aQueue({ id: 'q1', version: 0 }));
 });
 afterEach(async () => {
   await store.close();
@@ -29,13 +29,13 @@ test('writes that arrive together are applied in order and stored in one commit'
   const answers = await Promise.all(['a', 'b', 'c'].map((sha) => writer.update(KEY, setSha(sha))));
   // Each change saw the one before it; every caller gets the stored document.
   expect(answers.map((a) => a.result)).toEqual([null, 'a', 'b']);
-  const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+  const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
   expect(stored!.targetSha).toBe('c');
   expect(stored!.version).toBe(1);
   for (const a of answers) expect(a.queue).toBe(stored);
   // A later write is a commit of its own.
   await writer.update(KEY, setSha('d'));
-  expect((await store.getQueue(KEY.repoKey, KEY.branch))!.version).toBe(2);
+  expect((await store.queues.getQueue(KEY.repoKey, KEY.branch))!.version).toBe(2);
 });
 
 test('writes that come while a batch is being committed wait and are stored together in the next commit', async () => {
@@ -54,7 +54,7 @@ test('writes that come while a batch is being committed wait and are stored toge
   }
   release();
   await Promise.all([first, ...later]);
-  const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+  const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
   expect([stored!.targetSha, stored!.version]).toEqual(['d', 2]);
 });
 
@@ -71,7 +71,7 @@ test('a change that throws fails only its own caller and writes nothing of its o
   ]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   expect((results[1] as PromiseRejectedResult).reason).toBe(refused);
-  const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+  const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
   expect([stored!.targetSha, stored!.state, stored!.version]).toEqual(['c', 'running', 1]);
 });
 
@@ -82,7 +82,7 @@ test('a batch where nothing changes writes nothing and answers the stored docume
     [0, false],
     [0, false],
   ]);
-  expect((await store.getQueue(KEY.repoKey, KEY.branch))!.version).toBe(0);
+  expect((await store.queues.getQueue(KEY.repoKey, KEY.branch))!.version).toBe(0);
 });
 
 test('a batch for a queue that is gone fails every caller with not found', async () => {
@@ -112,7 +112,7 @@ describe('a batch appends to the arrays it made in place, and never stores what 
         writer.update(KEY, appendThen(3, then)),
         writer.update(KEY, appendThen(4, 'keep')),
       ]);
-      const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+      const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
       expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2, 4]);
       expect(stored!.version).toBe(1);
     },
@@ -121,19 +121,19 @@ describe('a batch appends to the arrays it made in place, and never stores what 
   test('a change that appended and then returned a document without that array is applied with copies', async () => {
     const writer = new QueueDocWriter(store);
     await Promise.all([1, 2, 3].map((n) => writer.update(KEY, appendThen(n, n === 3 ? 'start over' : 'keep'))));
-    const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+    const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
     expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2]);
   });
 
   test('a batch of appends is stored whole, in one commit', async () => {
     const writer = new QueueDocWriter(store);
     await Promise.all([1, 2, 3, 4, 5].map((n) => writer.update(KEY, appendThen(n, 'keep'))));
-    const stored = await store.getQueue(KEY.repoKey, KEY.branch);
+    const stored = await store.queues.getQueue(KEY.repoKey, KEY.branch);
     expect(stored!.entries.map((e) => e.prNumber)).toEqual([1, 2, 3, 4, 5]);
     expect(stored!.version).toBe(1);
     // The next batch starts from the stored document, which it never changes.
     await Promise.all([6, 7].map((n) => writer.update(KEY, appendThen(n, 'keep'))));
     expect(stored!.entries).toHaveLength(5);
-    expect((await store.getQueue(KEY.repoKey, KEY.branch))!.entries.map((e) => e.prNumber)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await store.queues.getQueue(KEY.repoKey, KEY.branch))!.entries.map((e) => e.prNumber)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 });

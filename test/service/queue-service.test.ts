@@ -5,6 +5,7 @@ import { ServiceError } from '../../src/service/errors.js';
 import { QueueService } from '../../src/service/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { mapRoles } from '../store/map-roles.js';
 
 /**
  * The QueueService itself, with a real SQLite store: tenancy before any lookup, optimistic
@@ -19,18 +20,21 @@ const acme: Org = { id: 'org-acme', slug: 'acme', owners: ['github.com/acme'], c
 const globex: Org = { id: 'org-globex', slug: 'globex', owners: ['github.com/globex'], createdAt: '2026-01-01T00:00:00.000Z' };
 
 /** The real store, with a hook run before each call of the named methods (to interleave other writers). */
-function withHooks(store: Store, hooks: Partial<Record<keyof Store, () => Promise<void>>>, calls: string[] = []): Store {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        calls.push(String(prop));
-        await hooks[prop as keyof Store]?.();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+/** The store with `hooks[method]` run before each role's method of that name; every call's name is recorded. */
+function withHooks(store: Store, hooks: Partial<Record<string, () => Promise<void>>>, calls: string[] = []): Store {
+  return mapRoles(store, (port) =>
+    new Proxy(port, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          calls.push(String(prop));
+          await hooks[String(prop)]?.();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }),
+  );
 }
 
 class Recorder {
@@ -63,10 +67,10 @@ async function rejection(p: Promise<unknown>): Promise<ServiceError> {
 }
 
 /** Another writer (the engine) changes the queue document first. */
-async function otherWriterCommits(change: (doc: NonNullable<Awaited<ReturnType<Store['getQueue']>>>) => object): Promise<void> {
-  const doc = await store.getQueue(KEY, 'main');
+async function otherWriterCommits(change: (doc: NonNullable<Awaited<ReturnType<Store['queues']['getQueue']>>>) => object): Promise<void> {
+  const doc = await store.queues.getQueue(KEY, 'main');
   if (!doc) return;
-  await store.commitQueue({ ...doc, ...change(doc), version: doc.version + 1 }, doc.version);
+  await store.queues.commitQueue({ ...doc, ...change(doc), version: doc.version + 1 }, doc.version);
 }
 
 test("another organization's repository is refused before the store is asked anything", async () => {
@@ -101,7 +105,7 @@ test('a commit that loses to another writer is decided again on the new document
   });
   const { svc, notifier } = service(hooked);
   const record = await svc.submitPullRequest(acme, prRef(7));
-  const doc = await store.getQueue(KEY, 'main');
+  const doc = await store.queues.getQueue(KEY, 'main');
   expect(doc!.targetSha).toBe('sha-from-engine');
   expect(doc!.entries.map((e) => e.id)).toEqual([record.id]);
   expect(doc!.version).toBe(2);
@@ -114,7 +118,7 @@ test('when every attempt loses, the request fails with 503 queue_busy and writes
   const { svc, notifier } = service(hooked);
   const err = await rejection(svc.submitPullRequest(acme, prRef(7)));
   expect([err.status, err.code]).toEqual([503, 'queue_busy']);
-  expect((await store.getQueue(KEY, 'main'))!.entries).toEqual([]);
+  expect((await store.queues.getQueue(KEY, 'main'))!.entries).toEqual([]);
   expect(notifier.calls).toEqual([]);
 });
 
@@ -123,7 +127,7 @@ test('concurrent submissions to one queue all land, each once', async () => {
   await svc.createQueue(acme, ref());
   const numbers = Array.from({ length: 40 }, (_, i) => i + 1);
   await Promise.all([...numbers, ...numbers].map((n) => svc.submitPullRequest(acme, prRef(n))));
-  const doc = await store.getQueue(KEY, 'main');
+  const doc = await store.queues.getQueue(KEY, 'main');
   expect(doc!.entries.map((e) => e.prNumber).sort((a, b) => a - b)).toEqual(numbers);
   expect(new Set(doc!.entries.map((e) => e.seq)).size).toBe(40);
 });
@@ -151,10 +155,10 @@ test('a refused command leaves the document as it was', async () => {
   const { svc } = service();
   await svc.createQueue(acme, ref());
   await svc.submitPullRequest(acme, prRef(1));
-  const before = await store.getQueue(KEY, 'main');
+  const before = await store.queues.getQueue(KEY, 'main');
   const err = await rejection(svc.restartTestsOnPullRequest(acme, prRef(1)));
   expect([err.status, err.code]).toEqual([409, 'invalid_state']);
-  expect(await store.getQueue(KEY, 'main')).toEqual(before);
+  expect(await store.queues.getQueue(KEY, 'main')).toEqual(before);
 });
 
 test('settings out of bounds are refused by the service too (for doors without a schema)', async () => {
@@ -162,7 +166,7 @@ test('settings out of bounds are refused by the service too (for doors without a
   const err = await rejection(svc.createQueue(acme, { ...ref(), concurrency: 0, flakeRetries: 9 }));
   expect([err.status, err.code]).toEqual([400, 'invalid_request']);
   expect(err.errors?.map((e) => e.path)).toEqual(['concurrency', 'flakeRetries']);
-  expect(await store.getQueue(KEY, 'main')).toBeNull();
+  expect(await store.queues.getQueue(KEY, 'main')).toBeNull();
 });
 
 test('entry and queue ids come from the injected source', async () => {

@@ -2,7 +2,7 @@ import { runStrategy } from '../../src/sim/benchmark.js';
 import { measure, oracle, stopBacklog } from '../../src/sim/measure.js';
 import { formatTable } from '../../src/sim/table.js';
 import { SCENARIOS, type Scenario } from '../../src/sim/scenario.js';
-import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { openMemoryStore } from '../../src/store/memory/open-memory.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { generateWorkload } from '../../src/sim/workload.js';
 import { singleSettings } from '../../src/sim/strategies.js';
@@ -106,7 +106,7 @@ describe('simulator over the real engine and planner', () => {
     for (const settings of [{ concurrency: 4 }, { concurrency: 6, canOptimisticallyMerge: true, pendingFailureDepth: 1 }]) {
       const real = await simulate({ scenario: tiny, prs, settings, seed: 11, store: 'sqlite' });
       // Frozen documents: a change in place anywhere in the engine or planner would throw.
-      const frozen = await simulate({ scenario: tiny, prs, settings, seed: 11, store: new MemoryStore() });
+      const frozen = await simulate({ scenario: tiny, prs, settings, seed: 11, store: openMemoryStore() });
       expect(frozen.outcomes).toEqual(real.outcomes);
       expect(frozen.ciRuns).toBe(real.ciRuns);
       expect(frozen.reasons).toEqual(real.reasons);
@@ -116,10 +116,10 @@ describe('simulator over the real engine and planner', () => {
   it('in single mode with test results, blame by test names the PRs that broke a test, many before their own runs end', async () => {
     const scenario = SCENARIOS.s20!;
     const prs = generateWorkload(scenario, 1).slice(0, 400);
-    const store = new MemoryStore();
+    const store = openMemoryStore();
     await simulate({ scenario, prs, settings: singleSettings(scenario), seed: 1, store });
-    const q = (await store.listQueues({}))[0]!;
-    const entries = [...q.entries, ...(await store.archivedEntriesEndedSince([q.id], '1970-01-01T00:00:00.000Z'))];
+    const q = (await store.queues.listQueues({}))[0]!;
+    const entries = [...q.entries, ...(await store.queues.archivedEntriesEndedSince([q.id], '1970-01-01T00:00:00.000Z'))];
     const blames = entries.flatMap((e) =>
       e.history.flatMap((h, i) => {
         const test = /^blamed for "(.*?)"/.exec(h.reason.message)?.[1];

@@ -1,4 +1,4 @@
-import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { openMemoryStore } from '../../src/store/memory/open-memory.js';
 import type { Store } from '../../src/store/store.js';
 import { inboxContract } from './inbox-contract.js';
 import { outboxContract } from './outbox-contract.js';
@@ -6,7 +6,7 @@ import { outboxContract } from './outbox-contract.js';
 describe('simulation (in memory) store', () => {
   let store: Store;
   beforeEach(() => {
-    store = new MemoryStore();
+    store = openMemoryStore();
   });
   outboxContract(() => store);
   inboxContract(() => store);

@@ -1,6 +1,4 @@
-import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { openMemoryStore } from '../../src/store/memory/open-memory.js';
 import { storeContract } from './contract.js';
-import { flakyStoreContract } from './flaky-contract.js';
 
-storeContract('memory', async () => new MemoryStore());
-flakyStoreContract('memory', async () => new MemoryStore());
+storeContract('memory', async () => openMemoryStore());

@@ -5,7 +5,7 @@ import type { QueueDoc } from '../../src/domain/queue.js';
 import { queueEvents } from '../../src/events/queue-events.js';
 import { applyActions, plan, submitEntry } from '../../src/planner/index.js';
 import { TargetInterner } from '../../src/planner/parallel/interner.js';
-import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { openMongoOnDb } from '../../src/store/mongo/open-mongo.js';
 import { emptyQueue, readyReadiness, T0 } from '../planner/builders.js';
 import { RecordingDb } from './mongo-recording-db.js';
 
@@ -47,17 +47,17 @@ describe('MongoDB queue documents of a deep queue (BSON sizes from the driver)',
     expect(after.units).toHaveLength(DEPTH);
 
     const recording = new RecordingDb();
-    const store = await MongoStore.onDb(recording.db, async () => {});
+    const store = await openMongoOnDb(recording.db, async () => {});
     // An organization with an enabled webhook: the commit's events are kept.
     recording.one.set('webhook_subscriptions', { id: 'wh_1', orgId: before.orgId, enabled: true });
-    await store.insertQueue(before);
+    await store.queues.insertQueue(before);
     const inserted = recording.written.length;
     // The commit reads the stored queue back: the document and pages just written.
     recording.one.set('queues', recording.written.find((w) => w.collection === 'queues')!.doc as Record<string, unknown>);
     recording.queue('queue_pages', recording.written.filter((w) => w.collection === 'queue_pages').map((w) => w.doc as Record<string, unknown>));
     const events = queueEvents(before, after, T0.toISOString());
     expect(events.length).toBeGreaterThanOrEqual(DEPTH);
-    expect(await store.commitQueue(after, before.version, { events })).toBe(true);
+    expect(await store.queues.commitQueue(after, before.version, { events })).toBe(true);
 
     const commit = recording.written.slice(inserted);
     const size = (doc: object) => BSON.calculateObjectSize(doc);

@@ -50,40 +50,40 @@ export function outboxContract(store: () => Store): void {
     it('stores the events of a commit with it, and none of a commit that lost its compare-and-set', async () => {
       await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
-      await store().insertQueue(queue, queueEvents(null, queue, at(0)));
+      await store().queues.insertQueue(queue, queueEvents(null, queue, at(0)));
       const entry = anEntry(queue.id, { prNumber: 7 });
       const next = { ...queue, version: 1, entries: [entry] };
-      expect(await store().commitQueue(next, 0, { events: queueEvents(queue, next, at(1)) })).toBe(true);
+      expect(await store().queues.commitQueue(next, 0, { events: queueEvents(queue, next, at(1)) })).toBe(true);
 
       const stale = { ...queue, version: 1, state: 'paused' as const };
-      expect(await store().commitQueue(stale, 0, { events: queueEvents(queue, stale, at(2)) })).toBe(false);
+      expect(await store().queues.commitQueue(stale, 0, { events: queueEvents(queue, stale, at(2)) })).toBe(false);
 
       const events = await store().outbox.undispatchedEvents(100);
       expect(events.map((e) => e.type)).toEqual(['queue.created', 'pull_request.submitted']);
       expect(events[0]!.seq).toBeLessThan(events[1]!.seq);
-      expect(await store().getQueueById(queue.id)).toEqual(next);
+      expect(await store().queues.getQueueById(queue.id)).toEqual(next);
     });
 
     it('ignores an event id written twice (a repeated commit invents nothing)', async () => {
       await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
-      await store().insertQueue(queue);
+      await store().queues.insertQueue(queue);
       const entry = anEntry(queue.id, { prNumber: 3 });
       const v1 = { ...queue, version: 1, entries: [entry] };
       const events = queueEvents(queue, v1, at(1));
-      await store().commitQueue(v1, 0, { events });
+      await store().queues.commitQueue(v1, 0, { events });
       const v2 = { ...v1, version: 2, entries: [transition(entry, 'PENDING', reason('ready', 'ready'), new Date(at(2)))] };
-      await store().commitQueue(v2, 1, { events: [...events, ...queueEvents(v1, v2, at(2))] });
+      await store().queues.commitQueue(v2, 1, { events: [...events, ...queueEvents(v1, v2, at(2))] });
       expect((await store().outbox.undispatchedEvents(100)).map((e) => e.type)).toEqual(['pull_request.submitted', 'pull_request.ready']);
     });
 
     it('stores a deletion event only when the queue is deleted', async () => {
       await store().outbox.insertSubscription(subscription());
       const queue = aQueue({ orgId: 'org-1', version: 0 });
-      await store().insertQueue(queue);
-      expect(await store().deleteQueue(queue.id, 5, queueEvents(queue, null, at(1)))).toBe(false);
+      await store().queues.insertQueue(queue);
+      expect(await store().queues.deleteQueue(queue.id, 5, queueEvents(queue, null, at(1)))).toBe(false);
       expect(await store().outbox.undispatchedEvents(10)).toEqual([]);
-      expect(await store().deleteQueue(queue.id, 0, queueEvents(queue, null, at(1)))).toBe(true);
+      expect(await store().queues.deleteQueue(queue.id, 0, queueEvents(queue, null, at(1)))).toBe(true);
       expect((await store().outbox.undispatchedEvents(10)).map((e) => e.type)).toEqual(['queue.deleted']);
     });
 
@@ -92,18 +92,18 @@ export function outboxContract(store: () => Store): void {
       await store().outbox.insertSubscription(disabled);
       await store().outbox.insertSubscription(subscription({ orgId: 'org-2' }));
       const queue = aQueue({ orgId: 'org-1', version: 0 });
-      await store().insertQueue(queue, queueEvents(null, queue, at(0)));
+      await store().queues.insertQueue(queue, queueEvents(null, queue, at(0)));
       const v1 = { ...queue, version: 1, entries: [anEntry(queue.id, { prNumber: 7 })] };
-      expect(await store().commitQueue(v1, 0, { events: queueEvents(queue, v1, at(1)) })).toBe(true);
+      expect(await store().queues.commitQueue(v1, 0, { events: queueEvents(queue, v1, at(1)) })).toBe(true);
       expect(await store().outbox.undispatchedEvents(10)).toEqual([]);
 
       await store().outbox.putSubscription({ ...disabled, enabled: true });
       const v2 = { ...v1, version: 2, entries: [...v1.entries, anEntry(queue.id, { prNumber: 8 })] };
-      expect(await store().commitQueue(v2, 1, { events: queueEvents(v1, v2, at(2)) })).toBe(true);
+      expect(await store().queues.commitQueue(v2, 1, { events: queueEvents(v1, v2, at(2)) })).toBe(true);
       const kept = await store().outbox.undispatchedEvents(10);
       expect(kept.map((e) => [e.type, e.data.kind === 'pull_request' ? e.data.entry.prNumber : null])).toEqual([['pull_request.submitted', 8]]);
       // The queue's own documents are written all the same.
-      expect(await store().getQueueById(queue.id)).toEqual(v2);
+      expect(await store().queues.getQueueById(queue.id)).toEqual(v2);
     });
 
     it('fans out once, and only the oldest pending delivery of a PR is due', async () => {
@@ -149,9 +149,9 @@ export function outboxContract(store: () => Store): void {
       const sub = subscription();
       await store().outbox.insertSubscription(sub);
       const queue = aQueue({ orgId: 'org-1', version: 0 });
-      await store().insertQueue(queue, queueEvents(null, queue, at(1)));
+      await store().queues.insertQueue(queue, queueEvents(null, queue, at(1)));
       const v1 = { ...queue, version: 1, entries: [anEntry(queue.id, { prNumber: 3 })] };
-      await store().commitQueue(v1, 0, { events: queueEvents(queue, v1, at(2)) });
+      await store().queues.commitQueue(v1, 0, { events: queueEvents(queue, v1, at(2)) });
       const [created, submitted] = await store().outbox.undispatchedEvents(10);
       await store().outbox.dispatchEvents([
         { eventSeq: created!.seq, deliveries: [] },
@@ -186,7 +186,7 @@ export function outboxContract(store: () => Store): void {
         quarantineSetting: 'auto' as const,
         quarantinedAt: at(1),
       };
-      await store().writeTestCases(
+      await store().tests.writeTestCases(
         [testCase],
         [
           { kind: 'status', repoKey: testCase.repoKey, testCaseId: 'tc-1', at: at(1), from: 'healthy', to: 'flaky', evidence: { commits: ['abc'], uploads: ['u1'] } },
@@ -211,8 +211,8 @@ export function outboxContract(store: () => Store): void {
       };
       const healed = { kind: 'status' as const, repoKey: testCase.repoKey, testCaseId: 'tc-1', at: at(2), from: 'flaky' as const, to: 'healthy' as const, evidence: { commits: [], uploads: ['u1'] } };
       const write = { upload, results: [], testCases: [{ ...testCase, status: 'healthy' as const }], events: [healed], keepResultsSince: at(0) };
-      expect(await store().commitTestUpload(write)).toBe(true);
-      expect(await store().commitTestUpload({ ...write, events: [{ ...healed, at: at(3) }] })).toBe(false);
+      expect(await store().tests.commitTestUpload(write)).toBe(true);
+      expect(await store().tests.commitTestUpload({ ...write, events: [{ ...healed, at: at(3) }] })).toBe(false);
       const after = await store().outbox.undispatchedEvents(10);
       expect(after.map((e) => e.type)).toEqual(['test_case.status_changed', 'test_case.quarantine_changed', 'test_case.status_changed']);
       expect(after[2]!.data).toMatchObject({ testCase: { status: 'healthy' }, change: { from: 'flaky', to: 'healthy' } });

@@ -22,7 +22,7 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 test('a new data folder is 0700 and every database file in it 0600', async () => {
   const dataDir = join(root, 'nested', 'data');
   const store = await openStore({ dataDir });
-  await store.createOrg({ id: 'o1', slug: 'acme', owners: ['github.com/acme'], createdAt: '2026-11-22T10:00:00.000Z' });
+  await store.orgs.createOrg({ id: 'o1', slug: 'acme', owners: ['github.com/acme'], createdAt: '2026-11-22T10:00:00.000Z' });
 
   expect(mode(dataDir).toString(8)).toBe('700');
   const files = readdirSync(dataDir);

@@ -24,9 +24,9 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
       return p;
     }
     async function expectStored(queue: QueueDoc): Promise<void> {
-      expect(await current().getQueueById(queue.id)).toEqual(queue);
+      expect(await current().queues.getQueueById(queue.id)).toEqual(queue);
       const fresh = await peer();
-      if (fresh) expect(await fresh.getQueueById(queue.id)).toEqual(queue);
+      if (fresh) expect(await fresh.queues.getQueueById(queue.id)).toEqual(queue);
     }
     function withEntries(n: number): QueueDoc {
       const queue = aQueue({ version: 1 });
@@ -36,11 +36,11 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
     it('stores each kind of change: a changed, removed and added entry, runs, the head, and nothing but the version', async () => {
       const store = current();
       const queue = withEntries(20);
-      await store.insertQueue(queue);
-      let doc = (await store.getQueueById(queue.id))!;
+      await store.queues.insertQueue(queue);
+      let doc = (await store.queues.getQueueById(queue.id))!;
       const commit = async (change: (q: QueueDoc) => QueueDoc) => {
         const next = { ...change(doc), version: doc.version + 1 };
-        expect(await store.commitQueue(next, doc.version)).toBe(true);
+        expect(await store.queues.commitQueue(next, doc.version)).toBe(true);
         doc = next;
         await expectStored(doc);
       };
@@ -66,37 +66,37 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
     it('writes an entry that is a copy with equal content, and keeps a reordered array in its new order', async () => {
       const store = current();
       const queue = withEntries(6);
-      await store.insertQueue(queue);
-      const doc = (await store.getQueueById(queue.id))!;
+      await store.queues.insertQueue(queue);
+      const doc = (await store.queues.getQueueById(queue.id))!;
       const reordered = { ...doc, version: 2, entries: [...doc.entries].reverse().map((e) => ({ ...e })) };
-      expect(await store.commitQueue(reordered, 1)).toBe(true);
+      expect(await store.queues.commitQueue(reordered, 1)).toBe(true);
       await expectStored(reordered);
       const added = { ...reordered, version: 3, entries: [reordered.entries[2]!, anEntry(queue.id, { prNumber: 9 }), reordered.entries[0]!] };
-      expect(await store.commitQueue(added, 2)).toBe(true);
+      expect(await store.queues.commitQueue(added, 2)).toBe(true);
       await expectStored(added);
     });
 
     it('after a failed compare-and-set, commits over what the winner stored without losing its change', async () => {
       const store = current();
       const queue = withEntries(10);
-      await store.insertQueue(queue);
+      await store.queues.insertQueue(queue);
       const other = (await peer()) ?? store;
-      const mine = (await store.getQueueById(queue.id))!;
-      const theirs = (await other.getQueueById(queue.id))!;
+      const mine = (await store.queues.getQueueById(queue.id))!;
+      const theirs = (await other.queues.getQueueById(queue.id))!;
       const winner = { ...theirs, version: 2, entries: theirs.entries.map((e, i) => (i === 2 ? { ...e, prTitle: 'theirs' } : e)) };
-      expect(await other.commitQueue(winner, 1)).toBe(true);
+      expect(await other.queues.commitQueue(winner, 1)).toBe(true);
       const loser = { ...mine, version: 2, entries: mine.entries.map((e, i) => (i === 5 ? { ...e, prTitle: 'mine' } : e)) };
-      expect(await store.commitQueue(loser, 1)).toBe(false);
+      expect(await store.queues.commitQueue(loser, 1)).toBe(false);
       await expectStored(winner);
 
-      const reloaded = (await store.getQueueById(queue.id))!;
+      const reloaded = (await store.queues.getQueueById(queue.id))!;
       const both = { ...reloaded, version: 3, entries: reloaded.entries.map((e, i) => (i === 5 ? { ...e, prTitle: 'mine' } : e)) };
-      expect(await store.commitQueue(both, 2)).toBe(true);
+      expect(await store.queues.commitQueue(both, 2)).toBe(true);
       await expectStored(both);
       expect(both.entries.map((e) => e.prTitle).filter((t) => !t.startsWith('PR'))).toEqual(['theirs', 'mine']);
       // The other writer's kept document is stale now: its commit fails, and it reads the latest.
-      expect(await other.commitQueue({ ...winner, version: 3 }, 2)).toBe(false);
-      expect(await other.getQueueById(queue.id)).toEqual(both);
+      expect(await other.queues.commitQueue({ ...winner, version: 3 }, 2)).toBe(false);
+      expect(await other.queues.getQueueById(queue.id)).toEqual(both);
     });
 
     it('keeps every change across random commits by two writers, conflicts included', async () => {
@@ -105,12 +105,12 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(fc.boolean(), fc.boolean(), fc.array(changeArb, { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 12 }), async (steps) => {
           const queue = withEntries(5);
-          await store.insertQueue(queue);
-          let expected: QueueDoc = (await store.getQueueById(queue.id))!;
+          await store.queues.insertQueue(queue);
+          let expected: QueueDoc = (await store.queues.getQueueById(queue.id))!;
           let counter = 0;
           for (const [useOther, conflict, changes] of steps) {
             const writer = useOther ? other : store;
-            const base = (await writer.getQueueById(queue.id))!;
+            const base = (await writer.queues.getQueueById(queue.id))!;
             expect(base).toEqual(expected);
             let next: QueueDoc = base;
             for (const c of changes) next = applyChange(next, c, `${++counter}`);
@@ -118,23 +118,23 @@ export function queueRowsContract(current: () => Store, openPeer?: () => Promise
             if (conflict) {
               // The other writer commits first: this commit fails and is made again over its document.
               const rival = useOther ? store : other;
-              const theirs = (await rival.getQueueById(queue.id))!;
+              const theirs = (await rival.queues.getQueueById(queue.id))!;
               const won = { ...applyChange(theirs, { kind: 'change', at: 0 }, `r${++counter}`), version: theirs.version + 1 };
-              expect(await rival.commitQueue(won, theirs.version)).toBe(true);
-              if (rival !== writer) expect(await writer.commitQueue(next, base.version)).toBe(false);
-              const again = (await writer.getQueueById(queue.id))!;
+              expect(await rival.queues.commitQueue(won, theirs.version)).toBe(true);
+              if (rival !== writer) expect(await writer.queues.commitQueue(next, base.version)).toBe(false);
+              const again = (await writer.queues.getQueueById(queue.id))!;
               expect(again).toEqual(won);
               next = again;
               for (const c of changes) next = applyChange(next, c, `${++counter}`);
               next = { ...next, version: again.version + 1 };
-              expect(await writer.commitQueue(next, again.version)).toBe(true);
+              expect(await writer.queues.commitQueue(next, again.version)).toBe(true);
             } else {
-              expect(await writer.commitQueue(next, base.version)).toBe(true);
+              expect(await writer.queues.commitQueue(next, base.version)).toBe(true);
             }
             expected = structuredClone(next);
             await expectStored(expected);
           }
-          expect(await store.deleteQueue(queue.id, expected.version)).toBe(true);
+          expect(await store.queues.deleteQueue(queue.id, expected.version)).toBe(true);
         }),
         { numRuns: 15 },
       );

@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, openStore, SQLITE_FILE } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
-import { flakyStoreContract } from './flaky-contract.js';
 import { aQueue, aQueueWithEntries, aRun, aTestCase, aToken, anEndedEntry, anOrg, at } from './fixtures.js';
 
 storeContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
-flakyStoreContract('sqlite (in memory)', () => openSqliteStore(':memory:'));
 
 describe('sqlite store on a file', () => {
   let dir: string;
@@ -20,7 +18,6 @@ describe('sqlite store on a file', () => {
   });
 
   storeContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)), () => openSqliteStore(join(dir, SQLITE_FILE)));
-  flakyStoreContract('sqlite (file)', () => openSqliteStore(join(dir, SQLITE_FILE)));
 
   it('creates the data directory and keeps everything across a close and reopen', async () => {
     const dataDir = join(dir, 'nested', 'data');
@@ -34,28 +31,28 @@ describe('sqlite store on a file', () => {
 
     const first = await openStore({ dataDir });
     expect(first.kind).toBe('sqlite');
-    await first.createOrg(org);
-    await first.createToken(token);
-    await first.revokeToken(token.id, at(1));
-    await first.insertQueue(queue);
+    await first.orgs.createOrg(org);
+    await first.orgs.createToken(token);
+    await first.orgs.revokeToken(token.id, at(1));
+    await first.queues.insertQueue(queue);
     const committed = { ...queue, version: 2, state: 'paused' as const };
-    expect(await first.commitQueue(committed, 1, { entries: [ended], runs: [run] })).toBe(true);
-    await first.putImpactedTargets(queue.repoKey, 4, 'sha-4', { all: false, targets });
-    await first.upsertTestCase(testCase);
-    const secret = await first.getOrCreateSecret('key', () => 'created-first');
-    expect(await first.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+    expect(await first.queues.commitQueue(committed, 1, { entries: [ended], runs: [run] })).toBe(true);
+    await first.targets.putImpactedTargets(queue.repoKey, 4, 'sha-4', { all: false, targets });
+    await first.tests.upsertTestCase(testCase);
+    const secret = await first.server.getOrCreateSecret('key', () => 'created-first');
+    expect(await first.server.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
     await first.close();
 
     const second = await openStore({ dataDir });
-    expect(await second.findOrgByOwner('github.com/acme')).toEqual(org);
-    expect(await second.findTokenByHash(token.hash)).toEqual({ ...token, revokedAt: at(1) });
-    expect(await second.getQueue(queue.repoKey, 'main')).toEqual(committed);
-    expect(await second.latestArchivedEntry(queue.id, 4)).toEqual(ended);
-    expect(await second.archivedRuns(queue.id, { prNumber: 4 })).toEqual([run]);
-    expect(await second.getImpactedTargets(queue.repoKey, 4, 'sha-4')).toEqual({ all: false, targets });
-    expect(await second.getTestCase(queue.repoKey, testCase.testCaseId)).toEqual(testCase);
-    expect(await second.getOrCreateSecret('key', () => 'created-second')).toBe(secret);
-    expect(await second.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
+    expect(await second.orgs.findOrgByOwner('github.com/acme')).toEqual(org);
+    expect(await second.orgs.findTokenByHash(token.hash)).toEqual({ ...token, revokedAt: at(1) });
+    expect(await second.queues.getQueue(queue.repoKey, 'main')).toEqual(committed);
+    expect(await second.queues.latestArchivedEntry(queue.id, 4)).toEqual(ended);
+    expect(await second.queues.archivedRuns(queue.id, { prNumber: 4 })).toEqual([run]);
+    expect(await second.targets.getImpactedTargets(queue.repoKey, 4, 'sha-4')).toEqual({ all: false, targets });
+    expect(await second.tests.getTestCase(queue.repoKey, testCase.testCaseId)).toEqual(testCase);
+    expect(await second.server.getOrCreateSecret('key', () => 'created-second')).toBe(secret);
+    expect(await second.server.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
     await second.close();
   });
 
@@ -65,18 +62,18 @@ describe('sqlite store on a file', () => {
     const b = await openSqliteStore(path);
     try {
       const [fromA, fromB] = await Promise.all([
-        a.getOrCreateSecret('page-token-key', () => 'from-a'),
-        b.getOrCreateSecret('page-token-key', () => 'from-b'),
+        a.server.getOrCreateSecret('page-token-key', () => 'from-a'),
+        b.server.getOrCreateSecret('page-token-key', () => 'from-b'),
       ]);
       expect(fromB).toBe(fromA);
-      expect(await a.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
-      expect(await b.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(false);
+      expect(await a.server.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+      expect(await b.server.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(false);
 
       const queue = aQueue({ version: 1 });
-      await a.insertQueue(queue);
-      expect(await b.commitQueue({ ...queue, version: 2 }, 1)).toBe(true);
-      expect(await a.commitQueue({ ...queue, version: 2 }, 1)).toBe(false);
-      expect((await a.getQueueById(queue.id))?.version).toBe(2);
+      await a.queues.insertQueue(queue);
+      expect(await b.queues.commitQueue({ ...queue, version: 2 }, 1)).toBe(true);
+      expect(await a.queues.commitQueue({ ...queue, version: 2 }, 1)).toBe(false);
+      expect((await a.queues.getQueueById(queue.id))?.version).toBe(2);
     } finally {
       await a.close();
       await b.close();
@@ -98,8 +95,8 @@ describe('sqlite store on a file', () => {
 
     const store = await openSqliteStore(path);
     try {
-      expect(await store.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
-      expect(await store.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
+      expect(await store.server.claimWebhookDelivery('delivery-1', at(1), at(0))).toBe(true);
+      expect(await store.server.claimWebhookDelivery('delivery-1', at(2), at(0))).toBe(false);
     } finally {
       await store.close();
     }
@@ -116,7 +113,7 @@ describe('sqlite store on a file', () => {
 
     const store = await openSqliteStore(path);
     try {
-      expect((await store.takeLease('queue:a', 'one', 1, 30_001)).holder).toBe('one');
+      expect((await store.leases.takeLease('queue:a', 'one', 1, 30_001)).holder).toBe('one');
     } finally {
       await store.close();
     }
@@ -126,7 +123,7 @@ describe('sqlite store on a file', () => {
     const path = join(dir, SQLITE_FILE);
     const flaky = aTestCase('github.com/acme/widgets', { status: 'flaky', quarantinedAt: at(1) });
     const first = await openSqliteStore(path);
-    await first.upsertTestCase(flaky);
+    await first.tests.upsertTestCase(flaky);
     await first.close();
     const raw = new Database(path);
     undoQueueRowsMigration(raw);
@@ -138,7 +135,7 @@ describe('sqlite store on a file', () => {
 
     const store = await openSqliteStore(path);
     try {
-      expect(await store.testCaseCounts(['github.com/acme'])).toEqual([
+      expect(await store.tests.testCaseCounts(['github.com/acme'])).toEqual([
         { repoKey: 'github.com/acme/widgets', flaky: 1, broken: 0, quarantined: 1 },
       ]);
     } finally {
@@ -161,12 +158,12 @@ describe('sqlite store on a file', () => {
 
     const store = await openSqliteStore(path);
     try {
-      expect(await store.getQueueById(queue.id)).toEqual(queue);
-      expect(await store.getQueue(other.repoKey, 'develop')).toEqual(other);
+      expect(await store.queues.getQueueById(queue.id)).toEqual(queue);
+      expect(await store.queues.getQueue(other.repoKey, 'develop')).toEqual(other);
       const next = { ...queue, version: 8, entries: queue.entries.slice(1) };
-      expect(await store.commitQueue(next, 7)).toBe(true);
+      expect(await store.queues.commitQueue(next, 7)).toBe(true);
       const again = await openSqliteStore(path);
-      expect(await again.getQueueById(queue.id)).toEqual(next);
+      expect(await again.queues.getQueueById(queue.id)).toEqual(next);
       await again.close();
     } finally {
       await store.close();
@@ -177,11 +174,11 @@ describe('sqlite store on a file', () => {
     const store = await openSqliteStore(join(dir, SQLITE_FILE));
     try {
       const queue = aQueue({ version: 1 });
-      await store.insertQueue(queue);
-      await store.commitQueue({ ...queue, version: 2 }, 1);
+      await store.queues.insertQueue(queue);
+      await store.queues.commitQueue({ ...queue, version: 2 }, 1);
       const ended = anEndedEntry(queue.id, { prNumber: 9 });
-      expect(await store.commitQueue({ ...queue, version: 2 }, 1, { entries: [ended] })).toBe(false);
-      expect(await store.latestArchivedEntry(queue.id, 9)).toBeNull();
+      expect(await store.queues.commitQueue({ ...queue, version: 2 }, 1, { entries: [ended] })).toBe(false);
+      expect(await store.queues.latestArchivedEntry(queue.id, 9)).toBeNull();
     } finally {
       await store.close();
     }
@@ -191,15 +188,15 @@ describe('sqlite store on a file', () => {
     const store = await openSqliteStore(join(dir, SQLITE_FILE));
     try {
       const queue = aQueueWithEntries(1000, { version: 1 });
-      await store.insertQueue(queue);
+      await store.queues.insertQueue(queue);
       let current = queue;
       for (let i = 0; i < 21; i++) {
-        const loaded = (await store.getQueue(current.repoKey, current.branch))!;
+        const loaded = (await store.queues.getQueue(current.repoKey, current.branch))!;
         const next = { ...loaded, version: loaded.version + 1, updatedAt: at(i) };
-        expect(await store.commitQueue(next, loaded.version)).toBe(true);
+        expect(await store.queues.commitQueue(next, loaded.version)).toBe(true);
         current = next;
       }
-      expect(await store.getQueueById(queue.id)).toEqual(current);
+      expect(await store.queues.getQueueById(queue.id)).toEqual(current);
     } finally {
       await store.close();
     }

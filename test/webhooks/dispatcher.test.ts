@@ -28,8 +28,8 @@ beforeEach(async () => {
   receiver = await WebhookReceiver.start();
   acme = { id: randomUUID(), slug: 'acme', owners: ['github.com/acme'], createdAt: clock.now().toISOString() };
   globex = { id: randomUUID(), slug: 'globex', owners: ['github.com/globex'], createdAt: clock.now().toISOString() };
-  await store.createOrg(acme);
-  await store.createOrg(globex);
+  await store.orgs.createOrg(acme);
+  await store.orgs.createOrg(globex);
   service = new WebhookService({ store, clock, allowedNetworks: LOOPBACK_NETWORKS });
 });
 afterEach(async () => {
@@ -45,7 +45,7 @@ test("test-case events go to the repository owner's organization only", async ()
   const other = await WebhookReceiver.start();
   await service.create(globex, { url: other.url, events: ['*'] });
   const repoKey = 'github.com/acme/widgets';
-  await store.writeTestCases([], [{ kind: 'quarantine', repoKey, testCaseId: 'tc', at: clock.now().toISOString(), quarantined: true }]);
+  await store.tests.writeTestCases([], [{ kind: 'quarantine', repoKey, testCaseId: 'tc', at: clock.now().toISOString(), quarantined: true }]);
   await dispatcher().runOnce();
   expect(receiver.accepted().map((r) => JSON.parse(r.body).type)).toEqual(['test_case.quarantine_changed']);
   expect(JSON.parse(receiver.accepted()[0]!.body).data.repo).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
@@ -56,11 +56,11 @@ test("test-case events go to the repository owner's organization only", async ()
 test('a slack subscription gets a short text for merged, failed and cancelled only', async () => {
   await service.create(acme, { url: receiver.url, events: ['*'], format: 'slack' });
   const queue = aQueue({ orgId: acme.id, version: 0 });
-  await store.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
+  await store.queues.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
   const entry = anEntry(queue.id, { prNumber: 12, prTitle: 'Fix the widget' });
   const merged = transition(transition(entry, 'PENDING', reason('ready', 'ready'), clock.now()), 'MERGED', reason('merged', 'merged'), clock.now());
   const v1 = { ...queue, version: 1, entries: [merged] };
-  await store.commitQueue(v1, 0, { events: queueEvents(queue, v1, clock.now().toISOString()) });
+  await store.queues.commitQueue(v1, 0, { events: queueEvents(queue, v1, clock.now().toISOString()) });
   await dispatcher().runOnce();
   const bodies = receiver.accepted().map((r) => JSON.parse(r.body) as { text: string });
   expect(bodies).toHaveLength(1);
@@ -72,7 +72,7 @@ test('a subscription failing for 3 days is disabled and says why; retries follow
   receiver.mode = 'fail';
   const hook = await service.create(acme, { url: receiver.url, events: ['queue.*'] });
   const queue = aQueue({ orgId: acme.id, version: 0 });
-  await store.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
+  await store.queues.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
   const d = dispatcher({ schedule: [HOUR, 6 * HOUR, 24 * HOUR, 24 * HOUR, 24 * HOUR, 24 * HOUR] });
 
   await d.runOnce();
@@ -113,7 +113,7 @@ test('stop does not wait for a receiver that hangs; the delivery is sent again a
   receiver.mode = 'hang';
   await service.create(acme, { url: receiver.url, events: ['queue.*'] });
   const queue = aQueue({ orgId: acme.id, version: 0 });
-  await store.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
+  await store.queues.insertQueue(queue, queueEvents(null, queue, clock.now().toISOString()));
   // A minute to answer: were stop to wait for the request, this test would time out.
   const d = new WebhookDispatcher({ store, clock, logger: pino({ level: 'silent' }), allowedNetworks: LOOPBACK_NETWORKS, timeoutMs: 60_000, pollMs: 10 });
   d.start();
@@ -134,9 +134,9 @@ test('a pass with more deliveries than one store write holds sends each event on
   const prs = 40;
   for (let i = 0; i < hooks; i++) await service.create(acme, { url: receiver.url, events: ['pull_request.*'] });
   const queue = aQueue({ orgId: acme.id, version: 0 });
-  await store.insertQueue(queue);
+  await store.queues.insertQueue(queue);
   const v1 = { ...queue, version: 1, entries: Array.from({ length: prs }, (_, i) => anEntry(queue.id, { prNumber: i + 1 })) };
-  await store.commitQueue(v1, 0, { events: queueEvents(queue, v1, clock.now().toISOString()) });
+  await store.queues.commitQueue(v1, 0, { events: queueEvents(queue, v1, clock.now().toISOString()) });
 
   const d = dispatcher();
   while ((await d.runOnce()) > 0);

@@ -29,7 +29,7 @@ beforeEach(async () => {
   store = await openSqliteStore(':memory:');
   clock = new TestClock();
   acme = { id: randomUUID(), slug: 'acme', owners: ['github.com/acme'], createdAt: clock.now().toISOString() };
-  await store.createOrg(acme);
+  await store.orgs.createOrg(acme);
   receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
@@ -103,7 +103,7 @@ async function storedSubscription(url: string): Promise<string> {
     secret: 'whsec_c2VjcmV0', enabled: true, disabledReason: null, failingSince: null, createdAt: now, updatedAt: now,
   });
   const queue = aQueue({ orgId: acme.id, version: 0, branch });
-  await store.insertQueue(queue, queueEvents(null, queue, now));
+  await store.queues.insertQueue(queue, queueEvents(null, queue, now));
   return id;
 }
 

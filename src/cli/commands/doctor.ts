@@ -48,7 +48,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
       }
       const lines = await withStore(config, ctx.io, (store) =>
         runDoctor(appClient(gitHost), { owner, repo: name, branch: options.branch }, waitMs, (branch) =>
-          store.getQueue(repoKey({ host: repoHost(gitHost.apiUrl), owner, name }), branch),
+          store.queues.getQueue(repoKey({ host: repoHost(gitHost.apiUrl), owner, name }), branch),
         ),
       );
       for (const line of lines) ctx.io.stdout.write(`${line.ok === true ? 'ok  ' : line.ok === false ? 'FAIL' : 'skip'}  ${line.check}: ${line.say}\n`);

@@ -5,7 +5,6 @@ import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS, type DeliveryStatus, type Subs
 import { ServiceError } from '../../service/errors.js';
 import { OrgService } from '../../service/org-service.js';
 import { WebhookService, type WebhookRecord } from '../../service/webhook-service.js';
-import type { Store } from '../../store/store.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { withStore } from '../with-store.js';
@@ -44,12 +43,12 @@ function parseStatus(text: string): DeliveryStatus {
   return text as DeliveryStatus;
 }
 
-/** Runs `fn` with the store, the organization named by --org, and the webhook service. */
-function withOrg(ctx: CliContext, slug: string, fn: (args: { service: WebhookService; org: Awaited<ReturnType<OrgService['getOrg']>>; store: Store }) => Promise<void>) {
+/** Opens the store and runs `fn` with the organization named by --org and the webhook service. */
+function withOrg(ctx: CliContext, slug: string, fn: (args: { service: WebhookService; org: Awaited<ReturnType<OrgService['getOrg']>> }) => Promise<void>) {
   return withStore(ctx.config(), ctx.io, async (store) => {
     const org = await new OrgService(store, ctx.clock).getOrg(slug);
     const service = new WebhookService({ store, clock: ctx.clock, allowedNetworks: ctx.config().webhookAllowedNetworks ?? [] });
-    await fn({ service, org, store });
+    await fn({ service, org });
   });
 }
 

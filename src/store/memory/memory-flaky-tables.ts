@@ -3,12 +3,10 @@ import type { TestCase } from '../../domain/quarantine.js';
 import { latestFlakyCommits } from '../../domain/detection-evidence.js';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MemoryOutbox } from './memory-outbox.js';
-import type { FlakyTestStore, Store, TestCaseCounts, TestUploadWrite } from '../store.js';
-
-type TestCaseTables = FlakyTestStore & Pick<Store, 'upsertTestCase' | 'getTestCase' | 'listQuarantinedTests' | 'listFlakyTests'>;
+import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
-export class MemoryFlakyTables implements TestCaseTables {
+export class MemoryFlakyTables implements TestCaseStore {
   private readonly uploads = new Map<string, TestUpload>();
   /**
    * Results by repository and test case, oldest first, with their insertion order. A result never

@@ -1,16 +1,13 @@
 import type { ApiToken, Org } from '../../domain/org.js';
 import { ConflictError } from '../errors.js';
-import type { OrgStore, ServerStore } from '../store.js';
+import type { OrgStore } from '../store.js';
 
-/** Organizations, tokens, secrets and webhook deliveries in memory; copies in and out, as a real adapter. */
-export class MemoryOrgTables implements OrgStore, ServerStore {
+/** Organizations and tokens in memory; copies in and out, as a real adapter. */
+export class MemoryOrgTables implements OrgStore {
   private readonly orgs = new Map<string, Org>();
   /** ownerKey -> organization id. */
   private readonly owners = new Map<string, string>();
   private readonly tokens = new Map<string, ApiToken>();
-  private readonly secrets = new Map<string, string>();
-  /** Webhook delivery id -> when it was first seen. */
-  private readonly deliveries = new Map<string, string>();
 
   async createOrg(org: Org): Promise<void> {
     const owners = new Set(org.owners);
@@ -78,25 +75,6 @@ export class MemoryOrgTables implements OrgStore, ServerStore {
   async touchToken(id: string, at: string): Promise<void> {
     const token = this.tokens.get(id);
     if (token) this.tokens.set(id, { ...token, lastUsedAt: at });
-  }
-
-  async getOrCreateSecret(name: string, create: () => string): Promise<string> {
-    const existing = this.secrets.get(name);
-    if (existing !== undefined) return existing;
-    const value = create();
-    this.secrets.set(name, value);
-    return value;
-  }
-
-  async claimWebhookDelivery(deliveryId: string, at: string, keepSince: string): Promise<boolean> {
-    for (const [id, seen] of this.deliveries) if (seen < keepSince) this.deliveries.delete(id);
-    if (this.deliveries.has(deliveryId)) return false;
-    this.deliveries.set(deliveryId, at);
-    return true;
-  }
-
-  async releaseWebhookDelivery(deliveryId: string): Promise<void> {
-    this.deliveries.delete(deliveryId);
   }
 }
 

@@ -1,11 +1,11 @@
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MongoOutbox } from './outbox-collection.js';
 import type { MongoCounters } from './counters.js';
-import { isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
+import { findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
 
 type StoredResult = TestResult & { seq: number };
 type StoredEvent = TestCaseEvent & { seq: number };
@@ -14,10 +14,10 @@ type StoredSettings = FlakySettings & { repoKey: string };
 const NO_ID = { projection: { _id: 0 } } as const;
 
 /**
- * The flaky-test half of the MongoDB store. Single-document writes only (no transactions); results
+ * Test cases and the rest of the flaky-test data. Single-document writes only (no transactions); results
  * and events are numbered by counters (counters.ts), so ties keep their insertion order.
  */
-export class MongoFlakyCollections implements FlakyTestStore {
+export class MongoFlakyCollections implements TestCaseStore {
   private readonly uploads: Collection<TestUpload>;
   private readonly results: Collection<StoredResult>;
   private readonly cases: Collection<TestCase>;
@@ -26,13 +26,12 @@ export class MongoFlakyCollections implements FlakyTestStore {
 
   constructor(
     db: Db,
-    testCases: Collection<TestCase>,
     private readonly outbox: Pick<MongoOutbox, 'insertEvents'>,
     private readonly counters: MongoCounters,
   ) {
     this.uploads = db.collection('test_uploads');
     this.results = db.collection('test_results');
-    this.cases = testCases;
+    this.cases = db.collection('test_cases');
     this.events = db.collection('test_case_events');
     this.settings = db.collection('flaky_settings');
   }
@@ -45,7 +44,13 @@ export class MongoFlakyCollections implements FlakyTestStore {
         { key: { repoKey: 1, testCaseId: 1, at: 1 } },
         { key: { repoKey: 1, at: 1 } },
       ]),
-      this.cases.createIndexes([{ key: { repoKey: 1, status: 1 } }, { key: { repoKey: 1, lastFailedAt: 1 } }]),
+      this.cases.createIndexes([
+        { key: { repoKey: 1, testCaseId: 1 }, unique: true },
+        { key: { repoKey: 1, quarantinedAt: -1, testCaseId: 1 } },
+        { key: { repoKey: 1, statusLastUpdatedAt: -1, testCaseId: 1 } },
+        { key: { repoKey: 1, status: 1 } },
+        { key: { repoKey: 1, lastFailedAt: 1 } },
+      ]),
       this.events.createIndexes([{ key: { repoKey: 1, testCaseId: 1, seq: 1 } }]),
       this.settings.createIndexes([{ key: { repoKey: 1 }, unique: true }]),
     ]);
@@ -164,6 +169,30 @@ export class MongoFlakyCollections implements FlakyTestStore {
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
     await this.settings.replaceOne({ repoKey }, { ...settings, repoKey }, { upsert: true });
+  }
+
+  async upsertTestCase(testCase: TestCase): Promise<void> {
+    const { repoKey, testCaseId } = testCase;
+    await retryOnDuplicate(() => this.cases.replaceOne({ repoKey, testCaseId }, { ...testCase }, { upsert: true }));
+  }
+
+  async getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null> {
+    return findOne(this.cases, { repoKey, testCaseId });
+  }
+
+  listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.testCasePage({ repoKey, quarantinedAt: { $ne: null } }, { quarantinedAt: -1, testCaseId: 1 }, page);
+  }
+
+  listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const query: Filter<TestCase> = { repoKey, $or: [{ status: { $ne: 'healthy' } }, { quarantinedAt: { $ne: null } }] };
+    return this.testCasePage(query, { statusLastUpdatedAt: -1, testCaseId: 1 }, page);
+  }
+
+  private async testCasePage(query: Filter<TestCase>, sort: Record<string, 1 | -1>, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    const rows = page.limit > 0 ? this.cases.find(query, { projection: { _id: 0 }, sort }).skip(page.offset).limit(page.limit).toArray() : Promise.resolve([]);
+    const [found, total] = await Promise.all([rows, this.cases.countDocuments(query)]);
+    return { rows: found as TestCase[], total };
   }
 
   async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {

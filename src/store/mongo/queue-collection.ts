@@ -4,7 +4,7 @@ import type { Entry } from '../../domain/entry.js';
 import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueHead, type QueueSnapshot } from '../queue-rows.js';
-import type { Archive, RunFilter } from '../store.js';
+import type { Archive, QueueStore, RunFilter } from '../store.js';
 import { conflictOnDuplicate, deleteInBatches, findMany, upsertAll } from './collection-ops.js';
 import { COMMITS_KEPT, PENDING_EVENTS, type MongoOutbox } from './outbox-collection.js';
 import { allRows, PageMap, type PageWrite, type QueuePage } from './queue-pages.js';
@@ -50,7 +50,7 @@ const HEAD_PROJECTION = { _id: 0, commits: 0, [PENDING_EVENTS]: 0 } as const;
 /** A page not named by its queue this long after it was written was left by a stopped commit. */
 const ORPHAN_AFTER_MS = 60 * 60_000;
 
-export class MongoQueueCollections {
+export class MongoQueueCollections implements QueueStore {
   private readonly queues: Collection<StoredQueue>;
   private readonly pages: Collection<QueuePage>;
   private readonly entries: Collection<Entry>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { targetNameBytes } from '../../domain/retention.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
-import type { PutTargetsOptions, TargetsHead } from '../store.js';
+import type { PutTargetsOptions, TargetStore, TargetsHead } from '../store.js';
 import { findMany, findOne, retryOnDuplicate } from './collection-ops.js';
 import { chunkNames } from './target-chunks.js';
 
@@ -33,7 +33,7 @@ interface TargetsChunk extends TargetsKey {
 }
 
 /** Impacted-target lists: a header per PR head and its names in chunks (target-chunks.ts). */
-export class MongoTargetCollections {
+export class MongoTargetCollections implements TargetStore {
   private readonly headers: Collection<TargetsHeader>;
   private readonly chunks: Collection<TargetsChunk>;
 
@@ -49,7 +49,7 @@ export class MongoTargetCollections {
     ]);
   }
 
-  async put(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
+  async putImpactedTargets(repoKey: string, prNumber: number, sha: string, targets: ImpactedTargets, options: PutTargetsOptions = {}): Promise<void> {
     const key: TargetsKey = { repoKey, prNumber, sha };
     const generation = randomUUID();
     const chunks = targets.all ? [] : chunkNames(targets.targets);
@@ -99,7 +99,7 @@ export class MongoTargetCollections {
     return deleted.deletedCount === 1;
   }
 
-  async touch(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
+  async touchImpactedTargets(repoKey: string, heads: readonly TargetsHead[], at: string): Promise<void> {
     if (heads.length === 0) return;
     await this.headers.updateMany(
       { repoKey, $or: heads.map((h) => ({ prNumber: h.prNumber, sha: h.sha })) },
@@ -107,7 +107,7 @@ export class MongoTargetCollections {
     );
   }
 
-  async prune(unusedSince: string): Promise<number> {
+  async pruneImpactedTargets(unusedSince: string): Promise<number> {
     const unused = this.headers.find(
       { $or: [{ usedAt: { $lt: unusedSince } }, { usedAt: { $exists: false } }] },
       { projection: { _id: 0, repoKey: 1, prNumber: 1, sha: 1, generation: 1 } },
@@ -118,7 +118,7 @@ export class MongoTargetCollections {
     return pruned;
   }
 
-  async get(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
+  async getImpactedTargets(repoKey: string, prNumber: number, sha: string): Promise<ImpactedTargets | null> {
     const key: TargetsKey = { repoKey, prNumber, sha };
     // A list replaced between reading its header and its chunks is gone: read the new one.
     for (let attempt = 0; attempt < 5; attempt++) {

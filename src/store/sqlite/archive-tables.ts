@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Entry } from '../../domain/entry.js';
 import type { TestRun } from '../../domain/run.js';
 import type { RunFilter } from '../store.js';
+import { parseDoc, parseDocs } from './json-docs.js';
 
 /** Ended entries and finished runs moved out of queues, with the keys their queries need. */
 export class SqliteArchiveTables {
@@ -91,27 +92,22 @@ export class SqliteArchiveTables {
   }
 
   async latestEntry(queueId: string, prNumber: number): Promise<Entry | null> {
-    const doc = this.stmt.latestEntry.get(queueId, prNumber) as string | undefined;
-    return doc === undefined ? null : (JSON.parse(doc) as Entry);
+    return parseDoc<Entry>(this.stmt.latestEntry.get(queueId, prNumber));
   }
 
   async entriesEndedSince(queueIds: string[], since: string): Promise<Entry[]> {
     if (queueIds.length === 0) return [];
-    return parseAll<Entry>(this.stmt.entriesEndedSince.all(JSON.stringify(queueIds), since));
+    return parseDocs<Entry>(this.stmt.entriesEndedSince.all(JSON.stringify(queueIds), since));
   }
 
   async runs(queueId: string, filter: RunFilter): Promise<TestRun[]> {
     const params = { queueId, runId: filter.runId ?? null, finishedSince: filter.finishedSince ?? null };
     const rows =
       filter.prNumber === undefined ? this.stmt.runs.all(params) : this.stmt.runsOfPr.all({ ...params, prNumber: filter.prNumber });
-    return parseAll<TestRun>(rows);
+    return parseDocs<TestRun>(rows);
   }
 
   async prune(endedBefore: string): Promise<{ entries: number; runs: number }> {
     return this.pruneTx.immediate(endedBefore);
   }
-}
-
-function parseAll<T>(docs: unknown[]): T[] {
-  return docs.map((d) => JSON.parse(d as string) as T);
 }

@@ -3,7 +3,8 @@ import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { SqliteOutboxTable } from './outbox-table.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { FlakyTestStore, TestCaseCounts, TestUploadWrite } from '../store.js';
+import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { parseDoc, parseDocs } from './json-docs.js';
 
 /** Rows (results, test cases, events) written per transaction of a large upload: a few ms each. */
 export const ROWS_PER_TRANSACTION = 100;
@@ -21,8 +22,8 @@ interface ResultRow {
   ignored: number;
 }
 
-/** The flaky-test half of the SQLite store (tables of migration 3). */
-export class SqliteFlakyTables implements FlakyTestStore {
+/** Test cases and the rest of the flaky-test data (tables of migration 3). */
+export class SqliteFlakyTables implements TestCaseStore {
   private readonly stmt;
   private readonly commitTx;
   private readonly writeTx;
@@ -74,6 +75,17 @@ export class SqliteFlakyTables implements FlakyTestStore {
                 OR (test_case_id, commit_sha) IN (SELECT test_case_id, commit_sha FROM latest))
          ORDER BY at, seq`,
       ),
+      testCase: db.prepare('SELECT doc FROM test_cases WHERE repo_key = ? AND test_case_id = ?').pluck(),
+      quarantined: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL
+         ORDER BY quarantined_at DESC, test_case_id LIMIT ? OFFSET ?`,
+      ).pluck(),
+      quarantinedCount: db.prepare('SELECT count(*) FROM test_cases WHERE repo_key = ? AND quarantined_at IS NOT NULL').pluck(),
+      flaky: db.prepare(
+        `SELECT doc FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)
+         ORDER BY json_extract(doc, '$.statusLastUpdatedAt') DESC, test_case_id LIMIT ? OFFSET ?`,
+      ).pluck(),
+      flakyCount: db.prepare("SELECT count(*) FROM test_cases WHERE repo_key = ? AND (status != 'healthy' OR quarantined_at IS NOT NULL)").pluck(),
       settings: db.prepare('SELECT doc FROM flaky_settings WHERE repo_key = ?').pluck(),
       putSettings: db.prepare('INSERT OR REPLACE INTO flaky_settings (repo_key, doc) VALUES (?, ?)'),
       counts: db.prepare(
@@ -157,8 +169,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
   }
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
-    const doc = this.stmt.upload.get(repoKey, uploadId) as string | undefined;
-    return doc === undefined ? null : (JSON.parse(doc) as TestUpload);
+    return parseDoc<TestUpload>(this.stmt.upload.get(repoKey, uploadId));
   }
 
   async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
@@ -168,7 +179,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
 
   async getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]> {
     if (testCaseIds.length === 0) return [];
-    return (this.stmt.casesByIds.all(repoKey, JSON.stringify(testCaseIds)) as string[]).map((d) => JSON.parse(d) as TestCase);
+    return parseDocs<TestCase>(this.stmt.casesByIds.all(repoKey, JSON.stringify(testCaseIds)));
   }
 
   async existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]> {
@@ -177,7 +188,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
   }
 
   async testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]> {
-    return (this.stmt.casesToWatch.all(repoKey, failedSince) as string[]).map((d) => JSON.parse(d) as TestCase);
+    return parseDocs<TestCase>(this.stmt.casesToWatch.all(repoKey, failedSince));
   }
 
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
@@ -203,18 +214,38 @@ export class SqliteFlakyTables implements FlakyTestStore {
     return (this.stmt.detectionResults.all(params) as ResultRow[]).map(resultOf);
   }
 
-
   async testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]> {
-    return (this.stmt.events.all(repoKey, testCaseId) as string[]).map((d) => JSON.parse(d) as TestCaseEvent);
+    return parseDocs<TestCaseEvent>(this.stmt.events.all(repoKey, testCaseId));
   }
 
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
-    const doc = this.stmt.settings.get(repoKey) as string | undefined;
-    return doc === undefined ? null : (JSON.parse(doc) as FlakySettings);
+    return parseDoc<FlakySettings>(this.stmt.settings.get(repoKey));
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
     this.stmt.putSettings.run(repoKey, JSON.stringify(settings));
+  }
+
+  async upsertTestCase(testCase: TestCase): Promise<void> {
+    await this.writeTestCases([testCase], []);
+  }
+
+  async getTestCase(repoKey: string, testCaseId: string): Promise<TestCase | null> {
+    return parseDoc<TestCase>(this.stmt.testCase.get(repoKey, testCaseId));
+  }
+
+  async listQuarantinedTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.db.transaction(() => ({
+      rows: parseDocs<TestCase>(this.stmt.quarantined.all(repoKey, page.limit, page.offset)),
+      total: this.stmt.quarantinedCount.get(repoKey) as number,
+    }))();
+  }
+
+  async listFlakyTests(repoKey: string, page: { offset: number; limit: number }): Promise<{ rows: TestCase[]; total: number }> {
+    return this.db.transaction(() => ({
+      rows: parseDocs<TestCase>(this.stmt.flaky.all(repoKey, page.limit, page.offset)),
+      total: this.stmt.flakyCount.get(repoKey) as number,
+    }))();
   }
 
   async testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]> {

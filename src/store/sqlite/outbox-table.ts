@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/event-types.js';
+import { parseDoc, parseDocs } from './json-docs.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 /**
@@ -121,12 +122,11 @@ export class SqliteOutboxTable implements OutboxStore {
   }
 
   async getSubscription(id: string): Promise<WebhookSubscription | null> {
-    return parse<WebhookSubscription>(this.stmt.subById.get(id));
+    return parseDoc<WebhookSubscription>(this.stmt.subById.get(id));
   }
 
   async listSubscriptions(orgId: string | null): Promise<WebhookSubscription[]> {
-    const docs = (orgId === null ? this.stmt.subsAll.all() : this.stmt.subsByOrg.all(orgId)) as string[];
-    return docs.map((d) => JSON.parse(d) as WebhookSubscription);
+    return parseDocs<WebhookSubscription>(orgId === null ? this.stmt.subsAll.all() : this.stmt.subsByOrg.all(orgId));
   }
 
   async putSubscription(s: WebhookSubscription): Promise<void> {
@@ -154,7 +154,7 @@ export class SqliteOutboxTable implements OutboxStore {
   }
 
   async dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]> {
-    return (this.stmt.due.all({ now, limit }) as string[]).map((d) => JSON.parse(d) as OutboundDelivery);
+    return parseDocs<OutboundDelivery>(this.stmt.due.all({ now, limit }));
   }
 
   async claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean> {
@@ -166,7 +166,7 @@ export class SqliteOutboxTable implements OutboxStore {
   }
 
   async getDelivery(id: string): Promise<OutboundDelivery | null> {
-    return parse<OutboundDelivery>(this.stmt.deliveryById.get(id));
+    return parseDoc<OutboundDelivery>(this.stmt.deliveryById.get(id));
   }
 
   async listDeliveries(orgId: string, filter: DeliveryFilter, page: { offset: number; limit: number }): Promise<{ rows: OutboundDelivery[]; total: number }> {
@@ -177,7 +177,7 @@ export class SqliteOutboxTable implements OutboxStore {
       eventId: filter.eventId ?? null,
     };
     return this.db.transaction(() => ({
-      rows: (this.stmt.deliveries.all({ ...params, ...page }) as string[]).map((d) => JSON.parse(d) as OutboundDelivery),
+      rows: parseDocs<OutboundDelivery>(this.stmt.deliveries.all({ ...params, ...page })),
       total: this.stmt.deliveriesCount.get(params) as number,
     }))();
   }
@@ -193,8 +193,4 @@ export class SqliteOutboxTable implements OutboxStore {
 
 function toStoredEvent(row: { seq: number; doc: string }): StoredEvent {
   return { ...(JSON.parse(row.doc) as OutboxEvent), seq: row.seq };
-}
-
-function parse<T>(doc: unknown): T | null {
-  return typeof doc === 'string' ? (JSON.parse(doc) as T) : null;
 }

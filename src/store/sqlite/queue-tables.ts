@@ -2,9 +2,9 @@ import type Database from 'better-sqlite3';
 import type { Entry } from '../../domain/entry.js';
 import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
-import { ConflictError } from '../errors.js';
+import { asConflict } from './unique-conflict.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueChanges, type QueueHead, type QueueSnapshot, type RowChanges } from '../queue-rows.js';
-import type { Archive, RunFilter } from '../store.js';
+import type { Archive, QueueStore, RunFilter } from '../store.js';
 import { SqliteArchiveTables } from './archive-tables.js';
 import type { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -17,7 +17,7 @@ type Statement = Database.Statement;
  * committed in this process when the stored version is still its version (one indexed read), and
  * load the rows otherwise. The outbound events of a change are stored in its transaction.
  */
-export class SqliteQueueTables {
+export class SqliteQueueTables implements QueueStore {
   private readonly snapshots = new Map<string, QueueSnapshot>();
   private readonly archive: SqliteArchiveTables;
   private readonly stmt: Record<string, Statement>;
@@ -233,8 +233,3 @@ interface StoredVersion {
 }
 
 class VersionConflict extends Error {}
-
-export function asConflict(err: unknown, message: string): unknown {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new ConflictError(message) : err;
-}

@@ -190,7 +190,7 @@ it('two replicas on one SQLite file: only the lease holder acts, and the survivo
   });
   const store = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
   // The installation is handled from the webhook inbox just after the answer: its organization follows.
-  for (const until = Date.now() + 10_000; !(await store.findOrgByOwner(`${repo.host}/${fake.owner}`)) && Date.now() < until; ) await sleep(50);
+  for (const until = Date.now() + 10_000; !(await store.orgs.findOrgByOwner(`${repo.host}/${fake.owner}`)) && Date.now() < until; ) await sleep(50);
   token = (await new OrgService(store, systemClock).createToken(fake.owner, 'replicas')).token;
   await store.close();
   await call('b', 'createQueue', { ...queue, concurrency: 2 });

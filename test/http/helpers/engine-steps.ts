@@ -18,11 +18,11 @@ export async function engineCommit(
   branch: string,
   change: (queue: QueueDoc) => { queue: QueueDoc; archive?: Archive },
 ): Promise<QueueDoc> {
-  const current = await t.store.getQueue(repoKey(ACME_REPO), branch);
+  const current = await t.store.queues.getQueue(repoKey(ACME_REPO), branch);
   if (!current) throw new Error(`no queue ${branch}`);
   const { queue, archive } = change(current);
   const next = { ...queue, version: current.version + 1 };
-  if (!(await t.store.commitQueue(next, current.version, archive))) throw new Error('conflict');
+  if (!(await t.store.queues.commitQueue(next, current.version, archive))) throw new Error('conflict');
   return next;
 }
 

@@ -29,11 +29,11 @@ export async function uiSignIn(t: TestApp, token: string): Promise<{ cookie: str
 
 /** Everything a request could have changed: queues (with entries and runs) and the archive of acme's queues. */
 export async function storeSnapshot(t: TestApp): Promise<string> {
-  const queues = await t.store.listQueues({});
+  const queues = await t.store.queues.listQueues({});
   const archived = await Promise.all(
-    queues.map(async (q) => ({ runs: await t.store.archivedRuns(q.id, {}), latest1: await t.store.latestArchivedEntry(q.id, 1) })),
+    queues.map(async (q) => ({ runs: await t.store.queues.archivedRuns(q.id, {}), latest1: await t.store.queues.latestArchivedEntry(q.id, 1) })),
   );
-  const targets = await t.store.getImpactedTargets('github.com/acme/widgets', 1, 'sha-1');
+  const targets = await t.store.targets.getImpactedTargets('github.com/acme/widgets', 1, 'sha-1');
   return JSON.stringify({ queues, archived, targets });
 }
 

@@ -70,18 +70,18 @@ export async function seedTenants(store: Store, now: Date): Promise<{ acme: Test
   const createdAt = now.toISOString();
   async function tenant(slug: string, owners: string[]): Promise<TestTenant> {
     const org: Org = { id: randomUUID(), slug, owners, createdAt };
-    await store.createOrg(org);
+    await store.orgs.createOrg(org);
     const token = generateToken();
     const tokenId = randomUUID();
-    await store.createToken(apiToken(tokenId, org.id, token, createdAt));
+    await store.orgs.createToken(apiToken(tokenId, org.id, token, createdAt));
     return { org, token, tokenId };
   }
   const acme = await tenant('acme', ['github.com/acme', 'github.com/acme-labs']);
   const globex = await tenant('globex', ['github.com/globex']);
   const revokedToken = generateToken();
   const revokedId = randomUUID();
-  await store.createToken(apiToken(revokedId, acme.org.id, revokedToken, createdAt));
-  await store.revokeToken(revokedId, createdAt);
+  await store.orgs.createToken(apiToken(revokedId, acme.org.id, revokedToken, createdAt));
+  await store.orgs.revokeToken(revokedId, createdAt);
   return { acme, globex, revokedToken };
 }
 

@@ -1,0 +1,60 @@
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import type { Store } from '../store.js';
+import { MongoCounters } from './counters.js';
+import { MongoFlakyCollections } from './flaky-collections.js';
+import { MongoInbox } from './inbox-collection.js';
+import { MongoTemplates } from './template-collection.js';
+import { MongoLeases } from './mongo-leases.js';
+import { MongoOrgs } from './mongo-orgs.js';
+import { MongoServer } from './mongo-server.js';
+import { MongoOutbox } from './outbox-collection.js';
+import { MongoQueueCollections } from './queue-collection.js';
+import { MongoTargetCollections } from './target-collections.js';
+
+/** Connects and opens the store on `dbName`; the client is closed with the store (or when opening fails). */
+export async function connectMongo(uri: string, dbName: string, options: MongoClientOptions = {}): Promise<Store> {
+  const client = new MongoClient(uri, { ignoreUndefined: true, ...options });
+  await client.connect();
+  try {
+    return await openMongoOnDb(client.db(dbName), () => client.close());
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+}
+
+/**
+ * The store on an open database (tests pass a recording one), its indexes created (creating an
+ * existing index is a no-op); `close` ends what `db` was opened with. Documents are stored as the
+ * domain objects themselves (plus MongoDB's own `_id`, never read back), apart from queues
+ * (queue-collection.ts). No write needs a replica set: a queue commit writes its archive (idempotent
+ * upserts), its pages and staged events, then a compare-and-set on `version`.
+ */
+export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise<Store> {
+  const counters = new MongoCounters(db);
+  const outbox = new MongoOutbox(db, db.collection('queues'), counters);
+  const queues = new MongoQueueCollections(db, outbox);
+  const targets = new MongoTargetCollections(db);
+  const orgs = new MongoOrgs(db);
+  const tests = new MongoFlakyCollections(db, outbox, counters);
+  const server = new MongoServer(db);
+  const inbox = new MongoInbox(db);
+  const templates = new MongoTemplates(db);
+  await Promise.all([queues, targets, orgs, tests, server, outbox, inbox, templates, counters].map((role) => role.createIndexes()));
+  return {
+    kind: 'mongo',
+    queues,
+    targets,
+    orgs,
+    tests,
+    server,
+    leases: new MongoLeases(db),
+    outbox,
+    inbox,
+    templates,
+    async ping() {
+      await db.command({ ping: 1 });
+    },
+    close,
+  };
+}
