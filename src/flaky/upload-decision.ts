@@ -29,26 +29,25 @@ export interface UploadMeta {
   at: string;
 }
 
-/** The upload's own facts: its results and whether it may drive detection (infrastructure protection). */
-export function uploadResults(meta: UploadMeta, cases: readonly IdentifiedCase[]): { results: Map<string, TestResult>; ignoredForDetection: boolean } {
-  const failed = cases.filter(({ c }) => c.outcome === 'failed').length;
-  const ignoredForDetection = isInfrastructureFailure(cases.length, failed);
-  const results = new Map<string, TestResult>();
-  for (const { id, c } of cases) {
-    results.set(id, {
-      repoKey: meta.repoKey,
-      testCaseId: id,
-      uploadId: meta.uploadId,
-      commitSha: meta.commitSha,
-      branch: meta.branch,
-      outcome: c.outcome,
-      failedAttempts: c.failedAttempts,
-      passedAttempts: c.passedAttempts,
-      at: meta.at,
-      ignoredForDetection,
-    });
-  }
-  return { results, ignoredForDetection };
+/** Infrastructure protection: an upload where most tests failed is kept, but drives no detection. */
+export function isIgnoredForDetection(cases: readonly UploadedTestCase[]): boolean {
+  return isInfrastructureFailure(cases.length, cases.filter((c) => c.outcome === 'failed').length);
+}
+
+/** The result the upload stores for one test case. */
+export function uploadResult(meta: UploadMeta, { id, c }: IdentifiedCase, ignoredForDetection: boolean): TestResult {
+  return {
+    repoKey: meta.repoKey,
+    testCaseId: id,
+    uploadId: meta.uploadId,
+    commitSha: meta.commitSha,
+    branch: meta.branch,
+    outcome: c.outcome,
+    failedAttempts: c.failedAttempts,
+    passedAttempts: c.passedAttempts,
+    at: meta.at,
+    ignoredForDetection,
+  };
 }
 
 /** The start of the flaky window at `now`: tests that failed since may change status. */

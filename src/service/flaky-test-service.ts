@@ -16,8 +16,9 @@ import {
   learnedCase,
   mayChangeStatus,
   statusChange,
+  isIgnoredForDetection,
   uploadAnswer,
-  uploadResults,
+  uploadResult,
   windowStart,
   type IdentifiedCase,
   type StatusChange,
@@ -29,7 +30,7 @@ import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { toTestCaseRecord } from './test-case-record.js';
 import { readUploadedJunit } from './junit-upload-reader.js';
-import { inBatches, loopPacer } from './loop-pacer.js';
+import { inBatches, loopPacer, turnLoop } from './loop-pacer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** flaky-tests.md: results are kept 30 days. */
@@ -117,12 +118,15 @@ export class FlakyTestService {
     const meta: UploadMeta = { repoKey: key, uploadId, commitSha: input.commitSha, branch: input.branch ?? null, at: now.toISOString() };
     const pace = loopPacer();
     const settings = await this.settingsOf(key);
+    const ignoredForDetection = isIgnoredForDetection(uploadedCases);
     const cases: IdentifiedCase[] = [];
+    const results = new Map<string, TestResult>();
     for (const c of uploadedCases) {
-      cases.push({ id: testCaseId(key, c), c });
+      const uploaded = { id: testCaseId(key, c), c };
+      cases.push(uploaded);
+      results.set(uploaded.id, uploadResult(meta, uploaded, ignoredForDetection));
       await pace();
     }
-    const { results, ignoredForDetection } = uploadResults(meta, cases);
 
     // Only the documents that may change are read: tests that failed now, and those to watch (not
     // healthy, quarantined, or failed within the window). Of the others, only whether they exist.
@@ -152,7 +156,10 @@ export class FlakyTestService {
     }
 
     const outcome = { uploadId, commitSha: input.commitSha, cases, truncatedNames, ignoredForDetection, quarantinedBefore, after: current, newlyFlaky };
+    // The answer names every newly flaky test (20,000 at worst): built, then written, in turns of their own.
+    await turnLoop();
     const answer = uploadAnswer(outcome);
+    await turnLoop();
     const upload = { ...meta, prNumber: input.prNumber ?? null, jobName: input.jobName ?? null, variant: input.variant ?? null, answer };
     const committed = await this.store.commitTestUpload({
       upload,

@@ -126,6 +126,7 @@ export class SqliteFlakyTables implements FlakyTestStore {
       await turnLoop();
       this.insertResultsTx.immediate(results.slice(at, at + ROWS_PER_TRANSACTION));
     }
+    await turnLoop();
     const testCases = byTestCaseId(w.testCases);
     const eventsOf = new Map<string, TestCaseEvent[]>();
     for (const e of w.events) {
