@@ -56,6 +56,8 @@ export function startWalCheckpointer(path: string, pages: number): WalCheckpoint
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     async stop() {
+      // Unreferenced, the worker would not keep the process alive while it closes.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
