@@ -13,10 +13,10 @@ import { testCaseId } from '../flaky/test-case-id.js';
 import {
   changesOnEvidence,
   failedTestsForQueue,
+  isIgnoredForDetection,
   learnedCase,
   mayChangeStatus,
   statusChange,
-  isIgnoredForDetection,
   uploadAnswer,
   uploadResult,
   windowStart,
@@ -103,10 +103,7 @@ export class FlakyTestService {
     return answer;
   }
 
-  /**
-   * Reads what the upload's decisions need (upload-decision.ts decides), in batches that let the
-   * event loop turn, then commits the results, the changed test cases and their events at once.
-   */
+  /** Reads what upload-decision.ts needs to decide, letting the event loop turn, and commits what it decides. */
   private async ingest(
     key: string,
     input: UploadInput,
@@ -135,6 +132,8 @@ export class FlakyTestService {
     const current = new Map<string, TestCase>((await this.store.testCasesToWatch(key, since)).map((tc) => [tc.testCaseId, tc]));
     const failedNow = cases.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
     for (const tc of await inBatches(READ_BATCH, failedNow, (batch) => this.store.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
+    // flaky-tests.md: a run never forgives its own new failure. Only a quarantine that came before
+    // this upload's results forgives; what this upload teaches counts for the next runs.
     const quarantinedBefore = new Set([...current.values()].filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId));
     const dirty = new Set<string>();
     for (const uploaded of cases) {
