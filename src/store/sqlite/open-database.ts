@@ -3,10 +3,7 @@ import Database from 'better-sqlite3';
 /** How long a write waits for another process holding the database's write lock. */
 const BUSY_TIMEOUT_MS = 5000;
 const PAGE_SIZE = 1024;
-/** A WAL checkpoint every 16 MiB, by the store's checkpointer thread (wal-checkpointer.ts). */
-export const WAL_CHECKPOINT_PAGES = 16 * 1024;
-/** The committing connection checkpoints only if that thread falls far behind. */
-const WAL_CHECKPOINT_FALLBACK_PAGES = 4 * WAL_CHECKPOINT_PAGES;
+const WAL_CHECKPOINT_PAGES = 16 * 1024;
 
 /** Opens the SQLite file (or `:memory:`) with the settings the store relies on. */
 export function openDatabase(path: string): Database.Database {
@@ -18,7 +15,7 @@ export function openDatabase(path: string): Database.Database {
     // PR (docs/storage.md). The page size only applies to a new file, before it is in WAL mode.
     db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
-    db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_FALLBACK_PAGES}`);
+    db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
     // With WAL, NORMAL survives a crash of the process; only a power loss can drop the last commits.
     db.pragma('synchronous = NORMAL');
   }

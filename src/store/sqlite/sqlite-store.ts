@@ -12,8 +12,7 @@ import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUplo
 import { SqliteFlakyTables } from './flaky-tables.js';
 import { asConflict, SqliteQueueTables } from './queue-tables.js';
 import { SqliteInboxTable } from './inbox-table.js';
-import { openDatabase, WAL_CHECKPOINT_PAGES } from './open-database.js';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
+import { openDatabase } from './open-database.js';
 import { SqliteOutboxTable } from './outbox-table.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { SqliteLeases } from './sqlite-leases.js';
@@ -28,7 +27,6 @@ import { migrate } from './schema.js';
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
-  private readonly checkpointer: WalCheckpointer | null;
   private readonly stmt;
   private readonly createOrgTx;
   private readonly claimDeliveryTx;
@@ -41,7 +39,6 @@ export class SqliteStore implements Store {
 
   constructor(path: string) {
     this.db = openDatabase(path);
-    this.checkpointer = path === ':memory:' ? null : startWalCheckpointer(path, WAL_CHECKPOINT_PAGES);
     migrate(this.db);
     const db = this.db;
     this.outbox = new SqliteOutboxTable(db);
@@ -124,7 +121,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
