@@ -30,7 +30,7 @@ import { KeyedLock } from '../engine/keyed-lock.js';
 import { assertOwnsRepo } from './tenancy.js';
 import { toTestCaseRecord } from './test-case-record.js';
 import { readUploadedJunit } from './junit-upload-reader.js';
-import { inBatches, loopPacer, turnLoop } from './loop-pacer.js';
+import { inBatches, loopPacer } from './loop-pacer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** flaky-tests.md: results are kept 30 days. */
@@ -155,10 +155,7 @@ export class FlakyTestService {
     }
 
     const outcome = { uploadId, commitSha: input.commitSha, cases, truncatedNames, ignoredForDetection, quarantinedBefore, after: current, newlyFlaky };
-    // The answer names every newly flaky test (20,000 at worst): built, then written, in turns of their own.
-    await turnLoop();
     const answer = uploadAnswer(outcome);
-    await turnLoop();
     const upload = { ...meta, prNumber: input.prNumber ?? null, jobName: input.jobName ?? null, variant: input.variant ?? null, answer };
     const committed = await this.store.commitTestUpload({
       upload,
