@@ -7,7 +7,7 @@ import type { AbuseFromServer, AbuseToServer } from './abuse-server.js';
  * and the server's longest event-loop stall meanwhile, against the targets; exit code 1 when over.
  */
 
-type Ask = <T extends AbuseFromServer['type']>(message: AbuseToServer | null, answer: T) => Promise<Extract<AbuseFromServer, { type: T }>>;
+export type Ask = <T extends AbuseFromServer['type']>(message: AbuseToServer | null, answer: T) => Promise<Extract<AbuseFromServer, { type: T }>>;
 
 const NEWLY_FLAKY = 20_000;
 const TARGETS = { healthP99Ms: 50, loopStallMs: 100 };

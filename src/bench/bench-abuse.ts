@@ -67,7 +67,6 @@ const attacks = Promise.all([webhook, Promise.all(nested), Promise.all(stalled)]
 const health = pollHealth(port, 20, attacks);
 const [webhookResult, nestedResults, stalledResults] = await attacks;
 const latencies = await health;
-const refusalsOk = await refusalFlood({ port, pid: child.pid!, token: tokens[0] });
 const report = await ask({ type: 'report' }, 'report');
 
 const tally = (results: AttackResult[]) => {
@@ -92,6 +91,7 @@ console.log(`  longest event-loop stall ${figures.loopStallMs.toFixed(1)} ms   t
 console.log(`  /healthz p99           ${figures.healthP99Ms.toFixed(1)} ms over ${latencies.length} requests (max ${Math.max(...latencies).toFixed(1)})   target < ${TARGETS.healthP99Ms}   ${verdict('healthP99Ms')}`);
 console.log(`  longest log line       ${figures.logLineBytes} bytes of ${report.logLines} lines   target < ${TARGETS.logLineBytes}   ${verdict('logLineBytes')}`);
 const failed = (Object.keys(TARGETS) as (keyof typeof TARGETS)[]).filter((k) => verdict(k) !== 'ok');
+const refusalsOk = await refusalFlood({ port, pid: child.pid!, token: tokens[0] }, ask);
 process.exitCode = failed.length === 0 && refusalsOk ? 0 : 1;
 await runFlakyUploadCase(port, tokens[0], ask);
 child.send({ type: 'stop' } satisfies AbuseToServer);

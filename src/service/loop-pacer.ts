@@ -20,3 +20,13 @@ export function loopPacer(sliceMs = LOOP_SLICE_MS): () => Promise<void> {
 export function turnLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** What `read` answers for all the ids, asked `size` at a time, letting the event loop turn between. */
+export async function inBatches<T>(size: number, ids: string[], read: (batch: string[]) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let at = 0; at < ids.length; at += size) {
+    if (at > 0) await turnLoop();
+    all.push(...(await read(ids.slice(at, at + size))));
+  }
+  return all;
+}

@@ -60,7 +60,7 @@ export interface FlakyTestStore {
   testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]>;
   /** Stores changed test cases and appends their events. */
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
-  /** Results of these test cases at or after `since`, oldest first (ties in insertion order). */
+  /** Results of these test cases at or after `since`, oldest first (ties of one test case in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
   /**
    * Of those results, the ones the detector reads at each upload (`isDetectionEvidence`, with the

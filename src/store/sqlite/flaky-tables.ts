@@ -124,15 +124,22 @@ export class SqliteFlakyTables implements TestCaseStore {
    * each with its events, then its upload row — the mark that it is stored, after which a repeated
    * uploadId is a no-op. A crash in between leaves part of its results, and the client's retry
    * writes them again; two processes storing one uploadId at once may both write its rows.
+   *
+   * Rows go in test case id order: the indexes keyed by test case id then take each slice's rows
+   * in a few neighbouring pages, where ids in upload order (random UUIDs) dirty a page per row
+   * and index (20,000 newly flaky tests wrote 535 MB to the WAL in upload order, 308 MB sorted).
    */
   private async commitInSlices(w: TestUploadWrite): Promise<boolean> {
     const { upload } = w;
     if (this.stmt.upload.get(upload.repoKey, upload.uploadId) !== undefined) return false;
     this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
-    for (let at = 0; at < w.results.length; at += ROWS_PER_TRANSACTION) {
+    const results = byTestCaseId(w.results);
+    for (let at = 0; at < results.length; at += ROWS_PER_TRANSACTION) {
       await turnLoop();
-      this.insertResultsTx.immediate(w.results.slice(at, at + ROWS_PER_TRANSACTION));
+      this.insertResultsTx.immediate(results.slice(at, at + ROWS_PER_TRANSACTION));
     }
+    await turnLoop();
+    const testCases = byTestCaseId(w.testCases);
     const eventsOf = new Map<string, TestCaseEvent[]>();
     for (const e of w.events) {
       const list = eventsOf.get(e.testCaseId);
@@ -141,13 +148,13 @@ export class SqliteFlakyTables implements TestCaseStore {
     }
     let cases: TestCase[] = [];
     let events: TestCaseEvent[] = [];
-    for (const [i, tc] of w.testCases.entries()) {
+    for (const [i, tc] of testCases.entries()) {
       cases.push(tc);
       events.push(...(eventsOf.get(tc.testCaseId) ?? []));
       eventsOf.delete(tc.testCaseId);
       // The events of a test case written without it, if any, go with the last slice.
-      if (i === w.testCases.length - 1) events.push(...[...eventsOf.values()].flat());
-      if (cases.length + events.length < ROWS_PER_TRANSACTION && i < w.testCases.length - 1) continue;
+      if (i === testCases.length - 1) events.push(...[...eventsOf.values()].flat());
+      if (cases.length + events.length < ROWS_PER_TRANSACTION && i < testCases.length - 1) continue;
       await turnLoop();
       this.writeTx.immediate(cases, events);
       cases = [];
@@ -267,6 +274,11 @@ function resultOf(r: ResultRow): TestResult {
     at: r.at,
     ignoredForDetection: r.ignored === 1,
   };
+}
+
+/** A copy in test case id order; rows of one test case keep their order (events: status before quarantine). */
+function byTestCaseId<T extends { testCaseId: string }>(rows: readonly T[]): T[] {
+  return [...rows].sort((a, b) => (a.testCaseId < b.testCaseId ? -1 : a.testCaseId > b.testCaseId ? 1 : 0));
 }
 
 function turnLoop(): Promise<void> {
