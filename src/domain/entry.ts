@@ -50,6 +50,8 @@ export interface Entry {
   prSha: string;
   prBaseBranch: string;
   prAuthor: string;
+  /** `owner/branch` of the PR's head (GitHub), for the merge commit message of its test branch. */
+  prHeadRef?: string;
   state: PrState;
   stateChangedAt: string;
   submittedAt: string;

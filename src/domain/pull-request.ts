@@ -4,6 +4,8 @@ import type { Mergeability } from './entry.js';
 export interface PullRequestInfo {
   number: number;
   title: string;
+  /** `owner/branch` of the PR's head, as GitHub's merge commits name it; absent where the host has none. */
+  headRef?: string;
   headSha: string;
   baseBranch: string;
   author: string;

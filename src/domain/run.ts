@@ -43,6 +43,8 @@ export interface RunPr {
   prNumber: number;
   prSha: string;
   prTitle: string;
+  /** `owner/branch` of the PR's head, for the test branch's merge commit message. */
+  prHeadRef?: string;
 }
 
 export interface TestRun {

@@ -127,7 +127,7 @@ export class Actuator {
     const spec: TestBranchSpec = {
       name,
       baseBranch: doc.branch,
-      prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha, title: p.prTitle })),
+      prs: run.prs.map((p) => ({ number: p.prNumber, sha: p.prSha, title: p.prTitle, ...(p.prHeadRef ? { from: p.prHeadRef } : {}) })),
       ...(reuse ? { reuse } : {}),
       ...(startFrom ? { startFrom } : {}),
       // Opened by the host once the branch exists, or found there after a crash; closed with the branch.

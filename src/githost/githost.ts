@@ -22,7 +22,8 @@ export interface TestBranchSpec {
   name: string;
   baseBranch: string;
   /** Merged in this order; `title` goes into the merge commit's message. */
-  prs: { number: number; sha: string; title?: string }[];
+  /** `from`: `owner/branch` of the PR's head, named in the merge commit as GitHub does. */
+  prs: { number: number; sha: string; title?: string; from?: string }[];
   /**
    * `name` is one of the queue's reused test branches (`reusesTestBranches`): it may hold an earlier
    * run's commit, which is never adopted; the new commit is published by moving it.

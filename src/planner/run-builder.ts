@@ -16,7 +16,7 @@ export function createRun(
   const own = new Set(unit.entryIds);
   const prs: RunPr[] = entryIds.map((entryId) => {
     const e = d.entry(entryId)!;
-    return { entryId, prNumber: e.prNumber, prSha: e.prSha, prTitle: e.prTitle };
+    return { entryId, prNumber: e.prNumber, prSha: e.prSha, prTitle: e.prTitle, ...(e.prHeadRef ? { prHeadRef: e.prHeadRef } : {}) };
   });
   const required = d.settings.requiredStatuses;
   const run: TestRun = {

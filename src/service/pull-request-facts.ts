@@ -10,6 +10,7 @@ export interface PullRequestFacts {
   prSha: string;
   prBaseBranch: string;
   prAuthor: string;
+  prHeadRef?: string;
   readiness: Readiness;
 }
 
@@ -50,6 +51,7 @@ export async function readPullRequestFacts(
     prSha: info.headSha,
     prBaseBranch: info.baseBranch,
     prAuthor: info.author,
+    ...(info.headRef ? { prHeadRef: info.headRef } : {}),
     readiness: {
       hasImpactedTargets: targets !== null,
       requiresImpactedTargets,

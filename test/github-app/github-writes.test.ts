@@ -51,7 +51,7 @@ describe('merging by fast-forward', () => {
     for (const n of [1, 2, 3]) expect(await h.pr(org, n)).toMatchObject({ state: 'MERGED', reason: { code: 'merged' } });
     // The merge commits main now holds read like GitHub's own.
     const merge3 = h.fake.handle('GET', `/repos/acme/widgets/git/commits/${with123}`, {})[1] as { message: string };
-    expect(merge3.message).toBe('Merge pull request #3\n\nchange 3\n\nmergeq-base: base0');
+    expect(merge3.message).toBe('Merge pull request #3 from dev/feature-3\n\nchange 3\n\nmergeq-base: base0');
   });
 
   test('branch protection refusing the fast-forward: merged through the merge API, and the queue says so', async () => {

@@ -13,7 +13,7 @@ export interface GitHubPull {
   draft?: boolean;
   mergeable?: boolean | null;
   mergeable_state?: string;
-  head: { sha: string };
+  head: { sha: string; label?: string | null };
   base: { ref: string };
   user: { login: string } | null;
 }
@@ -37,6 +37,8 @@ export function toPullRequestInfo(pr: GitHubPull): PullRequestInfo {
   return {
     number: pr.number,
     title: pr.title,
+    // GitHub's label is `owner:branch`; its merge commits say `from owner/branch`.
+    ...(pr.head.label ? { headRef: pr.head.label.replace(':', '/') } : {}),
     headSha: pr.head.sha,
     baseBranch: pr.base.ref,
     author: pr.user?.login ?? '',

@@ -142,7 +142,8 @@ async function mergeAll(
   return { sha: head };
 }
 
-/** `Merge pull request #12`, the PR's title, and the `mergeq-base` trailer. */
+/** `Merge pull request #12 from owner/branch`, the PR's title, and the `mergeq-base` trailer, as GitHub's own merge commits read. */
 export function mergeCommitMessage(pr: TestBranchSpec['prs'][number], baseSha: string): string {
-  return `Merge pull request #${pr.number}${pr.title ? `\n\n${pr.title}` : ''}\n\nmergeq-base: ${baseSha}`;
+  const from = pr.from ? ` from ${pr.from}` : '';
+  return `Merge pull request #${pr.number}${from}${pr.title ? `\n\n${pr.title}` : ''}\n\nmergeq-base: ${baseSha}`;
 }

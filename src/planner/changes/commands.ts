@@ -21,6 +21,7 @@ export interface SubmitInput {
   prSha: string;
   prBaseBranch: string;
   prAuthor: string;
+  prHeadRef?: string;
   priority: ResolvedPriority | null;
   noBatch: boolean | null;
   readiness: Readiness;
@@ -55,6 +56,7 @@ export function submitEntry(queue: QueueDoc, input: SubmitInput, now: Date): { q
     prSha: input.prSha,
     prBaseBranch: input.prBaseBranch,
     prAuthor: input.prAuthor,
+    ...(input.prHeadRef ? { prHeadRef: input.prHeadRef } : {}),
     state: 'NOT_READY',
     stateChangedAt: at,
     submittedAt: at,

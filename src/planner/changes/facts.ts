@@ -193,6 +193,7 @@ export function recordPullRequest(
     ...entry,
     prTitle: pr.title,
     prAuthor: pr.author,
+    ...(pr.headRef ? { prHeadRef: pr.headRef } : {}),
     prSha: pr.headSha,
     prBaseBranch: pr.baseBranch,
     readiness: {
