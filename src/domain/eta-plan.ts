@@ -19,6 +19,14 @@ export interface CiHistory {
    * median beyond the time it has already run. Absent: the median alone.
    */
   durationsMs?: number[];
+  /**
+   * The run times the range draws from: `durationsMs` with the runs cancelled meanwhile counted as
+   * lasting longer than they ran (`runDurations`). Absent: `durationsMs`. The point keeps the finished
+   * runs alone: measured, its error is lower so (bench:queue, s20 `parallel`, seed 1, at last-run start: 31% against 33%).
+   */
+  rangeDurationsMs?: number[];
+  /** Restarts of a run in flight by a PR placed ahead of it, per millisecond of run (`preemptionsPerMs`). Absent: none. */
+  preemptionsPerMs?: number;
 }
 
 /** One unit (a single PR or a batch) with an active entry, in queue order, as both estimates walk it. */

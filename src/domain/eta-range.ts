@@ -23,7 +23,8 @@ const MAX_RERUNS = 3;
  * future walks the plan as the point estimate does, with the run times drawn from the recent ones
  * (a run in flight: from those that lasted longer than it has run so far), a failure of each
  * undecided unit drawn at the recent chance that a PR fails its runs (`breakRate`; the units behind
- * it are rebuilt once it is known, and take one more run), and flake reruns of a unit's own run at the recent flake rate. A
+ * it are rebuilt once it is known, and take one more run), flake reruns of a unit's own run at the
+ * recent flake rate, and in parallel mode restarts by PRs placed ahead (`preemptionsPerMs`). A
  * unit's own failure ends its time in the queue without a merge, so its range is that of the
  * futures in which it merges. With optimistic merging a unit merges as soon as a run built on it
  * passes (`mergeWithRunsBehind`). The draws are seeded by the queue: the same queue and history give the
@@ -31,13 +32,24 @@ const MAX_RERUNS = 3;
  */
 export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): { earliestMs: number; latestMs: number; confidence: number }[] {
   const random = new Random(0x5eed).fork(seed);
-  const durations = history.durationsMs?.length ? history.durationsMs : [history.medianRunMs ?? 0];
+  const durations = history.rangeDurationsMs?.length ? history.rangeDurationsMs : history.durationsMs?.length ? history.durationsMs : [history.medianRunMs ?? 0];
   const draw = (): number => durations[random.int(durations.length)]!;
   const drawRemaining = (elapsed: number): number => {
     const first = firstAbove(durations, elapsed);
     return first === durations.length ? 0 : durations[first + random.int(durations.length - first)]! - elapsed;
   };
   const { nowMs, units } = plan;
+  const preemptionRate = history.preemptionsPerMs ?? 0;
+  /** A PR placed ahead while the unit is undecided (a Poisson process at the recent rate) restarts its run. */
+  const preempt = (end: number): number => {
+    let at = nowMs;
+    for (let restart = 0; restart < MAX_RERUNS && preemptionRate > 0; restart++) {
+      at += random.exponential(1 / preemptionRate);
+      if (at >= end) break;
+      end = at + draw();
+    }
+    return end;
+  };
   const breakRate = history.breakRate ?? history.failureRate;
   const samples = units.map(() => new Array<number>(DRAWS));
   const mergeAt = new Array<number>(units.length);
@@ -72,6 +84,7 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
         // Rebuilt without the failed unit once its failure is known; then its own flake reruns.
         if (failureAhead > Number.NEGATIVE_INFINITY) end = Math.max(end, failureAhead + draw());
         for (let rerun = 0; rerun < MAX_RERUNS && random.chance(history.flakeRate); rerun++) end += draw();
+        end = preempt(end);
       }
       const at = Math.max(after, end);
       samples[i]![s] = at;
@@ -113,6 +126,8 @@ function mergeWithRunsBehind(plan: QueuePlan, s: number, samples: number[][], en
   }
   units.forEach((unit, j) => {
     if (!passes(j) || !unit.deps) return;
+    // Its own passing run holds its lane ahead: it merges then, whether or not their runs have ended.
+    samples[j]![s] = Math.min(samples[j]![s]!, endAt[j]!);
     for (const d of unit.deps) samples[d]![s] = Math.min(samples[d]![s]!, endAt[j]!);
   });
 }

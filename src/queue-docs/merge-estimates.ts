@@ -14,7 +14,7 @@ export async function loadMergeEstimates(store: Pick<QueueStore, 'archivedRuns'>
   // A paused queue estimates nothing from its history: no need to read it.
   if (queue.state === 'paused' || queue.state === 'switching_modes') return estimateMergeTimes(queue, ciHistoryOf([]), now);
   const archived = await store.archivedRuns(queue.id, { finishedSince: new Date(now.getTime() - HISTORY_WINDOW_MS).toISOString() });
-  return estimateMergeTimes(queue, ciHistoryOf([...queue.runs, ...archived]), now);
+  return estimateMergeTimes(queue, ciHistoryOf([...queue.runs, ...archived], { lanes: queue.settings.mode === 'parallel' }), now);
 }
 
 /**
