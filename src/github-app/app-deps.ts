@@ -5,7 +5,8 @@ import type { GitHostEvents } from '../service/git-host-events.js';
 import type { QueueService } from '../service/queue-service.js';
 import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
-import type { RepoConfigDeps } from './repo-config-file.js';
+import type { RepoConfigService } from '../service/repo-config-service.js';
+import type { RepoConfigParse } from '../service/repo-config.js';
 import type { WriteAccess } from './write-access.js';
 
 /** What the GitHub App's handlers use: the same queue service as the REST API, and the git host's events. */
@@ -30,4 +31,10 @@ export interface AppDeps {
 export function repoOf(host: string, repository: { name: string; full_name: string }): RepoRef {
   const owner = repository.full_name.slice(0, repository.full_name.length - repository.name.length - 1);
   return { host, owner, name: repository.name };
+}
+
+/** `.github/mergeq.yml` for the App: its reader (the HTTP layer's schema) and the service applying it. */
+export interface RepoConfigDeps {
+  parse: (text: string) => RepoConfigParse;
+  service: RepoConfigService;
 }

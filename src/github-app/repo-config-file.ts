@@ -2,20 +2,13 @@ import { fileSettingsSource, REPO_CONFIG_PATH } from '../domain/queue-template.j
 import type { RepoRef } from '../domain/repo.js';
 import { repoParams, type Octokit } from '../githost/github/github-client.js';
 import { readRepoFile } from '../githost/github/repo-file.js';
-import type { AppliedRepoConfig, RepoConfigService } from '../service/repo-config-service.js';
-import type { RepoConfigParse } from '../service/repo-config.js';
+import type { AppliedRepoConfig } from '../service/repo-config-service.js';
 import type { AppDeps } from './app-deps.js';
 
 /** The commit status that reports what became of the file at that commit. */
 export const REPO_CONFIG_STATUS_CONTEXT = 'mergeq/config';
 /** GitHub cuts a status description at 140 characters. */
 const MAX_DESCRIPTION = 140;
-
-/** `.github/mergeq.yml` for the App: its reader (the HTTP layer's schema) and the service applying it. */
-export interface RepoConfigDeps {
-  parse: (text: string) => RepoConfigParse;
-  service: RepoConfigService;
-}
 
 /** Whether a push's commits added, changed or removed the file. */
 export function touchesRepoConfig(commits: readonly { added?: string[]; modified?: string[]; removed?: string[] }[]): boolean {
