@@ -161,7 +161,7 @@ describe('the write budget', () => {
     };
     for (let n = 1; n <= 30; n++) h.fake.openPull(n);
     for (let n = 1; n <= 30; n++) await h.comment(n, '/merge');
-    for (let minute = 0; minute < 60 && h.fake.merged.length < 30; minute++) await h.advanceMinutes(1);
+    for (let minute = 0; minute < 120 && h.fake.merged.length < 30; minute++) await h.advanceMinutes(1);
 
     expect(h.fake.merged).toHaveLength(30);
     for (let n = 1; n <= 30; n++) expect((await h.pr(org, n)).state).toBe('MERGED');
