@@ -18,15 +18,22 @@ v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 /**
- * Memory a buffered body would occupy: JS heap plus Buffers (which live outside the heap). Garbage
- * is collected twice, a turn apart, because freed Buffers release their memory a little later.
+ * Memory a buffered body would occupy: JS heap plus Buffers (which live outside the heap). V8 frees
+ * the memory of collected Buffers on a background thread, which lags on a busy machine, so garbage
+ * is collected until two readings agree: a server that kept the body would keep it in every reading.
  */
 async function memoryInUse(): Promise<number> {
-  collectGarbage();
-  await new Promise((resolve) => setImmediate(resolve));
-  collectGarbage();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
+  let last = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 40; attempt++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    collectGarbage();
+    const m = process.memoryUsage();
+    const now = m.heapUsed + m.arrayBuffers;
+    if (Math.abs(now - last) < 256 * 1024) return Math.min(now, last);
+    last = now;
+  }
+  return last;
 }
 
 let t: TestApp;
@@ -174,7 +181,9 @@ test('a client streaming far past the limit gets its 413 while it sends, and is 
     const res = await response;
     expect(res.status).toBe(413);
     expect(res.headers.connection).toBe('close');
-    expect(await cut).toMatch(/EPIPE|ECONNRESET/);
+    // How the cut reaches the sender depends on where its write was: mid-flight (EPIPE), read after
+    // the reset (ECONNRESET), or queued when the socket closed (ECANCELED).
+    expect(await cut).toMatch(/EPIPE|ECONNRESET|ECANCELED/);
   } finally {
     await server.close();
   }
