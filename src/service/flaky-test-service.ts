@@ -93,7 +93,7 @@ export class FlakyTestService {
       if (earlier) return earlier.answer;
 
       const { cases, truncatedNames } = await readUploadedJunit(input.junitXml, input.variant ?? null, input.pathRoot ?? null);
-      const ingested = await this.ingest(key, input, uploadId, cases, truncatedNames);
+      const ingested = await this.ingest(org.id, key, input, uploadId, cases, truncatedNames);
       failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
       return ingested?.answer ?? (await this.store.tests.getTestUpload(key, uploadId))!.answer;
@@ -105,6 +105,7 @@ export class FlakyTestService {
 
   /** Reads what upload-decision.ts needs to decide, letting the event loop turn, and commits what it decides. */
   private async ingest(
+    orgId: string,
     key: string,
     input: UploadInput,
     uploadId: string,
@@ -163,6 +164,7 @@ export class FlakyTestService {
       testCases: [...dirty].map((id) => current.get(id)!),
       events,
       keepResultsSince: new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString(),
+      orgId,
     });
     return committed ? { answer, failedTests: failedTestsForQueue(outcome) } : null;
   }
@@ -228,7 +230,7 @@ export class FlakyTestService {
           const change = applyVerdict(tc, {}, next.autoQuarantine, now);
           if (change.changed) changed.push({ testCase: await this.withOwners(repo, tc, change.testCase), events: change.events });
         }
-        await this.store.tests.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events));
+        await this.store.tests.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events), org.id);
       }
       return { repo, ...next };
     });
@@ -243,7 +245,7 @@ export class FlakyTestService {
       const settings = await this.settingsOf(key);
       const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
       const updated = await this.withOwners(ref.repo, tc, change.testCase);
-      if (change.changed) await this.store.tests.writeTestCases([updated], change.events);
+      if (change.changed) await this.store.tests.writeTestCases([updated], change.events, org.id);
       return this.describe(key, updated);
     });
   }

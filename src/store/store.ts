@@ -36,6 +36,8 @@ export interface TestUploadWrite {
   events: TestCaseEvent[];
   /** Results of the repository older than this (ISO time) may be dropped at the same time. */
   keepResultsSince: string;
+  /** The organization that uploaded: its outbox events are kept only while it has a webhook. */
+  orgId?: string;
 }
 
 export interface TestCaseCounts {
@@ -58,8 +60,11 @@ export interface FlakyTestStore {
   existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]>;
   /** Test cases that are not healthy, are quarantined, or failed at or after `failedSince`. */
   testCasesToWatch(repoKey: string, failedSince: string): Promise<TestCase[]>;
-  /** Stores changed test cases and appends their events. */
-  writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void>;
+  /**
+   * Stores changed test cases and appends their events. The outbox events go to `orgId`'s webhooks
+   * (none are kept when it has none); without it, to those of the repository's owner.
+   */
+  writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void>;
   /** Results of these test cases at or after `since`, oldest first (ties of one test case in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
   /**

@@ -47,7 +47,7 @@ export class MemoryFlakyTables implements TestCaseStore {
       else this.lastAt = r.at;
       cr.add({ seq: this.resultSeq++, r: Object.freeze(r) });
     }
-    await this.writeTestCases(w.testCases, w.events);
+    await this.writeTestCases(w.testCases, w.events, w.orgId);
     return true;
   }
 
@@ -72,10 +72,10 @@ export class MemoryFlakyTables implements TestCaseStore {
     );
   }
 
-  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
     this.events.push(...copy(events));
-    this.outbox?.insertEvents(testCaseOutboxEvents(events, testCases));
+    this.outbox?.insertEvents(testCaseOutboxEvents(events, testCases, orgId));
   }
 
   async upsertTestCase(testCase: TestCase): Promise<void> {

@@ -81,7 +81,7 @@ export class MongoFlakyCollections implements TestCaseStore {
       }));
       await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
     }
-    await this.writeTestCases(w.testCases, w.events);
+    await this.writeTestCases(w.testCases, w.events, w.orgId);
     try {
       await this.uploads.insertOne({ ...w.upload });
     } catch (err) {
@@ -107,7 +107,7 @@ export class MongoFlakyCollections implements TestCaseStore {
     return (await this.cases.find(filter, NO_ID).toArray()) as TestCase[];
   }
 
-  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     if (testCases.length > 0) {
       const ops: AnyBulkWriteOperation<TestCase>[] = testCases.map((tc) => ({
         replaceOne: { filter: { repoKey: tc.repoKey, testCaseId: tc.testCaseId }, replacement: { ...tc }, upsert: true },
@@ -120,7 +120,7 @@ export class MongoFlakyCollections implements TestCaseStore {
         updateOne: { filter: { ...e }, update: { $setOnInsert: { seq: first + i } }, upsert: true },
       }));
       await retryOnDuplicate(() => this.events.bulkWrite(ops, { ordered: false }));
-      await this.outbox.insertEvents(testCaseOutboxEvents(events, testCases));
+      await this.outbox.insertEvents(testCaseOutboxEvents(events, testCases, orgId));
     }
   }
 

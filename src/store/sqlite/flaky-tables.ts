@@ -98,10 +98,10 @@ export class SqliteFlakyTables implements TestCaseStore {
       ),
     };
 
-    this.writeTx = db.transaction((cases: TestCase[], events: TestCaseEvent[]) => {
+    this.writeTx = db.transaction((cases: TestCase[], events: TestCaseEvent[], orgId: string | undefined) => {
       for (const tc of cases) this.upsertCase(tc);
       for (const e of events) this.stmt.insertEvent.run(e.repoKey, e.testCaseId, JSON.stringify(e));
-      this.outbox.insertEvents(testCaseOutboxEvents(events, cases));
+      this.outbox.insertEvents(testCaseOutboxEvents(events, cases, orgId));
     });
 
     this.insertResultsTx = db.transaction((results: TestResult[]) => {
@@ -113,7 +113,7 @@ export class SqliteFlakyTables implements TestCaseStore {
       if (this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes !== 1) return false;
       this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
       this.insertResultsTx(w.results);
-      this.writeTx(w.testCases, w.events);
+      this.writeTx(w.testCases, w.events, w.orgId);
       return true;
     });
   }
@@ -156,7 +156,7 @@ export class SqliteFlakyTables implements TestCaseStore {
       if (i === testCases.length - 1) events.push(...[...eventsOf.values()].flat());
       if (cases.length + events.length < ROWS_PER_TRANSACTION && i < testCases.length - 1) continue;
       await turnLoop();
-      this.writeTx.immediate(cases, events);
+      this.writeTx.immediate(cases, events, w.orgId);
       cases = [];
       events = [];
     }
@@ -198,8 +198,8 @@ export class SqliteFlakyTables implements TestCaseStore {
     return parseDocs<TestCase>(this.stmt.casesToWatch.all(repoKey, failedSince));
   }
 
-  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[]): Promise<void> {
-    this.writeTx.immediate(testCases, events);
+  async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
+    this.writeTx.immediate(testCases, events, orgId);
   }
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
