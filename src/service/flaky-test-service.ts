@@ -152,6 +152,7 @@ export class FlakyTestService {
         current.set(change.before.testCaseId, await this.withOwners(input.repo, change.before, change.testCase));
         events.push(...change.events);
         dirty.add(change.before.testCaseId);
+        await pace();
       }
     }
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
+import { byTestCaseIdInTurns } from './sorted-in-turns.js';
 import type { SqliteOutboxTable } from './outbox-table.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
@@ -133,13 +134,13 @@ export class SqliteFlakyTables implements TestCaseStore {
     const { upload } = w;
     if (this.stmt.upload.get(upload.repoKey, upload.uploadId) !== undefined) return false;
     this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
-    const results = byTestCaseId(w.results);
+    const results = await byTestCaseIdInTurns(w.results);
     for (let at = 0; at < results.length; at += ROWS_PER_TRANSACTION) {
       await turnLoop();
       this.insertResultsTx.immediate(results.slice(at, at + ROWS_PER_TRANSACTION));
     }
     await turnLoop();
-    const testCases = byTestCaseId(w.testCases);
+    const testCases = await byTestCaseIdInTurns(w.testCases);
     const eventsOf = new Map<string, TestCaseEvent[]>();
     for (const e of w.events) {
       const list = eventsOf.get(e.testCaseId);
@@ -277,10 +278,6 @@ function resultOf(r: ResultRow): TestResult {
 }
 
 /** A copy in test case id order; rows of one test case keep their order (events: status before quarantine). */
-function byTestCaseId<T extends { testCaseId: string }>(rows: readonly T[]): T[] {
-  return [...rows].sort((a, b) => (a.testCaseId < b.testCaseId ? -1 : a.testCaseId > b.testCaseId ? 1 : 0));
-}
-
 function turnLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
