@@ -61,20 +61,26 @@ export function streamBody(opts: {
 }
 
 /** GET /healthz every `everyMs` until `stop` resolves; the latency of each, in ms. */
-export async function pollHealth(port: number, everyMs: number, stop: Promise<unknown>): Promise<number[]> {
+export async function pollHealth(port: number, everyMs: number, stop: Promise<unknown>, connected?: () => void): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let stopped = false;
-  void stop.then(() => (stopped = true));
-  while (!stopped) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
+  const get = () =>
+    new Promise<void>((resolve) => {
       const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
         res.resume();
         res.on('end', () => resolve());
       });
       req.on('error', () => resolve());
     });
+  const latencies: number[] = [];
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  if (connected) {
+    await get();
+    connected();
+  }
+  while (!stopped) {
+    const started = performance.now();
+    await get();
     latencies.push(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

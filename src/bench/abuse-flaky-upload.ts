@@ -30,7 +30,7 @@ export async function runFlakyUploadCase(port: number, token: string, ask: Ask):
     uploadId: `bench-abuse-flaky-${process.pid}`,
     junitXml: newlyFlakyJunit(NEWLY_FLAKY),
   });
-  await ask({ type: 'start' }, 'started');
+  await ask({ type: 'start', rss: false }, 'started');
   const started = performance.now();
   const upload = fetch(`http://127.0.0.1:${port}/v1/flaky-tests/upload`, {
     method: 'POST',

@@ -10,11 +10,11 @@ import { pollHealthApart } from './health-poller.js';
  * webhook endpoint's 400), then send as fast as the connection takes it. The server must answer
  * with `Connection: close` and stop reading. Bytes read per connection come from the server
  * process's read syscalls (/proc/<pid>/io `rchar`), so kernel buffers do not count. /healthz is
- * polled from a thread of its own (this process's loop is busy writing), and the server reports its
- * longest event-loop stall meanwhile.
+ * polled from a thread of its own (this process's loop is busy writing) over a connection opened
+ * before the flood, and the server reports its longest event-loop stall meanwhile.
  */
 
-const CONNECTIONS = 400;
+const CONNECTIONS = 1_000;
 const AT_ONCE = 50;
 const DECLARED = 200 * MiB;
 /** A client stops here if the server never closes: enough to tell reading from not reading. */
@@ -76,7 +76,8 @@ function bytesReadBy(pid: number): number {
 /** Runs the flood against the server (`pid` on `port`) and prints its figures; false when over a target. */
 export async function refusalFlood(target: { port: number; pid: number; token: string }, ask: Ask): Promise<boolean> {
   const routes = ROUTES(target.token);
-  await ask({ type: 'start' }, 'started');
+  const poller = await pollHealthApart(target.port, 20);
+  await ask({ type: 'start', rss: false }, 'started');
   const readBefore = bytesReadBy(target.pid);
   const started = Date.now();
   let next = 0;
@@ -85,8 +86,8 @@ export async function refusalFlood(target: { port: number; pid: number; token: s
     while (next < CONNECTIONS) results.push(await refusedUpload(target.port, routes[next++ % routes.length]!));
   };
   const flood = Promise.all(Array.from({ length: AT_ONCE }, worker));
-  const latencies = await pollHealthApart(target.port, 20, flood);
   await flood;
+  const latencies = await poller.stop();
   const { maxLoopDelayMs } = await ask({ type: 'report' }, 'report');
   const perConnection = (bytesReadBy(target.pid) - readBefore) / CONNECTIONS;
   const p99 = percentile(latencies, 99);

@@ -17,7 +17,8 @@ import { RssProbe } from './rss-probe.js';
  * loop are measured alone. Reports its port and an API token, then answers probes over IPC.
  */
 
-export type AbuseToServer = { type: 'start' } | { type: 'report' } | { type: 'stop' };
+/** `rss: false`: the phase reports no memory figure, so the server does not sample its RSS every 5 ms. */
+export type AbuseToServer = { type: 'start'; rss?: boolean } | { type: 'report' } | { type: 'stop' };
 export type AbuseFromServer =
   | { type: 'ready'; port: number; tokens: [string, string] }
   | { type: 'started' }
@@ -77,7 +78,7 @@ async function stop(): Promise<void> {
 process.on('message', (message: AbuseToServer) => {
   switch (message.type) {
     case 'start':
-      rss.start();
+      if (message.rss !== false) rss.start();
       loopDelay.reset();
       loopDelay.enable();
       send({ type: 'started' });

@@ -7,4 +7,4 @@ import { pollHealth } from './abuse-attacks.js';
  */
 const { port, everyMs } = workerData as { port: number; everyMs: number };
 const stop = new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
-parentPort!.postMessage(await pollHealth(port, everyMs, stop));
+parentPort!.postMessage(await pollHealth(port, everyMs, stop, () => parentPort!.postMessage('connected')));

@@ -1,19 +1,34 @@
 import { Worker } from 'node:worker_threads';
 
+export interface HealthPoller {
+  /** Stops polling; the latency of each /healthz asked since the poller connected, in ms. */
+  stop(): Promise<number[]>;
+}
+
 /**
- * GET /healthz every `everyMs` from a worker thread until `stop` resolves; the latency of each, in
- * ms. For attacks that keep the bench's own event loop busy (the refusal flood writes to 50
- * sockets at once), which would otherwise delay the polls and be counted as the server's.
+ * GET /healthz every `everyMs` from a worker thread, over one keep-alive connection opened (with a
+ * first, uncounted request) before this resolves, as a monitor that is already connected when an
+ * attack starts. For attacks that keep the bench's own event loop busy (the refusal flood writes
+ * to 50 sockets at once), which would otherwise delay the polls and be counted as the server's.
  */
-export async function pollHealthApart(port: number, everyMs: number, stop: Promise<unknown>): Promise<number[]> {
+export async function pollHealthApart(port: number, everyMs: number): Promise<HealthPoller> {
   const worker = new Worker(new URL('./health-poll-worker.js', import.meta.url), { workerData: { port, everyMs } });
   const latencies = new Promise<number[]>((resolve, reject) => {
-    worker.once('message', resolve);
+    worker.on('message', (message: number[] | 'connected') => {
+      if (message !== 'connected') resolve(message);
+    });
     worker.once('error', reject);
   });
-  await stop;
-  worker.postMessage('stop');
-  const result = await latencies;
-  await worker.terminate();
-  return result;
+  await new Promise<void>((resolve, reject) => {
+    worker.on('message', (message) => message === 'connected' && resolve());
+    worker.once('error', reject);
+  });
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const result = await latencies;
+      await worker.terminate();
+      return result;
+    },
+  };
 }

@@ -4,7 +4,11 @@ export interface FieldProblem {
   message: string;
 }
 
-/** An error every door (HTTP, GitHub App, CLI) reports the same way; HTTP renders it as problem+json. */
+/**
+ * An error every door (HTTP, GitHub App, CLI) reports the same way; HTTP renders it as problem+json.
+ * A 4xx is an answer, not a fault: it carries no stack trace, whose capture was a tenth of the cost
+ * of refusing a request in bench:abuse's flood.
+ */
 export class ServiceError extends Error {
   constructor(
     readonly status: number,
@@ -13,7 +17,10 @@ export class ServiceError extends Error {
     readonly detail?: string,
     readonly errors?: FieldProblem[],
   ) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(detail ?? title);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ServiceError';
   }
 }

@@ -72,3 +72,13 @@ test.each([
   expect(bytesRead).toHaveLength(1);
   expect(bytesRead[0]).toBeLessThanOrEqual(MiB);
 });
+
+test('fifty refused uploads at once each get their answer before the connection goes, not a reset', async () => {
+  bytesRead = [];
+  const heads = ['POST /v1/createQueue HTTP/1.1\r\nContent-Type: application/json', 'POST /v1/noSuchOperation HTTP/1.1\r\nContent-Type: application/json'];
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => refusedUpload(heads[i % 2]!)));
+  const unanswered = results.filter((r) => !/^HTTP\/1.1 (401|404|429) /.test(r.answer));
+  expect(unanswered).toHaveLength(0);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(Math.max(...bytesRead)).toBeLessThanOrEqual(MiB);
+});

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ServiceError } from '../../service/errors.js';
 import { httpErrors } from '../problem.js';
+import { lingerWhenClosing } from './unread-body.js';
 
 export interface ReadBodyOptions {
   /** Bytes after decompression. */
@@ -117,6 +118,7 @@ export function stopReading(req: IncomingMessage, res: ServerResponse, decoder: 
   if (closeConnection && !res.headersSent) res.setHeader('Connection', 'close');
   req.on('data', discard);
   req.resume();
+  lingerWhenClosing(req);
   res.once('finish', () => {
     if (!req.complete) req.socket?.destroySoon();
   });
