@@ -1,5 +1,6 @@
 import { runDurations } from './eta-durations.js';
 import { preemptionsPerMs } from './eta-preemption.js';
+import { restartChancePerPr } from './eta-restarts.js';
 import { mergeRanges, type MergeRange } from './eta-range.js';
 import type { QueueDoc } from './queue.js';
 import { isInFlight, type TestRun } from './run.js';
@@ -38,12 +39,13 @@ export function ciHistoryOf(runs: readonly TestRun[], { lanes = false }: { lanes
   const firsts = finished.filter((r) => r.attempt === 0 && r.kind === 'main');
   const failureRate = firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0;
   const prsPerRun = firsts.length ? firsts.reduce((n, r) => n + Math.max(1, r.prs.length), 0) / firsts.length : 1;
+  const restartChance = lanes ? null : restartChancePerPr(runs, Math.min(...finished.map((r) => Date.parse(r.finishedAt!))));
   return {
     medianRunMs: durations[Math.floor(durations.length / 2)]!,
     failureRate,
     flakeRate: finished.filter((r) => r.attempt > 0).length / finished.length,
     // A run of n PRs passes when each of them does: 1 − failureRate = (1 − breakRate)^n.
-    breakRate: 1 - (1 - failureRate) ** (1 / prsPerRun),
+    breakRate: restartChance ?? 1 - (1 - failureRate) ** (1 / prsPerRun),
     durationsMs: durations,
     ...(lanes ? { rangeDurationsMs: runDurations(finished, runs), preemptionsPerMs: preemptionsPerMs(runs) } : {}),
   };
@@ -111,7 +113,9 @@ export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units'
     if (entryIds.length === 0) continue;
     const run = runIndex.get(unit.id) ?? null;
     let deps: number[] | null = null;
-    if (lanes) {
+    // A run waits for, and fails with, only the units it is built on: in single mode every unit
+    // ahead but the suspects it leaves out, which it merges past.
+    if (lanes || run !== null) {
       const depUnits = new Set((run === null ? [] : inFlight[run]!.dependencyEntryIds).map((id) => unitOfEntry.get(id)));
       deps = [...depUnits].flatMap((u) => (u !== undefined && u !== unit.id && planned.has(u) ? [planned.get(u)!] : []));
     }
