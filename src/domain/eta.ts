@@ -23,11 +23,12 @@ export const HISTORY_RUNS = 50;
 
 /**
  * Recent runs (newest first or any order) → the numbers the estimate needs. `lanes` (parallel mode):
- * also what cancelled runs tell (`rangeDurationsMs`, `preemptionsPerMs`). Not in single mode, where
- * cancellations follow from run lengths: a run behind merges the PRs of a long run ahead, and a run
- * built on a suspect is rebuilt, then rebuilt again when the suspect is readmitted (which the drawn
- * failures ahead already stand for). Measured on s20 with them, its ranges moved late: 71% coverage
- * at last-run start, 28% of merges before the range.
+ * also what cancelled runs tell of run times and PRs placed ahead (`rangeDurationsMs`,
+ * `preemptionsPerMs`). Not in single mode, where cancellations follow from run lengths: a run behind
+ * merges the PRs of a long run ahead, and a run built on a suspect is rebuilt, then rebuilt again
+ * when the suspect is readmitted (which the drawn failures ahead already stand for). Measured on s20
+ * with them, its ranges moved late: 71% coverage at last-run start, 28% of merges before the range.
+ * There its rebuilt runs tell how likely a failure ahead is instead (`restartChancePerPr`).
  */
 export function ciHistoryOf(runs: readonly TestRun[], { lanes = false }: { lanes?: boolean } = {}): CiHistory {
   const finished = runs
@@ -61,10 +62,11 @@ export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'duratio
  * When each active entry should merge, and the range it should merge in. Units (single PRs or
  * batches) are decided in queue order; a unit with a run in flight ends when its run should (the
  * median of the recent runs that lasted longer than it has so far, `remainingRunMs`), the others take
- * the next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead
- * are decided (in parallel mode: every unit its run is built on). A failure among the undecided units
- * ahead sends the runs behind back for about one more run time, weighted by the chance of one;
- * flake reruns add their share of a run too. The range (`mergeRanges`) walks the same plan with
+ * the next of `concurrency` slots as runs in flight end. A unit merges once it and the units it
+ * waits for are decided: those its run is built on (in single mode every unit ahead but the suspects
+ * it left out; in parallel mode its lane), every unit ahead for a unit without a run in single mode.
+ * A failure among those still undecided sends it back for about one more run time, weighted by the
+ * chance of one; flake reruns add their share of a run too. The range (`mergeRanges`) walks the same plan with
  * drawn run times, failures and reruns.
  */
 export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
