@@ -6,10 +6,8 @@ import type { QueueDoc } from '../../src/domain/queue.js';
 import type { TestRun } from '../../src/domain/run.js';
 import { defaultSettings } from '../../src/domain/settings.js';
 import type { PrState } from '../../src/domain/states.js';
+import { MIN, NOW, at, ended } from './eta-runs.js';
 
-const NOW = new Date('2026-11-22T10:00:00.000Z');
-const MIN = 60_000;
-const at = (minutes: number) => new Date(NOW.getTime() + minutes * MIN).toISOString();
 const ms = (iso: string) => Date.parse(iso);
 
 /** A single-mode queue of one-PR units; `runs[u]`: how long unit u's run has run and the units it is built on. */
@@ -55,19 +53,10 @@ describe('single mode: a suspect ahead that a run leaves out', () => {
   });
 });
 
-/** A first main run of unit `unit` built on `ahead` PRs, started `createdMin` minutes from now and (unless pending) ended 30 minutes later as `status`. */
-function run(id: string, unit: string, ahead: number, status: TestRun['status'], createdMin = -40): TestRun {
-  return {
-    id,
-    unitId: unit,
-    kind: 'main',
-    status,
-    attempt: 0,
-    createdAt: at(createdMin),
-    finishedAt: status === 'pending' ? null : at(createdMin + 30),
-    prs: Array.from({ length: ahead + 1 }, (_, i) => ({ entryId: `${unit}-pr${i}` })),
-    dependencyEntryIds: Array.from({ length: ahead }, (_, i) => `${unit}-pr${i}`),
-  } as TestRun;
+/** A first main run of unit `unit` built on `ahead` PRs, started `from` minutes from now and (unless pending) ended 30 minutes later. */
+function run(id: string, unit: string, ahead: number, status: TestRun['status'], from = -40): TestRun {
+  const prs = Array.from({ length: ahead + 1 }, (_, i) => `${unit}-pr${i}`);
+  return ended(id, unit, from, status === 'pending' ? null : from + 30, status, prs);
 }
 
 describe('single mode: the chance that a PR ahead fails and restarts a run', () => {
