@@ -40,7 +40,7 @@ export function ciHistoryOf(runs: readonly TestRun[], { lanes = false }: { lanes
   const firsts = finished.filter((r) => r.attempt === 0 && r.kind === 'main');
   const failureRate = firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0;
   const prsPerRun = firsts.length ? firsts.reduce((n, r) => n + Math.max(1, r.prs.length), 0) / firsts.length : 1;
-  const restartChance = lanes ? null : restartChancePerPr(runs, Math.min(...finished.map((r) => Date.parse(r.finishedAt!))));
+  const restartChance = lanes ? null : restartChancePerPr(runs, finished[finished.length - 1]!.finishedAt!);
   return {
     medianRunMs: durations[Math.floor(durations.length / 2)]!,
     failureRate,

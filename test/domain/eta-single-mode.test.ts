@@ -84,16 +84,16 @@ describe('single mode: the chance that a PR ahead fails and restarts a run', () 
       runs.push(run(`r${i}`, `u${i}`, ahead, restarted ? 'cancelled' : 'passed'));
       if (restarted) runs.push(run(`again${i}`, `u${i}`, ahead, 'pending', -5));
     }
-    expect(restartChancePerPr(runs, 0)).toBeCloseTo(0.1, 2);
+    expect(restartChancePerPr(runs, '')).toBeCloseTo(0.1, 2);
   });
 
   test('a queue whose runs are built on no PR ahead (one at a time) keeps the share of failed first runs', () => {
     const runs = [run('a', 'a', 0, 'passed'), run('b', 'b', 0, 'failed'), run('c', 'c', 0, 'passed'), run('d', 'd', 0, 'passed')];
-    expect(restartChancePerPr(runs, 0)).toBeNull();
+    expect(restartChancePerPr(runs, '')).toBeNull();
     expect(ciHistoryOf(runs).breakRate).toBe(0.25);
   });
 
   test('no run restarted: no failure ahead is drawn', () => {
-    expect(restartChancePerPr([run('a', 'a', 3, 'passed'), run('b', 'b', 5, 'failed')], 0)).toBe(0);
+    expect(restartChancePerPr([run('a', 'a', 3, 'passed'), run('b', 'b', 5, 'failed')], '')).toBe(0);
   });
 });
