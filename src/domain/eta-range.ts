@@ -109,9 +109,10 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
 }
 
 /**
- * With optimistic merging, a unit's passing run merges every unit it is built on: a unit merges by
- * the time the first run built on it passes (a unit with no run yet in single mode is built on every
- * unit ahead; a run on the units its run holds, its own included, whether or not their runs have ended).
+ * With optimistic merging, a passing run merges every unit it is built on, whether or not their own
+ * runs have ended: a unit merges by the time the first passing run that holds it ends — its own, one
+ * whose units ahead include it, or in single mode that of a unit behind with no run yet (to be built
+ * on every unit ahead).
  */
 function mergeWithRunsBehind(plan: QueuePlan, s: number, samples: number[][], endAt: number[], failedAt: number[]): void {
   const { units } = plan;

@@ -66,8 +66,8 @@ export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'duratio
  * waits for are decided: those its run is built on (in single mode every unit ahead but the suspects
  * it left out; in parallel mode its lane), every unit ahead for a unit without a run in single mode.
  * A failure among those still undecided sends it back for about one more run time, weighted by the
- * chance of one; flake reruns add their share of a run too. The range (`mergeRanges`) walks the same plan with
- * drawn run times, failures and reruns.
+ * chance of one; flake reruns add their share of a run too. The range (`mergeRanges`) walks the same
+ * plan with drawn run times, failures and reruns.
  */
 export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
   const estimates = new Map<string, MergeEstimate>();
