@@ -9,9 +9,9 @@ export interface CiHistory {
   /** Share of finished runs that were flake reruns (each costs one more run). */
   flakeRate: number;
   /**
-   * The chance that one PR fails the runs it is in: `failureRate` spread over the PRs of a run. A run
-   * built on the PRs ahead (single mode) fails when any of them does, so its failures say less about
-   * each PR than a lone PR's run does. Absent: `failureRate`.
+   * The chance that one PR fails the runs it is in (and restarts the runs built on it). Parallel
+   * mode: `failureRate` spread over the PRs of a run, which fails when any of them does. Single mode:
+   * read from how often the recent runs were rebuilt (`restartChancePerPr`). Absent: `failureRate`.
    */
   breakRate?: number;
   /**
@@ -38,8 +38,9 @@ export interface PlannedUnit {
   /** Index in `QueuePlan.runsInFlight` of the run deciding it, if one is in flight. */
   run: number | null;
   /**
-   * Indexes (in `QueuePlan.units`) of the units ahead it waits for: in parallel mode the units its
-   * run is built on (its lane); null in single mode, where it waits for every unit ahead.
+   * Indexes (in `QueuePlan.units`) of the units ahead it waits for: the units its run is built on
+   * (parallel mode: its lane; single mode: every unit ahead but the suspects it left out); null for a
+   * unit without a run in single mode, which waits for every unit ahead.
    */
   deps: number[] | null;
 }

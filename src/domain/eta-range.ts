@@ -109,24 +109,21 @@ export function mergeRanges(plan: QueuePlan, history: CiHistory, seed: string): 
 }
 
 /**
- * With optimistic merging, a unit's passing run merges every unit it is built on: a unit merges by
- * the time the first run built on it passes (in single mode every run behind it is, failed units
- * aside; in parallel mode the runs whose lane holds it).
+ * With optimistic merging, a passing run merges every unit it is built on, whether or not their own
+ * runs have ended: a unit merges by the time the first passing run that holds it ends — its own, one
+ * whose units ahead include it, or in single mode that of a unit behind with no run yet (to be built
+ * on every unit ahead).
  */
 function mergeWithRunsBehind(plan: QueuePlan, s: number, samples: number[][], endAt: number[], failedAt: number[]): void {
   const { units } = plan;
   const passes = (j: number) => failedAt[j] === Number.NEGATIVE_INFINITY;
-  if (units.every((u) => u.deps === null)) {
-    let first = Number.POSITIVE_INFINITY;
-    for (let k = units.length - 1; k >= 0; k--) {
-      if (passes(k)) first = Math.min(first, endAt[k]!);
-      samples[k]![s] = Math.min(samples[k]![s]!, first);
-    }
-    return;
+  let first = Number.POSITIVE_INFINITY;
+  for (let k = units.length - 1; k >= 0; k--) {
+    if (passes(k) && units[k]!.deps === null) first = Math.min(first, endAt[k]!);
+    samples[k]![s] = Math.min(samples[k]![s]!, first);
   }
   units.forEach((unit, j) => {
     if (!passes(j) || !unit.deps) return;
-    // Its own passing run holds its lane ahead: it merges then, whether or not their runs have ended.
     samples[j]![s] = Math.min(samples[j]![s]!, endAt[j]!);
     for (const d of unit.deps) samples[d]![s] = Math.min(samples[d]![s]!, endAt[j]!);
   });

@@ -1,5 +1,6 @@
 import { runDurations } from './eta-durations.js';
 import { preemptionsPerMs } from './eta-preemption.js';
+import { restartChancePerPr } from './eta-restarts.js';
 import { mergeRanges, type MergeRange } from './eta-range.js';
 import type { QueueDoc } from './queue.js';
 import { isInFlight, type TestRun } from './run.js';
@@ -22,11 +23,12 @@ export const HISTORY_RUNS = 50;
 
 /**
  * Recent runs (newest first or any order) → the numbers the estimate needs. `lanes` (parallel mode):
- * also what cancelled runs tell (`rangeDurationsMs`, `preemptionsPerMs`). Not in single mode, where
- * cancellations follow from run lengths: a run behind merges the PRs of a long run ahead, and a run
- * built on a suspect is rebuilt, then rebuilt again when the suspect is readmitted (which the drawn
- * failures ahead already stand for). Measured on s20 with them, its ranges moved late: 71% coverage
- * at last-run start, 28% of merges before the range.
+ * also what cancelled runs tell of run times and PRs placed ahead (`rangeDurationsMs`,
+ * `preemptionsPerMs`). Not in single mode, where cancellations follow from run lengths: a run behind
+ * merges the PRs of a long run ahead, and a run built on a suspect is rebuilt, then rebuilt again
+ * when the suspect is readmitted (which the drawn failures ahead already stand for). Measured on s20
+ * with them, its ranges moved late: 71% coverage at last-run start, 28% of merges before the range.
+ * There its rebuilt runs tell how likely a failure ahead is instead (`restartChancePerPr`).
  */
 export function ciHistoryOf(runs: readonly TestRun[], { lanes = false }: { lanes?: boolean } = {}): CiHistory {
   const finished = runs
@@ -38,12 +40,13 @@ export function ciHistoryOf(runs: readonly TestRun[], { lanes = false }: { lanes
   const firsts = finished.filter((r) => r.attempt === 0 && r.kind === 'main');
   const failureRate = firsts.length ? firsts.filter((r) => r.status === 'failed').length / firsts.length : 0;
   const prsPerRun = firsts.length ? firsts.reduce((n, r) => n + Math.max(1, r.prs.length), 0) / firsts.length : 1;
+  const restartChance = lanes ? null : restartChancePerPr(runs, finished[finished.length - 1]!.finishedAt!);
   return {
     medianRunMs: durations[Math.floor(durations.length / 2)]!,
     failureRate,
     flakeRate: finished.filter((r) => r.attempt > 0).length / finished.length,
     // A run of n PRs passes when each of them does: 1 − failureRate = (1 − breakRate)^n.
-    breakRate: 1 - (1 - failureRate) ** (1 / prsPerRun),
+    breakRate: restartChance ?? 1 - (1 - failureRate) ** (1 / prsPerRun),
     durationsMs: durations,
     ...(lanes ? { rangeDurationsMs: runDurations(finished, runs), preemptionsPerMs: preemptionsPerMs(runs) } : {}),
   };
@@ -59,11 +62,12 @@ export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'duratio
  * When each active entry should merge, and the range it should merge in. Units (single PRs or
  * batches) are decided in queue order; a unit with a run in flight ends when its run should (the
  * median of the recent runs that lasted longer than it has so far, `remainingRunMs`), the others take
- * the next of `concurrency` slots as runs in flight end. A unit merges once it and every unit ahead
- * are decided (in parallel mode: every unit its run is built on). A failure among the undecided units
- * ahead sends the runs behind back for about one more run time, weighted by the chance of one;
- * flake reruns add their share of a run too. The range (`mergeRanges`) walks the same plan with
- * drawn run times, failures and reruns.
+ * the next of `concurrency` slots as runs in flight end. A unit merges once it and the units it
+ * waits for are decided: those its run is built on (in single mode every unit ahead but the suspects
+ * it left out; in parallel mode its lane), every unit ahead for a unit without a run in single mode.
+ * A failure among those still undecided sends it back for about one more run time, weighted by the
+ * chance of one; flake reruns add their share of a run too. The range (`mergeRanges`) walks the same
+ * plan with drawn run times, failures and reruns.
  */
 export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
   const estimates = new Map<string, MergeEstimate>();
@@ -111,7 +115,9 @@ export function planQueue(queue: Pick<QueueDoc, 'settings' | 'entries' | 'units'
     if (entryIds.length === 0) continue;
     const run = runIndex.get(unit.id) ?? null;
     let deps: number[] | null = null;
-    if (lanes) {
+    // A run waits for, and fails with, only the units it is built on: in single mode every unit
+    // ahead but the suspects it leaves out, which it merges past.
+    if (lanes || run !== null) {
       const depUnits = new Set((run === null ? [] : inFlight[run]!.dependencyEntryIds).map((id) => unitOfEntry.get(id)));
       deps = [...depUnits].flatMap((u) => (u !== undefined && u !== unit.id && planned.has(u) ? [planned.get(u)!] : []));
     }

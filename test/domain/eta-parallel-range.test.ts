@@ -3,10 +3,8 @@ import type { Entry } from '../../src/domain/entry.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import type { TestRun } from '../../src/domain/run.js';
 import { defaultSettings } from '../../src/domain/settings.js';
+import { MIN, NOW, at, ended } from './eta-runs.js';
 
-const NOW = new Date('2026-11-22T10:00:00.000Z');
-const MIN = 60_000;
-const at = (minutes: number) => new Date(NOW.getTime() + minutes * MIN).toISOString();
 const ms = (iso: string) => Date.parse(iso);
 
 const spread: CiHistory = { medianRunMs: 20 * MIN, failureRate: 0, flakeRate: 0, durationsMs: [10, 12, 15, 18, 20, 22, 25, 30, 40, 60].map((m) => m * MIN) };
@@ -25,20 +23,6 @@ function parallelQueue(runs: { ago: number; on?: number[] }[]): Pick<QueueDoc, '
 
 const rangeOf = (doc: ReturnType<typeof parallelQueue>, entryId: string, history: CiHistory) => estimateMergeTimes(doc, history, NOW).get(entryId)!.estimatedMergeRange!;
 
-/** A main run of unit `unit` that ran from `from` to `to` minutes (relative to NOW), holding `prs` (the last one its own). */
-function ended(id: string, unit: string, from: number, to: number, status: TestRun['status'], prs: string[]): TestRun {
-  return {
-    id,
-    unitId: unit,
-    kind: 'main',
-    status,
-    attempt: 0,
-    createdAt: at(from),
-    finishedAt: at(to),
-    prs: prs.map((entryId) => ({ entryId })),
-    dependencyEntryIds: prs.slice(0, -1),
-  } as TestRun;
-}
 
 describe('the 80% range in parallel mode', () => {
   test('a PR merges when its own run, built on its lane ahead, passes: the run ahead still going does not hold it back', () => {

@@ -25,7 +25,11 @@ function queue(opts: { units: PrState[][]; running?: Record<number, number>; sta
     }),
   }));
   for (let i = 0; i < (opts.notReady ?? 0); i++) entries.push({ id: `waiting${i}`, state: 'NOT_READY' } as Entry);
-  const runs = Object.entries(opts.running ?? {}).map(([u, ago]) => ({ id: `r${u}`, unitId: `u${u}`, kind: 'main', status: 'pending', createdAt: at(-ago), attempt: 0, dependencyEntryIds: [] as string[] }) as TestRun);
+  // In single mode a run is built on every unit ahead (as the planner builds it); parallel tests set their lanes.
+  const ahead = (u: number) => (opts.settings?.mode === 'parallel' ? [] : units.slice(0, u).flatMap((unit) => unit.entryIds));
+  const runs = Object.entries(opts.running ?? {}).map(
+    ([u, ago]) => ({ id: `r${u}`, unitId: `u${u}`, kind: 'main', status: 'pending', createdAt: at(-ago), attempt: 0, dependencyEntryIds: ahead(Number(u)) }) as TestRun,
+  );
   return { id: 'q1', state: opts.state ?? 'running', settings: defaultSettings(opts.settings), entries, units, runs };
 }
 
@@ -101,7 +105,7 @@ test('no finished run yet: no estimate rather than a made-up constant', () => {
 
 test('the history is the recent run times, their median, and the failure and flake shares of recent runs', () => {
   const run = (minutes: number, status: TestRun['status'], attempt = 0, prs = 1) =>
-    ({ kind: 'main', status, attempt, createdAt: at(-minutes), finishedAt: at(0), prs: new Array(prs).fill({}) }) as TestRun;
+    ({ kind: 'main', status, attempt, createdAt: at(-minutes), finishedAt: at(0), prs: new Array(prs).fill({}), dependencyEntryIds: new Array(prs - 1).fill('ahead') }) as TestRun;
   expect(ciHistoryOf([run(8, 'passed'), run(10, 'failed'), run(12, 'passed', 1), run(30, 'cancelled')])).toEqual({
     medianRunMs: 10 * MIN,
     failureRate: 0.5,
@@ -109,8 +113,8 @@ test('the history is the recent run times, their median, and the failure and fla
     breakRate: 0.5,
     durationsMs: [8 * MIN, 10 * MIN, 12 * MIN],
   });
-  // Runs of four PRs each (built on three ahead) fail half the time: each PR breaks them 1 − 0.5^¼ ≈ 16% of the time.
-  expect(ciHistoryOf([run(8, 'passed', 0, 4), run(10, 'failed', 0, 4)]).breakRate).toBeCloseTo(1 - 0.5 ** 0.25, 6);
+  // Parallel mode: runs of four PRs each (a lane of three ahead) fail half the time: each PR breaks them 1 − 0.5^¼ ≈ 16% of the time.
+  expect(ciHistoryOf([run(8, 'passed', 0, 4), run(10, 'failed', 0, 4)], { lanes: true }).breakRate).toBeCloseTo(1 - 0.5 ** 0.25, 6);
 });
 
 test('a run in flight still needs the median of the recent runs longer than it has already run', () => {
