@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long a connection stays open, unread, after a refusal's answer before it is reset. */
-const LINGER_MS = 1_000;
+const LINGER_MS = 100;
 
 /**
  * A refusal answered before the body was read (401, 404, 405, 415, ...): the answer says
