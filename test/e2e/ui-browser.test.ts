@@ -95,7 +95,7 @@ describeWithBrowser('the web page in a browser', () => {
 
   test('the queue list and the queue move live, without a reload, to 9 merged and 1 failed', async () => {
     await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
-    await page.click(`a[href*="repo=github.com%2Facme%2Fwidgets"]`);
+    await page.locator(`a[href*="repo=github.com%2Facme%2Fwidgets"]`).click();
     await waitForText('h2', 'Pull requests (0)');
     for (const n of numbers) await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
     await svc.settle();
@@ -137,7 +137,7 @@ describeWithBrowser('the web page in a browser', () => {
     expect(failedRow?.[1]).toBe('FAILED');
     expect(failedRow?.[3]).toMatch(/fail/i);
     await screenshot('queue-ended');
-    await page.click('a[href="#/"]');
+    await page.locator('a[href="#/"]').click();
     await page.waitForSelector('h1::-p-text(Queues)');
     const row = await page.$$eval('tbody tr td', (cells) => cells.map((c) => c.textContent));
     expect(row.slice(0, 7)).toEqual(['acme/widgets · main', 'running', 'single', '0', '0', '9', '1']);
@@ -171,11 +171,11 @@ describeWithBrowser('the web page in a browser', () => {
 
   test('queue settings are changed from the page, checked as the API checks them', async () => {
     await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
-    await page.click('a::-p-text(Settings)');
+    await page.locator('a::-p-text(Settings)').click();
     await page.waitForSelector('#setting-concurrency');
     await page.$eval('#setting-concurrency', (n) => ((n as HTMLInputElement).value = ''));
     await page.type('#setting-concurrency', '0');
-    await page.click('button::-p-text(Save)');
+    await page.locator('button::-p-text(Save)').click();
     await waitForText('#setting-concurrency-error', 'at least 1');
     expect(await text('[role=alert]')).toContain('Not saved');
     expect((await svc.ok('getQueue', QUEUE)).body.concurrency).toBe(4);
@@ -184,7 +184,7 @@ describeWithBrowser('the web page in a browser', () => {
     await page.$eval('#setting-concurrency', (n) => ((n as HTMLInputElement).value = ''));
     await page.type('#setting-concurrency', '6');
     await page.select('#setting-mergeMethod', 'rebase');
-    await page.click('button::-p-text(Save)');
+    await page.locator('button::-p-text(Save)').click();
     await waitForText('h1', 'acme/widgets · main');
     await waitForText('p', 'concurrency 6');
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ concurrency: 6, mergeMethod: 'rebase' });
@@ -214,7 +214,7 @@ describeWithBrowser('the web page in a browser', () => {
     expect(first[0]).toBe('suite › test 23');
     expect(first).not.toContain('suite › steady');
     await screenshot('queue-flaky-tests');
-    await page.click('button::-p-text(Next page)');
+    await page.locator('button::-p-text(Next page)').click();
     await waitForText('#flaky-tests caption', 'page 2 of 2');
     expect(await names()).toEqual(['suite › test 3', 'suite › test 2', 'suite › test 1', 'suite › test 0']);
     expect(await page.$$eval('#flaky-tests tbody tr td:nth-child(3)', (cells) => cells.map((c) => c.textContent?.startsWith('since')))).toEqual([false, true, true, true]);
@@ -285,7 +285,7 @@ describeWithBrowser('the web page in a browser', () => {
   test('sign out ends the session', async () => {
     await page.goto(`${base}/ui/`);
     await page.waitForSelector('#sign-out');
-    await page.click('#sign-out');
+    await page.locator('#sign-out').click();
     await page.waitForSelector('#token');
     await page.reload();
     await page.waitForSelector('#token');
