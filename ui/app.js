@@ -387,7 +387,7 @@ async function act(fn, done) {
   try {
     await fn();
     live.textContent = done;
-    await refresh();
+    await refresh(true);
   } catch (err) {
     if (err instanceof SignedOut) return signedOut('Your session ended; sign in again.');
     live.textContent = `Failed: ${err.message}`;
@@ -414,11 +414,29 @@ function route() {
   return rendering;
 }
 
-function refresh() {
-  // A form being filled in is not redrawn under the person typing.
+// `afterAction`: the page's own action changed the queue, so it is redrawn even from inside a form.
+function refresh(afterAction = false) {
+  // A form being filled in is not redrawn under the person typing: the settings page never, the
+  // freeze reason once the person has left its form.
   if (!csrfToken || location.hash.startsWith('#/settings')) return rendering;
+  const form = document.activeElement?.closest('main form');
+  if (form && !afterAction) return redrawOnLeaving(form);
   rendering = rendering.then(() => render(false)).then(() => {
     live.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+  });
+  return rendering;
+}
+
+function redrawOnLeaving(form) {
+  if (form.dataset.redrawOnLeaving) return rendering;
+  form.dataset.redrawOnLeaving = 'yes';
+  form.addEventListener('focusout', function left() {
+    // focusout comes before the next element has focus: look once it has.
+    setTimeout(() => {
+      if (form.contains(document.activeElement)) return;
+      form.removeEventListener('focusout', left);
+      void refresh();
+    });
   });
   return rendering;
 }

@@ -169,6 +169,19 @@ describeWithBrowser('the web page in a browser', () => {
     expect((await svc.ok('getQueue', QUEUE)).body.state).toBe('running');
   });
 
+  test('freeze with a reason and unfreeze from the page; the page says why merges wait', async () => {
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.locator('input[name=reason]').fill('release 4.2 goes out');
+    await page.locator('button::-p-text(Freeze)').click();
+    const notice = await page.waitForSelector('p.notice::-p-text(Frozen until unfrozen)');
+    expect(await notice!.evaluate((n) => n.textContent)).toMatch(/^Frozen until unfrozen by .+: release 4\.2 goes out\. Passed pull requests wait unmerged/);
+    expect((await svc.ok('getQueue', QUEUE)).body.freeze).toMatchObject({ reason: 'release 4.2 goes out', endsAt: null });
+    await page.locator('button::-p-text(Unfreeze)').click();
+    await page.waitForSelector('input[name=reason]');
+    expect(await page.$('p.notice::-p-text(Frozen)')).toBeNull();
+    expect((await svc.ok('getQueue', QUEUE)).body.freeze).toBeNull();
+  });
+
   test('queue settings are changed from the page, checked as the API checks them', async () => {
     await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
     await page.locator('a::-p-text(Settings)').click();
