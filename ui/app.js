@@ -432,7 +432,7 @@ function redrawOnLeaving(form) {
   form.dataset.redrawOnLeaving = 'yes';
   form.addEventListener('focusout', function left() {
     // focusout comes before the next element has focus: look once it has.
-    setTimeout(() => {
+    window.setTimeout(() => {
       if (form.contains(document.activeElement)) return;
       form.removeEventListener('focusout', left);
       void refresh();
