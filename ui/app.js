@@ -283,6 +283,10 @@ const SETTINGS = [
   { name: 'commandsEnabled', kind: 'bool', help: 'accept /merge comment commands' },
   { name: 'statusCheckEnabled', kind: 'bool', help: 'report a commit status on PRs' },
   { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
+  { name: 'mergeWindows', kind: 'json', help: 'when the queue may merge, as JSON: {"timeZone": "Europe/Berlin", "windows": [{"days": ["mon", "tue"], "start": "09:00", "end": "17:00"}]}; empty: at any time' },
+  { name: 'holdMode', kind: 'enum', options: ['merge', 'start'], help: 'what a freeze or closed merge windows hold back: merges, or new runs too' },
+  { name: 'enqueueLabel', kind: 'text', help: 'the label that submits a PR when a user with write access adds it (and cancels it when removed); empty: none' },
+  { name: 'autoEnqueue', kind: 'json', help: 'submit PRs by themselves once approved and green, as JSON: {"enabled": true, "authors": ["renovate[bot]"]} (authors null: every author)' },
 ];
 
 function settingInput(setting, value) {
@@ -291,6 +295,8 @@ function settingInput(setting, value) {
   if (setting.kind === 'bool') return el('input', { ...common, type: 'checkbox', checked: value === true });
   if (setting.kind === 'enum') return el('select', common, setting.options.map((o) => el('option', { value: o, selected: o === value }, o)));
   if (setting.kind === 'list') return el('textarea', { ...common, rows: 3 }, (value ?? []).join('\n'));
+  if (setting.kind === 'json') return el('textarea', { ...common, rows: 4, spellcheck: 'false' }, value == null ? '' : JSON.stringify(value, null, 2));
+  if (setting.kind === 'text') return el('input', { ...common, type: 'text', value: value ?? '' });
   return el('input', { ...common, type: 'number', inputmode: 'numeric', value: String(value) });
 }
 
@@ -302,6 +308,15 @@ function settingValue(setting, input) {
     return lines.length ? lines : null;
   }
   if (setting.kind === 'int') return /^-?\d+$/.test(input.value.trim()) ? Number(input.value) : input.value;
+  if (setting.kind === 'text') return input.value.trim() || null;
+  if (setting.kind === 'json') {
+    if (!input.value.trim()) return null;
+    try {
+      return JSON.parse(input.value);
+    } catch {
+      return input.value;
+    }
+  }
   return input.value;
 }
 
@@ -332,9 +347,14 @@ async function settingsView(params) {
       location.hash = back;
     } catch (err) {
       if (err instanceof SignedOut) return signedOut('Your session ended; sign in again.');
-      for (const problem of err.problems ?? []) errors.get(problem.path)?.append(problem.message);
+      // A problem inside a setting (`mergeWindows.timeZone`) is shown under that setting, with its path.
+      const settingOf = (path) => path.split(/[.[]/)[0];
+      for (const problem of err.problems ?? []) {
+        const inside = problem.path !== settingOf(problem.path) ? `${problem.path}: ` : '';
+        errors.get(settingOf(problem.path))?.append(`${inside}${problem.message} `);
+      }
       summary.textContent = `Not saved: ${err.message}`;
-      inputs.get(err.problems?.[0]?.path)?.focus();
+      if (err.problems?.length) inputs.get(settingOf(err.problems[0].path))?.focus();
     }
   } },
   SETTINGS.map((s) => el('div', { class: 'setting' },

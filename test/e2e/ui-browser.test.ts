@@ -204,6 +204,30 @@ describeWithBrowser('the web page in a browser', () => {
     await svc.ok('updateQueue', { ...QUEUE, concurrency: 4, mergeMethod: 'squash' });
   });
 
+  test('merge windows, the enqueue label and auto-enqueue are set from the page; a wrong time zone is named', async () => {
+    await page.goto(`${base}/ui/#/settings?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.waitForSelector('#setting-mergeWindows');
+    const windows = (timeZone: string) => JSON.stringify({ timeZone, windows: [{ days: ['mon', 'tue'], start: '09:00', end: '17:00' }] });
+    await page.type('#setting-mergeWindows', windows('Mars/Olympus'));
+    await page.type('#setting-enqueueLabel', 'ready to merge');
+    await page.$eval('#setting-autoEnqueue', (n) => ((n as HTMLTextAreaElement).value = ''));
+    await page.type('#setting-autoEnqueue', '{"enabled": true, "authors": ["renovate[bot]"]}');
+    await page.locator('button::-p-text(Save)').click();
+    await waitForText('#setting-mergeWindows-error', 'time zone');
+    expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ mergeWindows: null, enqueueLabel: null, autoEnqueue: { enabled: false } });
+
+    await page.$eval('#setting-mergeWindows', (n) => ((n as HTMLTextAreaElement).value = ''));
+    await page.type('#setting-mergeWindows', windows('Europe/Berlin'));
+    await page.locator('button::-p-text(Save)').click();
+    await waitForText('h1', 'acme/widgets · main');
+    expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({
+      mergeWindows: { timeZone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue'], start: '09:00', end: '17:00' }] },
+      enqueueLabel: 'ready to merge',
+      autoEnqueue: { enabled: true, authors: ['renovate[bot]'] },
+    });
+    await svc.ok('updateQueue', { ...QUEUE, mergeWindows: null, enqueueLabel: null, autoEnqueue: { enabled: false } });
+  });
+
   test("the repository's flaky and quarantined tests are listed, a page at a time", async () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
     for (let i = 0; i < 25; i++) {
