@@ -13,16 +13,13 @@ export interface HealthPoller {
  */
 export async function pollHealthApart(port: number, everyMs: number): Promise<HealthPoller> {
   const worker = new Worker(new URL('./health-poll-worker.js', import.meta.url), { workerData: { port, everyMs } });
+  let connected!: () => void;
+  const ready = new Promise<void>((resolve) => (connected = resolve));
   const latencies = new Promise<number[]>((resolve, reject) => {
-    worker.on('message', (message: number[] | 'connected') => {
-      if (message !== 'connected') resolve(message);
-    });
+    worker.on('message', (message: number[] | 'connected') => (message === 'connected' ? connected() : resolve(message)));
     worker.once('error', reject);
   });
-  await new Promise<void>((resolve, reject) => {
-    worker.on('message', (message) => message === 'connected' && resolve());
-    worker.once('error', reject);
-  });
+  await Promise.race([ready, latencies]);
   return {
     async stop() {
       worker.postMessage('stop');
