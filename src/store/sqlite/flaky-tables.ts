@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
-import { byTestCaseIdInTurns } from './sorted-in-turns.js';
+import { byTestCaseIdInTurns, turnLoop } from './in-turns.js';
 import type { SqliteOutboxTable } from './outbox-table.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
@@ -278,6 +278,3 @@ function resultOf(r: ResultRow): TestResult {
 }
 
 /** A copy in test case id order; rows of one test case keep their order (events: status before quarantine). */
-function turnLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}

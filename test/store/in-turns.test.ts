@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { byTestCaseIdInTurns } from '../../src/store/sqlite/sorted-in-turns.js';
+import { byTestCaseIdInTurns } from '../../src/store/sqlite/in-turns.js';
 
 /** The large-upload sort that lets the event loop turn: the same order as one sort, ties kept in place. */
 

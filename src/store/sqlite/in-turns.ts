@@ -1,13 +1,15 @@
 /** Rows per chunk sorted in one turn of the event loop (a few milliseconds). */
 const CHUNK = 2_000;
 
-function turnLoop(): Promise<void> {
+/** Resolves once the event loop has turned: a long write lets requests in between its steps. */
+export function turnLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * `rows` sorted by their test case id, letting the event loop turn between steps: chunks sorted one
- * per turn, then merged two at a time. Sorting the 40,000 results of a large upload at once held
+ * A copy of `rows` in test case id order, rows of one test case in their order (events: status
+ * before quarantine), letting the event loop turn between steps: chunks sorted one per turn, then
+ * merged two at a time. Sorting the 40,000 results of a large upload at once held
  * the loop for tens of milliseconds.
  */
 export async function byTestCaseIdInTurns<T extends { testCaseId: string }>(rows: readonly T[]): Promise<T[]> {
