@@ -276,5 +276,3 @@ function resultOf(r: ResultRow): TestResult {
     ignoredForDetection: r.ignored === 1,
   };
 }
-
-/** A copy in test case id order; rows of one test case keep their order (events: status before quarantine). */
