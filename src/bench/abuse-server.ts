@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start-server.js';
-import { displayPrefix, generateToken, hashToken } from '../service/tokens.js';
+import { displayPrefix, generateToken, hashToken } from '../service/access/tokens.js';
 import { openStore } from '../store/open.js';
 import { RssProbe } from './rss-probe.js';
 

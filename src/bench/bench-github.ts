@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { systemClock } from '../domain/clock.js';
 import { startServer } from '../server/start-server.js';
-import { OrgService } from '../service/org-service.js';
+import { OrgService } from '../service/access/org-service.js';
 import { openStore } from '../store/open.js';
 import { FakeGitHub, type WriteKind } from '../testing/fake-github.js';
 import { serveFakeGitHub } from '../testing/fake-github-server.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { submitEntry } from '../planner/index.js';
 import type { GitHost } from '../githost/githost.js';
-import { readPullRequestFacts } from '../service/pull-request-facts.js';
+import { readPullRequestFacts } from '../service/queue/pull-request-facts.js';
 import type { Store } from '../store/store.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { RepoRef } from '../domain/repo.js';
-import type { AutoEnqueue } from '../service/auto-enqueue.js';
-import type { GitHostEvents } from '../service/git-host-events.js';
-import type { QueueService } from '../service/queue-service.js';
-import type { WebhookDeliveries } from '../service/webhook-deliveries.js';
+import type { AutoEnqueue } from '../service/queue/auto-enqueue.js';
+import type { GitHostEvents } from '../service/github/git-host-events.js';
+import type { QueueService } from '../service/queue/queue-service.js';
+import type { WebhookDeliveries } from '../service/webhooks/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
-import type { RepoConfigService } from '../service/repo-config-service.js';
-import type { RepoConfigParse } from '../service/repo-config.js';
+import type { RepoConfigService } from '../service/repo-settings/repo-config-service.js';
+import type { RepoConfigParse } from '../service/repo-settings/repo-config.js';
 import type { WriteAccess } from './write-access.js';
 
 /** What the GitHub App's handlers use: the same queue service as the REST API, and the git host's events. */

@@ -1,6 +1,6 @@
 import type { Org } from '../domain/org.js';
 import { ServiceError } from '../service/errors.js';
-import type { OrgService } from '../service/org-service.js';
+import type { OrgService } from '../service/access/org-service.js';
 
 /** Slug suffixes tried when the account's own name is taken by another organization. */
 const MAX_SLUG_TRIES = 5;

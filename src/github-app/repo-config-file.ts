@@ -2,7 +2,7 @@ import { fileSettingsSource, REPO_CONFIG_PATH } from '../domain/queue-template.j
 import type { RepoRef } from '../domain/repo.js';
 import { repoParams, type Octokit } from '../githost/github/github-client.js';
 import { readRepoFile } from '../githost/github/repo-file.js';
-import type { AppliedRepoConfig } from '../service/repo-config-service.js';
+import type { AppliedRepoConfig } from '../service/repo-settings/repo-config-service.js';
 import type { AppDeps } from './app-deps.js';
 
 /** The commit status that reports what became of the file at that commit. */

@@ -7,7 +7,7 @@ import { isJsonMediaType } from '../http/body/media-type.js';
 import { readBody } from '../http/body/read-body.js';
 import { httpErrors } from '../http/problem.js';
 import { ServiceError } from '../service/errors.js';
-import type { InboundDelivery } from '../service/webhook-inbox.js';
+import type { InboundDelivery } from '../service/github/webhook-inbox.js';
 
 export type WebhookDelivery = InboundDelivery;
 

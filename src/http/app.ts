@@ -1,12 +1,12 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../domain/clock.js';
-import type { ApiAccess } from '../service/api-access.js';
-import type { FlakyTestService } from '../service/flaky-test-service.js';
-import type { QuarantineService } from '../service/quarantine-service.js';
-import type { QueueListing } from '../service/queue-listing.js';
-import type { QueueOverviewService } from '../service/queue-overview.js';
-import type { QueueService } from '../service/queue-service.js';
+import type { ApiAccess } from '../service/access/api-access.js';
+import type { FlakyTestService } from '../service/flaky/flaky-test-service.js';
+import type { QuarantineService } from '../service/flaky/quarantine-service.js';
+import type { QueueListing } from '../service/queue/queue-listing.js';
+import type { QueueOverviewService } from '../service/queue/queue-overview.js';
+import type { QueueService } from '../service/queue/queue-service.js';
 import type { Readiness } from '../service/readiness.js';
 import { callerOf, requireToken } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
@@ -25,8 +25,8 @@ import { healthRoutes } from './routes/health-routes.js';
 import { methodNotAllowed } from './routes/method-not-allowed.js';
 import { metricsHandler, type RenderMetrics } from './routes/metrics-route.js';
 import { uiRoutes } from './ui/ui-routes.js';
-import type { WebhookService } from '../service/webhook-service.js';
-import type { QueueTemplateService } from '../service/queue-template-service.js';
+import type { WebhookService } from '../service/webhooks/webhook-service.js';
+import type { QueueTemplateService } from '../service/queue/queue-template-service.js';
 
 /** The services come from `apiServices` (src/service/api-services.ts) plus the QueueService: the app never sees the store. */
 export interface HttpDeps {

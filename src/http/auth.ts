@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiToken } from '../domain/org.js';
 import type { Clock } from '../domain/clock.js';
-import type { ApiAccess, Caller } from '../service/api-access.js';
+import type { ApiAccess, Caller } from '../service/access/api-access.js';
 import type { Logger } from 'pino';
 import { httpErrors } from './problem.js';
 

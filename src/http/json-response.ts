@@ -5,7 +5,7 @@ const textOf = new WeakMap<object, string>();
 
 /**
  * Answers 200 with `result` as JSON. A frozen result is one a service hands out again unchanged (a
- * kept page of a deep queue, src/service/queue-page-memo.ts): its text is kept with it, so a page of
+ * kept page of a deep queue, src/service/queue/queue-page-memo.ts): its text is kept with it, so a page of
  * 100 records is not serialized again for every client that polls it.
  */
 export function sendJson(res: Response, result: unknown): void {

@@ -1,8 +1,8 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { closestName } from '../domain/closest-name.js';
-import { settingsPatchOf } from '../service/queue-service.js';
-import type { RepoConfigParse } from '../service/repo-config.js';
+import { settingsPatchOf } from '../service/queue/queue-service.js';
+import type { RepoConfigParse } from '../service/repo-settings/repo-config.js';
 import { mergeqYmlSchema } from './schemas/mergeq-yml.js';
 import { settingsFields } from './schemas/queue.js';
 

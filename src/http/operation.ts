@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { QueueTemplateService } from '../service/queue-template-service.js';
+import type { QueueTemplateService } from '../service/queue/queue-template-service.js';
 import type { ApiToken, Org } from '../domain/org.js';
-import type { FlakyTestService } from '../service/flaky-test-service.js';
-import type { QuarantineService } from '../service/quarantine-service.js';
-import type { QueueListing } from '../service/queue-listing.js';
-import type { QueueService } from '../service/queue-service.js';
-import type { WebhookService } from '../service/webhook-service.js';
+import type { FlakyTestService } from '../service/flaky/flaky-test-service.js';
+import type { QuarantineService } from '../service/flaky/quarantine-service.js';
+import type { QueueListing } from '../service/queue/queue-listing.js';
+import type { QueueService } from '../service/queue/queue-service.js';
+import type { WebhookService } from '../service/webhooks/webhook-service.js';
 import { validate } from './validate.js';
 
 export interface OperationServices {

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import { RUN_KINDS } from '../domain/run.js';
-import type { EtaCoverage } from '../service/eta-coverage.js';
+import type { EtaCoverage } from '../service/queue/eta-coverage.js';
 import type { HealthMeasures } from './health-measures.js';
 import { UntypedMetric } from './untyped.js';
 

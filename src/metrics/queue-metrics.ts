@@ -4,7 +4,7 @@ import { repoFullName } from '../domain/repo.js';
 import { RUN_KINDS } from '../domain/run.js';
 import type { MetricsService } from '../service/metrics-service.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
-import type { EtaCoverage } from '../service/eta-coverage.js';
+import type { EtaCoverage } from '../service/queue/eta-coverage.js';
 import { measureHealth } from './health-measures.js';
 import { coverageOf, defineHealthMetrics, recordHealth } from './health-metrics.js';
 import type { ReconcileDurations } from './reconcile-durations.js';

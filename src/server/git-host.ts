@@ -7,7 +7,7 @@ import { NoGitHost } from '../githost/none.js';
 import { callerOf } from '../http/auth.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body/body-limits.js';
 import { jsonBody } from '../http/json-body.js';
-import { assertOwnsRepo } from '../service/tenancy.js';
+import { assertOwnsRepo } from '../service/access/tenancy.js';
 import { sandboxRoutes } from '../githost/sandbox/routes.js';
 import { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { realScheduler } from '../domain/scheduler.js';

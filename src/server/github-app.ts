@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { parseMergeqYml } from '../http/mergeq-yml.js';
-import { RepoConfigService } from '../service/repo-config-service.js';
+import { RepoConfigService } from '../service/repo-settings/repo-config-service.js';
 import type { Logger } from 'pino';
 import { Probot, ProbotOctokit } from 'probot';
 import type { GitHostConfig } from '../config/config.js';
@@ -17,13 +17,13 @@ import { InstallationClients } from '../githost/github/installation-clients.js';
 import { mergeqApp } from '../github-app/mergeq-app.js';
 import { OwnerOrgs } from '../github-app/owner-orgs.js';
 import { WriteAccess } from '../github-app/write-access.js';
-import { AutoEnqueue } from '../service/auto-enqueue.js';
-import { GitHostEvents } from '../service/git-host-events.js';
-import { OrgService } from '../service/org-service.js';
-import { WebhookDeliveries } from '../service/webhook-deliveries.js';
-import { WebhookInbox } from '../service/webhook-inbox.js';
+import { AutoEnqueue } from '../service/queue/auto-enqueue.js';
+import { GitHostEvents } from '../service/github/git-host-events.js';
+import { OrgService } from '../service/access/org-service.js';
+import { WebhookDeliveries } from '../service/webhooks/webhook-deliveries.js';
+import { WebhookInbox } from '../service/github/webhook-inbox.js';
 import { unknownInstallation } from './unknown-installation.js';
-import type { QueueService } from '../service/queue-service.js';
+import type { QueueService } from '../service/queue/queue-service.js';
 import type { Store } from '../store/store.js';
 
 

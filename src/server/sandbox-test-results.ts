@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ownerKey } from '../domain/repo.js';
 import type { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
-import type { FlakyTestService } from '../service/flaky-test-service.js';
+import type { FlakyTestService } from '../service/flaky/flaky-test-service.js';
 import type { Store } from '../store/store.js';
 
 /**

@@ -6,13 +6,13 @@ import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
 import { MergeEstimates } from '../queue-docs/merge-estimates.js';
-import { EtaCoverage } from '../service/eta-coverage.js';
+import { EtaCoverage } from '../service/queue/eta-coverage.js';
 import { GitHubCodeOwners } from '../githost/github/codeowners.js';
 import { uploadSandboxTestResults } from './sandbox-test-results.js';
 import { apiServices } from '../service/api-services.js';
-import { FlakyTestService } from '../service/flaky-test-service.js';
+import { FlakyTestService } from '../service/flaky/flaky-test-service.js';
 import { MetricsService } from '../service/metrics-service.js';
-import { QueueService } from '../service/queue-service.js';
+import { QueueService } from '../service/queue/queue-service.js';
 import { RetentionService } from '../service/retention-service.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -23,7 +23,7 @@ import { createLogger } from './logger.js';
 import { startRetention } from './retention-timer.js';
 import { localWebhookUrl, startWebhookProxy } from './webhook-proxy.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
-import type { WebhookInbox } from '../service/webhook-inbox.js';
+import type { WebhookInbox } from '../service/github/webhook-inbox.js';
 
 /** How long requests in flight may take to finish after a shutdown signal (below a 30 s container stop timeout). */
 export const SHUTDOWN_GRACE_MS = 20_000;

@@ -1,4 +1,4 @@
-import type { InboundDelivery } from '../service/webhook-inbox.js';
+import type { InboundDelivery } from '../service/github/webhook-inbox.js';
 
 /**
  * Why a delivery cannot be handled however often it is tried, or null: GitHub answered 404 to the

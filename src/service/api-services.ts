@@ -2,14 +2,14 @@ import type { Clock } from '../domain/clock.js';
 import type { OutboxStore } from '../store/outbox-store.js';
 import type { OrgStore, QueueStore, ServerStore, TestCaseStore } from '../store/store.js';
 import type { QueueTemplateStore } from '../store/template-store.js';
-import { ApiAccess } from './api-access.js';
-import { FlakyTestService } from './flaky-test-service.js';
-import { QuarantineService } from './quarantine-service.js';
-import { QueueListing } from './queue-listing.js';
-import { QueueOverviewService } from './queue-overview.js';
-import { QueueTemplateService } from './queue-template-service.js';
+import { ApiAccess } from './access/api-access.js';
+import { FlakyTestService } from './flaky/flaky-test-service.js';
+import { QuarantineService } from './flaky/quarantine-service.js';
+import { QueueListing } from './queue/queue-listing.js';
+import { QueueOverviewService } from './queue/queue-overview.js';
+import { QueueTemplateService } from './queue/queue-template-service.js';
 import { Readiness } from './readiness.js';
-import { WebhookService } from './webhook-service.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 /**
  * The services the REST API and the web page use besides the queue operations, over one store: the

@@ -5,7 +5,7 @@ import type { Fact } from '../engine/engine.js';
 import type { TestResultsEvent } from '../githost/sandbox/ci.js';
 import type { SandboxGitHost } from '../githost/sandbox/sandbox-host.js';
 import { recordTestResults } from '../planner/index.js';
-import { FlakyTestService } from '../service/flaky-test-service.js';
+import { FlakyTestService } from '../service/flaky/flaky-test-service.js';
 import type { Store } from '../store/store.js';
 
 const SIM_ORG: Org = { id: 'sim', slug: 'sim', owners: ['sim.invalid/bench'], createdAt: new Date(0).toISOString() };

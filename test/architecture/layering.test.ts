@@ -152,11 +152,11 @@ describe('layering (architecture.md)', () => {
     expect(allowed('src/http/app.ts', 'src/store/store.ts')).toBe(false);
     expect(allowed('src/engine/engine.ts', 'src/store/sqlite/sqlite-store.ts')).toBe(false);
     expect(allowed('src/domain/ids.ts', 'node:fs')).toBe(false);
-    expect(allowed('src/service/queue-service.ts', 'better-sqlite3')).toBe(false);
+    expect(allowed('src/service/queue/queue-service.ts', 'better-sqlite3')).toBe(false);
     expect(allowed('src/engine/engine.ts', 'src/store/store.ts')).toBe(true);
-    expect(allowed('src/webhooks/payload.ts', 'src/service/queue-service.ts')).toBe(false);
+    expect(allowed('src/webhooks/payload.ts', 'src/service/queue/queue-service.ts')).toBe(false);
     expect(allowed('src/records/queue-record.ts', 'src/store/store.ts')).toBe(false);
-    expect(allowed('src/http/app.ts', 'src/service/api-access.ts')).toBe(true);
+    expect(allowed('src/http/app.ts', 'src/service/access/api-access.ts')).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { hashToken } from '../../src/service/tokens.js';
+import { hashToken } from '../../src/service/access/tokens.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { cliSandbox } from './cli-harness.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashToken } from '../../src/service/tokens.js';
+import { hashToken } from '../../src/service/access/tokens.js';
 import { openStore } from '../../src/store/open.js';
 import { cliSandbox } from './cli-harness.js';
 

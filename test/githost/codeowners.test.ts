@@ -91,8 +91,8 @@ test('GitHub failing is asked once per 30 s, not once per test entering quaranti
 describe('owners in the quarantined-test listing', () => {
   test('a test entering quarantine gets the owners of its file', async () => {
     const { openSqliteStore } = await import('../../src/store/open.js');
-    const { FlakyTestService } = await import('../../src/service/flaky-test-service.js');
-    const { QuarantineService } = await import('../../src/service/quarantine-service.js');
+    const { FlakyTestService } = await import('../../src/service/flaky/flaky-test-service.js');
+    const { QuarantineService } = await import('../../src/service/flaky/quarantine-service.js');
     const store = await openSqliteStore(':memory:');
     const org = { id: 'o', slug: 'acme', owners: ['github.com/acme'], createdAt: '2026-11-22T10:00:00.000Z' };
     const octokit: Octokit = new TestOctokit({ auth: 'token test' });

@@ -1,5 +1,5 @@
 import { expect, it } from '@jest/globals';
-import { QueueTemplateService } from '../../src/service/queue-template-service.js';
+import { QueueTemplateService } from '../../src/service/queue/queue-template-service.js';
 import { AppHarness } from './app-harness.js';
 
 it('/merge on a PR to release/1.2 creates its queue from the release/* template and queues the PR', async () => {

@@ -7,7 +7,7 @@ import { createHttpApp } from '../../src/http/app.js';
 import { metricsRenderer } from '../../src/metrics/queue-metrics.js';
 import { apiServices } from '../../src/service/api-services.js';
 import { MetricsService } from '../../src/service/metrics-service.js';
-import { QueueService } from '../../src/service/queue-service.js';
+import { QueueService } from '../../src/service/queue/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { ACME_REPO, prRef, queueRef } from './helpers/requests.js';

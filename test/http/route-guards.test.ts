@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { generateToken } from '../../src/service/tokens.js';
+import { generateToken } from '../../src/service/access/tokens.js';
 import { listen, postDeclaredLength } from './helpers/raw-http.js';
 import { ACME_REPO, expectProblem, GLOBEX_REPO, post, prRef, queueRef, storeSnapshot } from './helpers/requests.js';
 import { createTestApp, type TestApp } from './helpers/test-app.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { MergeEstimate } from '../../src/domain/eta.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
 import { renderQueueMetrics } from '../../src/metrics/queue-metrics.js';
-import { EtaCoverage } from '../../src/service/eta-coverage.js';
+import { EtaCoverage } from '../../src/service/queue/eta-coverage.js';
 import { MetricsService } from '../../src/service/metrics-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';

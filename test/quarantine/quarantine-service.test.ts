@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestCase } from '../../src/domain/quarantine.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { PageTokens } from '../../src/service/page-token.js';
-import { QuarantineService, type ListQuarantinedInput } from '../../src/service/quarantine-service.js';
+import { QuarantineService, type ListQuarantinedInput } from '../../src/service/flaky/quarantine-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { ACME, GLOBEX, testCase, WIDGETS, WIDGETS_KEY } from './fixtures.js';

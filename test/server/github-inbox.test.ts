@@ -8,7 +8,7 @@ import { Probot } from 'probot';
 import request from 'supertest';
 import { webhookEndpoint } from '../../src/github-app/webhook-endpoint.js';
 import { unknownInstallation } from '../../src/server/unknown-installation.js';
-import { WebhookInbox, type InboundDelivery } from '../../src/service/webhook-inbox.js';
+import { WebhookInbox, type InboundDelivery } from '../../src/service/github/webhook-inbox.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';

@@ -5,7 +5,7 @@ import { DEFAULT_FLAKY_SETTINGS } from '../../src/domain/flaky.js';
 import type { Org } from '../../src/domain/org.js';
 import { repoKey } from '../../src/domain/repo.js';
 import { evaluate } from '../../src/flaky/detection-rules.js';
-import { RESULT_RETENTION_DAYS, FlakyTestService } from '../../src/service/flaky-test-service.js';
+import { RESULT_RETENTION_DAYS, FlakyTestService } from '../../src/service/flaky/flaky-test-service.js';
 import { openSqliteStore, SQLITE_FILE } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 

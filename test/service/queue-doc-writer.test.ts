@@ -1,5 +1,5 @@
 import type { QueueDoc } from '../../src/domain/queue.js';
-import { QueueDocWriter } from '../../src/service/queue-doc-writer.js';
+import { QueueDocWriter } from '../../src/service/queue/queue-doc-writer.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { appendEntry } from '../../src/domain/active-entries.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Org } from '../../src/domain/org.js';
 import { NoGitHost } from '../../src/githost/none.js';
 import { ServiceError } from '../../src/service/errors.js';
-import { QueueService } from '../../src/service/queue-service.js';
+import { QueueService } from '../../src/service/queue/queue-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { mapRoles } from '../store/map-roles.js';

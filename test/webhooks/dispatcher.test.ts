@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { TestClock } from '../http/helpers/test-app.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { WebhookService } from '../../src/service/webhook-service.js';
+import { WebhookService } from '../../src/service/webhooks/webhook-service.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { queueEvents } from '../../src/events/queue-events.js';
 import { reason } from '../../src/domain/reasons.js';

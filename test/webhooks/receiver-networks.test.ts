@@ -5,7 +5,7 @@ import type { Org } from '../../src/domain/org.js';
 import { queueEvents } from '../../src/events/queue-events.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ServiceError } from '../../src/service/errors.js';
-import { WebhookService } from '../../src/service/webhook-service.js';
+import { WebhookService } from '../../src/service/webhooks/webhook-service.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { WebhookService } from '../../src/service/webhook-service.js';
+import { WebhookService } from '../../src/service/webhooks/webhook-service.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { LOOPBACK_NETWORKS, WebhookReceiver } from '../e2e/webhook-receiver.js';
 import { ACME_REPO, post } from '../http/helpers/requests.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OrgService } from '../../service/org-service.js';
+import { OrgService } from '../../service/access/org-service.js';
 import type { CliContext } from '../cli-context.js';
 import { withStore } from '../with-store.js';
 

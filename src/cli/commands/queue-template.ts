@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { QueueTemplateRecord } from '../../service/queue-template-service.js';
+import type { QueueTemplateRecord } from '../../service/queue/queue-template-service.js';
 import { addApiOptions, ApiClient, type ApiOptions } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';

@@ -1,5 +1,5 @@
 import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
-import type { ListedQueue } from '../../service/queue-listing.js';
+import type { ListedQueue } from '../../service/queue/queue-listing.js';
 import type { QueueRecord } from '../../records/queue-record.js';
 import { formatTable } from '../format-table.js';
 

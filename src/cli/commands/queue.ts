@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PageJson } from '../../service/pages.js';
-import type { ListedQueue } from '../../service/queue-listing.js';
+import type { ListedQueue } from '../../service/queue/queue-listing.js';
 import type { QueueRecord } from '../../records/queue-record.js';
 import { addApiOptions, ApiClient, type ApiOptions } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_TOKEN_NAME, OrgService } from '../../service/org-service.js';
+import { DEFAULT_TOKEN_NAME, OrgService } from '../../service/access/org-service.js';
 import type { CliContext } from '../cli-context.js';
 import { withStore } from '../with-store.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiToken } from '../../domain/org.js';
-import { OrgService } from '../../service/org-service.js';
+import { OrgService } from '../../service/access/org-service.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { withStore } from '../with-store.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'probot';
 import { TEST_BRANCH_PREFIX, type StatusCheck } from '../../domain/run.js';
 import { checkRunState, commitStatusState } from '../../githost/github/github-mapping.js';
-import type { AutoEnqueueOutcome } from '../../service/auto-enqueue.js';
+import type { AutoEnqueueOutcome } from '../../service/queue/auto-enqueue.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Org } from '../../domain/org.js';
 import type { PullRequestInfo } from '../../domain/pull-request.js';
 import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../../service/errors.js';
-import type { PullRequestRefInput } from '../../service/queue-inputs.js';
+import type { PullRequestRefInput } from '../../service/queue/queue-inputs.js';
 import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { describeQueueHold, type MergeHoldRecord } from '../../records/merge-hold-record.js';
 import { repoOf, type AppDeps } from '../app-deps.js';

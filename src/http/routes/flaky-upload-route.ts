@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { FlakyTestService } from '../../service/flaky-test-service.js';
+import type { FlakyTestService } from '../../service/flaky/flaky-test-service.js';
 import { callerOf } from '../auth.js';
 import { jsonBody, type JsonBodyOptions } from '../json-body.js';
 import { uploadJsonSchema, uploadQuerySchema } from '../schemas/flaky-tests.js';

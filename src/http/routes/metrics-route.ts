@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { repoKey } from '../../domain/repo.js';
 import type { Clock } from '../../domain/clock.js';
-import { assertOwnsRepo } from '../../service/tenancy.js';
+import { assertOwnsRepo } from '../../service/access/tenancy.js';
 import { callerOf } from '../auth.js';
 import { metricsQuerySchema } from '../schemas/metrics.js';
 import { validate } from '../validate.js';

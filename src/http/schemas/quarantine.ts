@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/flaky/quarantine-service.js';
 import { body, pageQuerySchema, repoSchema } from './common.js';
 import { nonEmptyString } from './fields.js';
 

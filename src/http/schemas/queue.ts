@@ -8,7 +8,7 @@ import {
 } from '../../domain/settings.js';
 import { SETTABLE_QUEUE_STATES } from '../../domain/states.js';
 import { MAX_QUEUE_PAGE_SIZE, MIN_QUEUE_PAGE_SIZE } from '../../service/pages.js';
-import { DEFAULT_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, MIN_QUEUE_LIST_PAGE_SIZE } from '../../service/queue-listing.js';
+import { DEFAULT_QUEUE_LIST_PAGE_SIZE, MAX_QUEUE_LIST_PAGE_SIZE, MIN_QUEUE_LIST_PAGE_SIZE } from '../../service/queue/queue-listing.js';
 import { body, pageQuerySchema, queueRefFields, repoSchema, strictBody } from './common.js';
 import { enqueueSettingsFields } from './enqueue-settings.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';

@@ -5,12 +5,12 @@ import { REASON_CODES } from '../../domain/reasons.js';
 import { CHECK_STATES, RUN_KINDS } from '../../domain/run.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES } from '../../domain/settings.js';
 import { PR_STATES, QUEUE_STATES } from '../../domain/states.js';
-import type { QuarantinedTestJson } from '../../service/quarantine-service.js';
-import type { ListedQueue } from '../../service/queue-listing.js';
+import type { QuarantinedTestJson } from '../../service/flaky/quarantine-service.js';
+import type { ListedQueue } from '../../service/queue/queue-listing.js';
 import type { PageJson } from '../../service/pages.js';
 import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import type { QueueRecord } from '../../records/queue-record.js';
-import type { SetImpactedTargetsRecord } from '../../service/queue-service.js';
+import type { SetImpactedTargetsRecord } from '../../service/queue/queue-service.js';
 import type { TestRunRecord } from '../../records/test-run-record.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../domain/webhook-delivery.js';
 import { EVENT_PATTERN } from '../../events/event-filter.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/quarantine-service.js';
-import type { DeliveryRecord, WebhookRecord } from '../../service/webhook-service.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/flaky/quarantine-service.js';
+import type { DeliveryRecord, WebhookRecord } from '../../service/webhooks/webhook-service.js';
 import { pageQuerySchema, repoSchema, strictBody, targetBranchSchema } from './common.js';
 import { pageSchema } from './responses.js';
 import { boolean, liberalEnum, nonEmptyString, optionalField } from './fields.js';

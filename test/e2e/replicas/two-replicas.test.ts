@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { FakeGitHub } from '../../../src/testing/fake-github.js';
 import { systemClock } from '../../../src/domain/clock.js';
-import { OrgService } from '../../../src/service/org-service.js';
+import { OrgService } from '../../../src/service/access/org-service.js';
 import { openStore, SQLITE_FILE } from '../../../src/store/open.js';
 
 /**

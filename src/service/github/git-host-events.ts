@@ -1,0 +1,51 @@
+import type { PullRequestInfo } from '../../domain/pull-request.js';
+import type { RepoRef } from '../../domain/repo.js';
+import type { StatusCheck } from '../../domain/run.js';
+import type { Engine } from '../../engine/engine.js';
+import type { GitHost } from '../../githost/githost.js';
+
+/** The engine's part: it records facts for the queues they concern and reconciles them. */
+export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
+
+/**
+ * What the git host's own events (the GitHub App's webhooks) tell the queues: CI results, pull
+ * request changes and branch moves, handed to the engine, with the reads of the git host they need.
+ */
+export class GitHostEvents {
+  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'> }) {}
+
+  /**
+   * Checks reported on a commit (a status or a check run): recorded for the run whose test branch head
+   * it is; on the head of a NOT_READY PR they make the queue read that PR again (see
+   * `Engine.recordCommitChecks`).
+   */
+  async commitChecksReported(repo: RepoRef, sha: string, checks: StatusCheck[]): Promise<void> {
+    await this.deps.engine.recordCommitChecks(repo, sha, checks);
+  }
+
+  /** A test branch's check suite finished: every check of its head is read again, in case a delivery was lost. */
+  async testBranchSuiteCompleted(repo: RepoRef, sha: string): Promise<void> {
+    await this.deps.engine.recordStatuses(repo, sha, await this.deps.gitHost.readStatuses(repo, sha));
+  }
+
+  /** A pull request as the event carries it: the queues holding it record it, and the planner decides. */
+  async pullRequestChanged(repo: RepoRef, pr: PullRequestInfo): Promise<void> {
+    await this.deps.engine.recordPullRequestInfo(repo, pr);
+  }
+
+  /** Something the event does not carry changed (a review): the PR is read afresh and recorded. */
+  async pullRequestReread(repo: RepoRef, prNumber: number): Promise<void> {
+    const pr = await this.deps.gitHost.getPullRequest(repo, prNumber);
+    if (pr) await this.deps.engine.recordPullRequestInfo(repo, pr);
+  }
+
+  /** A branch moved (a push): the queues targeting it read its head again. */
+  async branchMoved(repo: RepoRef, branch: string): Promise<void> {
+    await this.deps.engine.branchMoved(repo, branch);
+  }
+
+  /** The pull request as the git host has it now (a comment command's target branch); null if unknown. */
+  readPullRequest(repo: RepoRef, prNumber: number): Promise<PullRequestInfo | null> {
+    return this.deps.gitHost.getPullRequest(repo, prNumber);
+  }
+}

@@ -1,0 +1,128 @@
+import type { Clock } from '../../domain/clock.js';
+import type { Org } from '../../domain/org.js';
+import { API_SETTINGS_SOURCE, isManagedByFile, type QueueTemplate } from '../../domain/queue-template.js';
+import { repoKey, type RepoRef } from '../../domain/repo.js';
+import { defaultSettings, type QueueSettings } from '../../domain/settings.js';
+import { queueEvents } from '../../events/queue-events.js';
+import { changeSettings } from '../../planner/index.js';
+import { ConflictError } from '../../store/errors.js';
+import type { QueueStore } from '../../store/store.js';
+import type { QueueTemplateStore } from '../../store/template-store.js';
+import { newQueueDoc, type QueueDoc } from '../../domain/queue.js';
+import type { QueueSettingsPatch } from '../queue/queue-inputs.js';
+import { QueueDocWriter } from '../queue/queue-doc-writer.js';
+import type { RepoConfig } from './repo-config.js';
+import { assertSettingsInBounds } from '../queue/settings-bounds.js';
+
+/** What applying the file changed, for the commit status that reports it. */
+export interface AppliedRepoConfig {
+  queuesCreated: number;
+  queuesUpdated: number;
+  templates: number;
+  /** Queues and templates the file managed and no longer names: managed through the API again. */
+  released: number;
+}
+
+/**
+ * Applies a repository's `.github/mergeq.yml` (docs/mergeq-yml.md): the queues it names get exactly
+ * its settings (a setting it leaves out takes its default) and are marked as managed by it, as are
+ * its templates and the queues made from them; what it managed and no longer names is released
+ * (managed through the API again), never deleted.
+ */
+export class RepoConfigService {
+  private readonly writer: QueueDocWriter;
+
+  constructor(private readonly deps: { store: { queues: QueueStore; templates: QueueTemplateStore }; clock: Clock; newId: () => string; notify: (queueId: string) => void }) {
+    this.writer = new QueueDocWriter(deps.store, () => deps.clock.now());
+  }
+
+  /** `source`: `.github/mergeq.yml@<sha>`. `config` null: the file was removed. */
+  async apply(org: Org, repo: RepoRef, source: string, config: RepoConfig | null): Promise<AppliedRepoConfig> {
+    const { store } = this.deps;
+    const key = repoKey(repo);
+    const now = this.deps.clock.now().toISOString();
+    const queues = config?.queues ?? [];
+    for (const q of queues) assertSettingsInBounds(q.settings);
+    const applied: AppliedRepoConfig = { queuesCreated: 0, queuesUpdated: 0, templates: 0, released: 0 };
+
+    const patterns = new Map(queues.flatMap((q) => (q.pattern === undefined ? [] : [[q.pattern, q.settings] as const])));
+    const existingTemplates = await store.templates.listTemplates({ repoKey: key });
+    for (const [pattern, settings] of patterns) {
+      const existing = existingTemplates.find((t) => t.pattern === pattern);
+      const template: QueueTemplate = { orgId: org.id, repo: { ...repo }, repoKey: key, pattern, settings, settingsSource: source, createdAt: existing?.createdAt ?? now, updatedAt: now };
+      await store.templates.putTemplate(template);
+      applied.templates++;
+    }
+    for (const t of existingTemplates) {
+      if (patterns.has(t.pattern) || !isManagedByFile(t.settingsSource)) continue;
+      await store.templates.putTemplate({ ...t, settingsSource: API_SETTINGS_SOURCE, updatedAt: now });
+      applied.released++;
+    }
+
+    const branches = new Map(queues.flatMap((q) => (q.branch === undefined ? [] : [[q.branch, q.settings] as const])));
+    const stored = await store.queues.listQueues({ repoKey: key });
+    for (const [branch, settings] of branches) {
+      if (stored.some((q) => q.branch === branch)) {
+        if (await this.manage(key, branch, settings, source)) applied.queuesUpdated++;
+      } else if (await this.create(org, repo, branch, settings, source, now)) applied.queuesCreated++;
+    }
+    for (const q of stored) {
+      if (branches.has(q.branch)) continue;
+      const fromPattern = q.createdFrom && patterns.get(q.createdFrom.pattern);
+      if (fromPattern) {
+        if (await this.manage(key, q.branch, fromPattern, source)) applied.queuesUpdated++;
+      } else if (isManagedByFile(q.settingsSource)) {
+        await this.release(key, q.branch);
+        applied.released++;
+      }
+    }
+    return applied;
+  }
+
+  private async create(org: Org, repo: RepoRef, branch: string, settings: QueueSettingsPatch, source: string, now: string): Promise<boolean> {
+    const queue = newQueueDoc({ id: this.deps.newId(), orgId: org.id, repo, branch, settings: defaultSettings(settings), at: now, version: 0, settingsSource: source });
+    try {
+      await this.deps.store.queues.insertQueue(queue, queueEvents(null, queue, now));
+    } catch (err) {
+      // Created meanwhile (a submit from a template, the API): take it over instead.
+      if (err instanceof ConflictError) return this.manage(queue.repoKey, branch, settings, source);
+      throw err;
+    }
+    this.deps.notify(queue.id);
+    return true;
+  }
+
+  /** Gives the queue exactly these settings (the others their defaults), managed by `source`; true when that changed it. */
+  private async manage(repoKeyOf: string, branch: string, settings: QueueSettingsPatch, source: string): Promise<boolean> {
+    const wanted = defaultSettings(settings);
+    return this.change(repoKeyOf, branch, (current) =>
+      sameSettings(current.settings, wanted, current.switching?.toMode) && current.settingsSource === source
+        ? null
+        : { ...changeSettings(current, wanted, undefined, this.deps.clock.now()), settingsSource: source },
+    );
+  }
+
+  private release(repoKeyOf: string, branch: string): Promise<boolean> {
+    return this.change(repoKeyOf, branch, (current) => {
+      if (!isManagedByFile(current.settingsSource)) return null;
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars
+      const { settingsSource, ...rest } = current;
+      return { ...rest, updatedAt: this.deps.clock.now().toISOString() };
+    });
+  }
+
+  private async change(repoKeyOf: string, branch: string, next: (current: QueueDoc) => QueueDoc | null): Promise<boolean> {
+    const { queue, changed } = await this.writer.update({ repoKey: repoKeyOf, branch }, (current) => {
+      const doc = next(current);
+      return doc ? { queue: doc, result: null } : { unchanged: true, result: null };
+    });
+    if (changed) this.deps.notify(queue.id);
+    return changed;
+  }
+}
+
+/** A mode switch under way counts as the mode it goes to. */
+function sameSettings(current: QueueSettings, wanted: QueueSettings, switchingTo: string | undefined): boolean {
+  const effective = { ...current, mode: switchingTo ?? current.mode };
+  return JSON.stringify(Object.entries(effective).sort()) === JSON.stringify(Object.entries(wanted).sort());
+}

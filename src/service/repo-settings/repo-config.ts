@@ -1,0 +1,12 @@
+import type { QueueSettingsPatch } from '../queue/queue-inputs.js';
+
+/** One queue of `.github/mergeq.yml`: a branch's, or the template of a branch pattern's. */
+export type RepoConfigQueue = ({ branch: string; pattern?: undefined } | { pattern: string; branch?: undefined }) & { settings: QueueSettingsPatch };
+
+/** `.github/mergeq.yml` once validated (docs/mergeq-yml.md). */
+export interface RepoConfig {
+  queues: RepoConfigQueue[];
+}
+
+/** What reading the file gave: the configuration, or the first problem found, naming its line. */
+export type RepoConfigParse = { ok: true; config: RepoConfig } | { ok: false; problem: string };
