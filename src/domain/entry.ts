@@ -39,6 +39,26 @@ export interface MergeIntent {
 /** What mergeq says on a PR about its entry, apart from the entry itself. */
 export type ReportChannelName = 'status' | 'comment';
 
+/**
+ * Why the queue holds an entry back, and what it held against: the hold lifts when the target head or
+ * the queue's settings differ from these, or when a person restarts or submits the PR again; a second
+ * hold of the same entry (`untilPerson`) lifts only by a person.
+ */
+export interface EntryHold {
+  code: 'restart_loop';
+  message: string;
+  since: string;
+  targetSha: string | null;
+  settingsKey: string;
+  untilPerson: boolean;
+}
+
+/** An entry's place in its stack: `position` 1 is the bottom, whose base is the queue's branch. */
+export interface StackPlace {
+  id: string;
+  position: number;
+}
+
 /** One submission of one pull request to one queue. */
 export interface Entry {
   id: string;
@@ -70,6 +90,13 @@ export interface Entry {
   mergeIntent: MergeIntent | null;
   mergeCommitSha: string | null;
   history: Transition[];
+  /**
+   * The queue stopped testing this PR because it kept restarting without a verdict (restart-loop.ts):
+   * it waits as NOT_READY until something it depends on changes.
+   */
+  hold?: EntryHold | null;
+  /** The stack of pull requests this entry belongs to, queued, tested and landed as one unit (stacks.md). */
+  stack?: StackPlace;
   /** What was last said on the PR per channel (its key), so that nothing is said twice, restarts included. */
   reported?: Partial<Record<ReportChannelName, string>>;
 }

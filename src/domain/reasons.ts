@@ -40,6 +40,8 @@ export const REASON_CODES = [
   'github_error',
   'not_mergeable',
   'queue_deleted',
+  'restart_loop',
+  'stack_member_failed',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

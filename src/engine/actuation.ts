@@ -8,6 +8,7 @@ import {
   recordRunConflict,
   recordRunCreated,
   recordStatusChecks,
+  recordTargetBuiltOn,
   recordTargetHead,
   recordTestResults,
 } from '../planner/index.js';
@@ -153,7 +154,9 @@ export class Actuator {
       const observed = result.baseSha === startFrom?.baseSha ? null : result.baseSha;
       return (q) => {
         const now = clock.now();
-        const recorded = recordRunCreated(observed ? recordTargetHead(q, observed, now) : q, run.id, created, now);
+        // A fresh build read the head now; an adopted branch says where it stood when it was built.
+        const atHead = observed === null ? q : result.adopted ? recordTargetHead(q, observed, now) : recordTargetBuiltOn(q, observed, now);
+        const recorded = recordRunCreated(atHead, run.id, created, now);
         // Results that came before this record was written (webhooks are quick when CI is).
         const early = this.o.earlyChecks.get(result.sha);
         const withChecks = early ? recordStatusChecks(recorded, result.sha, [...early], now) : recorded;

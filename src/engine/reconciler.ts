@@ -89,7 +89,7 @@ export class Reconciler {
     };
     for (let round = 0; ; round++) {
       if (round === MAX_ROUNDS) {
-        logger.error({ queueId, branch: doc.branch }, 'reconcile did not settle; continuing at the next wake-up');
+        logger.error({ queueId, branch: doc.branch, churning: churningEntries(loaded, doc) }, 'reconcile did not settle; continuing at the next wake-up');
         retryAt = clock.now().getTime() + this.o.effectRetryMs;
         break;
       }
@@ -165,6 +165,16 @@ async function settling<T>(pending: readonly PendingFact[], commit: () => Promis
     for (const p of pending) p.failed(err);
     throw err;
   }
+}
+
+/** The PRs whose state changed most during a reconcile that did not settle, with their last reason. */
+function churningEntries(before: QueueDoc, after: QueueDoc): { pr: number; transitions: number; reason: string }[] {
+  const was = new Map(before.entries.map((e) => [e.id, e.history.length]));
+  return after.entries
+    .map((e) => ({ pr: e.prNumber, transitions: e.history.length - (was.get(e.id) ?? 0), reason: e.reason?.message ?? '' }))
+    .filter((c) => c.transitions > 0)
+    .sort((a, b) => b.transitions - a.transitions)
+    .slice(0, 5);
 }
 
 function minOrNull(a: number | null, b: number | null): number | null {

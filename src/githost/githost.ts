@@ -11,10 +11,11 @@ export const NO_GIT_HOST_NOTE = 'no git host is configured';
 /**
  * `startSha`: the commit the build started from (the target head, or an earlier run's commit), so the
  * queue knows which commits a test branch head descends from. `draftPullRequestError`: the branch was
- * created but its draft PR could not be opened (only when one was asked for). The run goes on without it: the PR is a convenience, never a reason to fail a run.
+ * created but its draft PR could not be opened (only when one was asked for). `adopted`: the branch was
+ * there already (built before a crash) and is answered with the base it was built on, not one read now. The run goes on without it: the PR is a convenience, never a reason to fail a run.
  */
 export type CreateBranchResult =
-  | { ok: true; sha: string; baseSha: string; startSha?: string; draftPullRequestError?: string }
+  | { ok: true; sha: string; baseSha: string; startSha?: string; draftPullRequestError?: string; adopted?: true }
   | { ok: false; conflictPrNumber: number };
 
 /** What `createTestBranch` builds. */

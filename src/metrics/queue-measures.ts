@@ -21,6 +21,8 @@ export interface QueueMeasures {
   runsInFlight: Record<RunKind, number>;
   conclusions: Record<Conclusion, number>;
   restarts: number;
+  /** Entries held for restarting without end (`restart_loop`). */
+  restartLoopHolds: number;
   /** Submission to first TESTING, for entries first tested within the window. */
   waitSeconds: number[];
   /** Run creation to result, for runs that passed or failed within the window. */
@@ -43,6 +45,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     runsInFlight: perKind(() => 0),
     conclusions: { merged: 0, failed: 0, cancelled: 0 },
     restarts: 0,
+    restartLoopHolds: 0,
     waitSeconds: [],
     testSeconds: perKind(() => []),
     timeInQueueSeconds: [],
@@ -64,6 +67,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
       measures.timeInQueueSeconds.push(secondsBetween(entry.submittedAt, entry.stateChangedAt));
     }
     measures.restarts += restartsWithin(entry, within);
+    measures.restartLoopHolds += entry.history.filter((t) => t.reason.code === 'restart_loop' && within(t.at)).length;
     const firstTest = entry.history.find((t) => t.state === 'TESTING');
     if (firstTest && within(firstTest.at)) measures.waitSeconds.push(secondsBetween(entry.submittedAt, firstTest.at));
   }

@@ -54,6 +54,12 @@ function defineMetrics(registry: Registry) {
       labelNames,
       registers,
     }),
+    restartLoopHolds: new UntypedMetric({
+      name: 'mq_pr_restart_loop_holds_1h_total',
+      help: 'Pull requests held in the last hour because they kept restarting without a verdict (restart_loop).',
+      labelNames,
+      registers,
+    }),
     waitDuration: histogram(
       'mq_pr_wait_duration_1h_seconds',
       'Seconds from submission to first test, of pull requests first tested in the last hour.',
@@ -136,6 +142,7 @@ function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabel
   addTo(metrics.awaitingMergeability, main, m.awaitingMergeability);
   for (const conclusion of CONCLUSIONS) addTo(metrics.conclusions, { ...main, conclusion }, m.conclusions[conclusion]);
   addTo(metrics.restarts, main, m.restarts);
+  addTo(metrics.restartLoopHolds, main, m.restartLoopHolds);
   observeAll(metrics.waitDuration, main, m.waitSeconds);
   observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);
   for (const kind of RUN_KINDS) {

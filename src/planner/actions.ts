@@ -1,4 +1,4 @@
-import type { Entry, MergeIntent } from '../domain/entry.js';
+import type { Entry, EntryHold, MergeIntent } from '../domain/entry.js';
 import type { Unit } from '../domain/queue.js';
 import type { Reason } from '../domain/reasons.js';
 import type { TestRun } from '../domain/run.js';
@@ -12,6 +12,7 @@ export interface EntryPatch {
   retriesUsed?: number;
   readyAt?: string | null;
   mergeIntent?: MergeIntent | null;
+  hold?: EntryHold | null;
 }
 
 /**

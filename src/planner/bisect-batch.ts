@@ -84,9 +84,14 @@ function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes): void {
   }
 
   for (const id of rest) s.emit({ type: 'unplaceEntry', entryId: id });
+  if (d.entry(culprit)!.stack) {
+    // The members of a stack above the culprit hold its changes: they leave with it, naming it.
+    const why = reason('stack_member_failed', `bisection named ${label(culprit)} below it in its stack: it holds those changes, so it leaves too`);
+    for (const id of rest) s.emit({ type: 'transition', entryId: id, to: 'FAILED', reason: why, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });
+  }
   let at = d.unitIndex().get(unit.id)! + 1;
   const back = reason('batch_split', `bisection named ${label(culprit)} ahead of it in its batch: back to PENDING to be batched again`);
-  for (const id of rest) {
+  for (const id of d.entry(culprit)!.stack ? [] : rest) {
     const seq = d.nextSeq;
     s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: [id], createdAt: d.nowIso }, index: at++, seq });
     s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: back, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });

@@ -22,7 +22,7 @@ export {
   recordPullRequest,
   recordImpactedTargets,
 } from './changes/facts.js';
-export { recordTargetHead, lineageOf, lineageIndex } from './target-base.js';
+export { recordTargetHead, recordTargetBuiltOn, lineageOf, lineageIndex } from './target-base.js';
 export {
   activeEntryFor,
   cancelEntry,

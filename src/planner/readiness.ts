@@ -3,10 +3,12 @@ import type { QueueSettings } from '../domain/settings.js';
 
 /** Why an entry is not ready yet (NOT_READY -> PENDING needs all of these), or null when it is. */
 export function notReadyBecause(entry: Entry, settings: QueueSettings): string | null {
+  if (entry.hold) return entry.hold.message;
   const r = entry.readiness;
   if (!r.isOpen) return r.note ?? 'the pull request is not open';
   if (r.isDraft) return 'the pull request is a draft';
-  if (!r.doesBaseBranchMatch) return `the base branch ${entry.prBaseBranch} is not the queue's branch`;
+  // A stack member above the bottom is based on the member below it, not on the queue's branch.
+  if (!r.doesBaseBranchMatch && !(entry.stack && entry.stack.position > 1)) return `the base branch ${entry.prBaseBranch} is not the queue's branch`;
   if (r.gitHubMergeability !== 'MERGEABLE') {
     return r.note ?? `the git host does not report it mergeable (${r.gitHubMergeability})`;
   }

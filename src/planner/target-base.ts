@@ -45,6 +45,24 @@ export function testedCurrentHead(q: QueueDoc, run: TestRun, baseSha: string): b
  */
 export function recordTargetHead(q: QueueDoc, sha: string, now: Date): QueueDoc {
   if (lineageIndex(q, sha) >= 0) return q.targetLineage ? q : { ...q, targetLineage: [...lineageOf(q)] };
+  return movedTo(q, sha, now);
+}
+
+/**
+ * The git host built a new test branch (not one adopted from before a crash) on `sha`, the head it
+ * read after it could not start where the queue asked (on the newest head of the lineage, whose commit
+ * it does not have). That is no lagging read: an older head of the lineage means the branch went back
+ * (reset, or a repository made anew with the same history), and the queue takes it as moved there.
+ * Taken as a lagging read, every build would land on it again and be dropped again, without end.
+ */
+export function recordTargetBuiltOn(q: QueueDoc, sha: string, now: Date): QueueDoc {
+  const lineage = lineageOf(q);
+  if (lineage.length === 0 || lineage.at(-1)!.sha === sha) return recordTargetHead(q, sha, now);
+  return movedTo(q, sha, now);
+}
+
+/** The target branch moved outside the queue to `sha`: a new lineage, and results on others are dropped. */
+function movedTo(q: QueueDoc, sha: string, now: Date): QueueDoc {
   const moved: QueueDoc = { ...q, targetSha: sha, targetLineage: [{ sha }] };
   const d = new Draft(moved, now);
   const why = reason('base_moved', `the target branch moved outside the queue (now ${sha.slice(0, 7)}): retested on its new head`);

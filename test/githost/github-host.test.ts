@@ -158,7 +158,7 @@ describe('createTestBranch', () => {
       .get(`${R}/git/commits/m3`)
       .reply(200, { sha: 'm3', message: 'Merge PR 13 (a13) into mergeq/main/run-1\n\nmergeq-base: base-then' });
 
-    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base-then' });
+    await expect(host().createTestBranch(repo, spec)).resolves.toEqual({ ok: true, sha: 'm3', baseSha: 'base-then', adopted: true });
     scope.done();
   });
 
@@ -214,7 +214,7 @@ describe('createTestBranch', () => {
 
     test('a branch found already there (a crash before the PR) gets its PR', async () => {
       const scope = found(nock(API)).post(`${R}/pulls`, pullBody).reply(201, { number: 40, draft: true });
-      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', adopted: true });
       scope.done();
     });
 
@@ -225,7 +225,7 @@ describe('createTestBranch', () => {
           message: 'Validation Failed',
           errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:mergeq/main/run-1.' }],
         });
-      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0' });
+      await expect(host().createTestBranch(repo, one)).resolves.toEqual({ ok: true, sha: 'm1', baseSha: 'base0', adopted: true });
       scope.done();
     });
 

@@ -198,7 +198,7 @@ describe('sandbox git host: test branches and CI', () => {
     const a = sandbox.openPullRequest(repo);
     const first = await sandbox.createTestBranch(repo, branchSpec('t/1', [a]));
     const second = await sandbox.createTestBranch(repo, branchSpec('t/1', [a]));
-    expect(second).toEqual(first);
+    expect(second).toEqual({ ...first, adopted: true });
     expect(sandbox.ci.runs).toHaveLength(1);
     // Identical content on another branch is another commit: its statuses are its own.
     const other = await sandbox.createTestBranch(repo, branchSpec('t/2', [a]));
@@ -223,7 +223,7 @@ describe('sandbox git host: test branches and CI', () => {
     const draftPullRequest = { title: 'mergeq: test #1 on main', body: 'temporary' };
     const spec = { ...branchSpec('t/1', [a]), draftPullRequest };
     const first = await sandbox.createTestBranch(repo, spec);
-    expect(await sandbox.createTestBranch(repo, spec)).toEqual(first); // repeated after a crash: found, not opened again
+    expect(await sandbox.createTestBranch(repo, spec)).toEqual({ ...first, adopted: true }); // repeated after a crash: found, not opened again
     expect(sandbox.testBranchPullRequests(repo)).toEqual([{ number: 2, title: 'mergeq: test #1 on main', body: 'temporary', head: 't/1', base: 'main', draft: true, state: 'open' }]);
     expect(sandbox.openPullRequest(repo).number).toBe(3);
     expect(sandbox.listPullRequests(repo).map((p) => p.number)).toEqual([1, 3]);

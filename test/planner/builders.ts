@@ -1,5 +1,5 @@
 import { submitEntry } from '../../src/planner/index.js';
-import type { Entry, Readiness } from '../../src/domain/entry.js';
+import type { Entry, Readiness, StackPlace } from '../../src/domain/entry.js';
 import { derivedId } from '../../src/domain/ids.js';
 import { resolvePriority, type PriorityName } from '../../src/domain/priority.js';
 import { newQueueDoc, type QueueDoc } from '../../src/domain/queue.js';
@@ -45,6 +45,8 @@ export interface SubmitOptions {
   readiness?: Partial<Readiness>;
   sha?: string;
   noBatch?: boolean;
+  /** A member of a stack (stacked pull requests). */
+  stack?: StackPlace;
 }
 
 /** Submits PR `prNumber` (ready unless told otherwise); returns the new queue and entry. */
@@ -61,6 +63,7 @@ export function submitPr(q: QueueDoc, prNumber: number, now: Date, opts: SubmitO
       priority: opts.priority === undefined ? null : resolvePriority(opts.priority),
       noBatch: opts.noBatch ?? null,
       readiness: readyReadiness(opts.readiness),
+      ...(opts.stack ? { stack: opts.stack } : {}),
     },
     now,
   );

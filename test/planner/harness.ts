@@ -53,6 +53,8 @@ export class Harness {
   readonly conflicts = new Set<number>();
   /** How many merges had happened when each run's test branch was built. */
   readonly mergesAtBuild = new Map<string, number>();
+  /** The base the git host answers for a build (by default the target head as the queue knows it). */
+  builtOn: ((run: TestRun) => string) | null = null;
   /** Called before each merge with the document as it is then (property tests check invariants). */
   onMerge: ((q: QueueDoc, entry: Entry) => void) | null = null;
 
@@ -216,7 +218,7 @@ export class Harness {
         this.mergesAtBuild.set(run.id, this.merges.length);
         this.q = conflict
           ? recordRunConflict(this.q, run.id, conflict.prNumber, this.now)
-          : recordRunCreated(this.q, run.id, { sha: `t-${run.id}`, baseSha: this.q.targetSha ?? 'main-0' }, this.now);
+          : recordRunCreated(this.q, run.id, { sha: `t-${run.id}`, baseSha: this.builtOn?.(run) ?? this.q.targetSha ?? 'main-0' }, this.now);
       }
     }
     for (const run of this.q.runs) {

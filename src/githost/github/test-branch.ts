@@ -31,7 +31,7 @@ export class TestBranchBuilder {
     if (existing !== null) {
       // Built before a crash: adopted only if its base is known, else rebuilt from scratch.
       const base = await baseOf(octokit, repo, existing);
-      if (base !== null) return { ok: true, sha: existing, baseSha: base };
+      if (base !== null) return { ok: true, sha: existing, baseSha: base, adopted: true };
       await deleteRef(octokit, repo, spec.name);
     }
     const scratch = scratchRefFor(spec.baseBranch);

@@ -259,7 +259,7 @@ export class SandboxGitHost implements GitHost {
     if (!base) throw new SandboxNotFoundError(`branch ${spec.baseBranch} does not exist`);
     const specKey = JSON.stringify([spec.baseBranch, spec.prs]);
     const existing = r.testBranches.get(spec.name);
-    if (existing && existing.specKey === specKey) return { ok: true, sha: existing.sha, baseSha: existing.baseSha };
+    if (existing && existing.specKey === specKey) return { ok: true, sha: existing.sha, baseSha: existing.baseSha, adopted: true };
 
     const changes: Change[] = [];
     for (const p of spec.prs) {

@@ -1,4 +1,4 @@
-import type { Entry, Readiness } from '../../domain/entry.js';
+import type { Entry, Readiness, StackPlace } from '../../domain/entry.js';
 import { activeEntryOf, appendEntry } from '../../domain/active-entries.js';
 import { InvalidStateError } from '../../domain/errors.js';
 import type { ResolvedPriority } from '../../domain/priority.js';
@@ -25,6 +25,7 @@ export interface SubmitInput {
   priority: ResolvedPriority | null;
   noBatch: boolean | null;
   readiness: Readiness;
+  stack?: StackPlace;
 }
 
 export function activeEntryFor(queue: Pick<QueueDoc, 'entries'>, prNumber: number): Entry | undefined {
@@ -42,6 +43,8 @@ export function submitEntry(queue: QueueDoc, input: SubmitInput, now: Date): { q
       ...existing,
       ...(input.priority ?? {}),
       noBatch: input.noBatch ?? existing.noBatch,
+      // Submitting again is a person asking for another try: a restart-loop hold lifts.
+      ...(existing.hold ? { hold: null } : {}),
     };
     return { queue: replaceEntry(queue, updated), entry: updated, created: false };
   }
@@ -70,6 +73,7 @@ export function submitEntry(queue: QueueDoc, input: SubmitInput, now: Date): { q
     mergeIntent: null,
     mergeCommitSha: null,
     history: [{ state: 'NOT_READY', at, reason: submitted }],
+    ...(input.stack ? { stack: input.stack } : {}),
   };
   return { queue: { ...queue, nextSeq: queue.nextSeq + 1, entries: appendEntry(queue.entries, entry) }, entry, created: true };
 }
@@ -95,6 +99,8 @@ export const RESTARTABLE_STATES = ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']
  */
 export function restartEntry(queue: QueueDoc, entryId: string, now: Date): QueueDoc {
   const entry = queue.entries.find((e) => e.id === entryId);
+  // A PR held for restarting without end is tried again when a person asks (restart-loop.ts).
+  if (entry?.state === 'NOT_READY' && entry.hold) return replaceEntry(queue, { ...entry, hold: null });
   if (!entry || !(RESTARTABLE_STATES as readonly string[]).includes(entry.state)) {
     throw new InvalidStateError(
       `only a pull request that is ${RESTARTABLE_STATES.join(', ')} can be restarted; it is ${entry?.state ?? 'not in the queue'}`,

@@ -9,6 +9,8 @@ import { maintainRuns } from './runs.js';
 import { resolveSuspects } from './suspects.js';
 import { decideVerdicts } from './verdicts.js';
 import { liftEndedFreeze } from './hold.js';
+import { guardRestartLoops } from './restart-loop.js';
+import { maintainStacks } from './stacks.js';
 
 /** A decision may enable another (a failure makes a passed unit behind mergeable): repeat until settled. */
 const MAX_PASSES = 8;
@@ -19,7 +21,9 @@ export function runPhases(s: Sink): void {
     const before = countActions(s);
     liftEndedFreeze(s);
     decideVerdicts(s);
+    guardRestartLoops(s);
     updateReadiness(s);
+    maintainStacks(s);
     blameByTests(s);
     applyOutcomes(s);
     resolveSuspects(s);

@@ -14,7 +14,8 @@ export function updateReadiness(s: Sink): void {
   const d = s.d;
   const becameReady = [];
   for (const e of d.entries.values()) {
-    if (e.state === 'NOT_READY' && notReadyBecause(e, d.settings) === null) becameReady.push(e);
+    // Stack members are placed with their stack (stacks.ts).
+    if (e.state === 'NOT_READY' && !e.stack && notReadyBecause(e, d.settings) === null) becameReady.push(e);
   }
   becameReady.sort((a, b) => a.priorityValue - b.priorityValue || a.seq - b.seq);
   for (const e of becameReady) {
@@ -40,7 +41,7 @@ export function updateReadiness(s: Sink): void {
   }
 
   for (const e of [...d.entries.values()]) {
-    if (e.state !== 'PENDING') continue;
+    if (e.state !== 'PENDING' || e.stack) continue;
     const lost = readinessLost(e, d.settings);
     if (lost === null) continue;
     s.emit({ type: 'unplaceEntry', entryId: e.id });

@@ -1,0 +1,129 @@
+import type { TestRun } from '../../src/domain/run.js';
+import { submitPr } from './builders.js';
+import { Harness } from './harness.js';
+
+/**
+ * Stacked pull requests (docs/stacks.md): #1 targets the queue's branch, #2 is based on #1's branch,
+ * and so on. Queued together they are one unit: tested once, landed bottom up, bisected by prefixes.
+ */
+function submitStack(h: Harness, prs: number[], opts: { notReady?: number[]; id?: string } = {}): void {
+  prs.forEach((n, i) => {
+    const notReady = opts.notReady?.includes(n);
+    h.q = submitPr(h.q, n, h.now, {
+      stack: { id: opts.id ?? 'stack-1', position: i + 1 },
+      readiness: { ...(i > 0 ? { doesBaseBranchMatch: false } : {}), ...(notReady ? { gitHubMergeability: 'NOT_MERGEABLE' as const, note: 'an approval is missing' } : {}) },
+    }).queue;
+  });
+  h.settle();
+}
+
+/** Plays CI: every live run that holds one of `bad` fails, every other passes, until none is left. */
+function playCi(h: Harness, bad: number[]): TestRun[] {
+  const all: TestRun[] = [];
+  for (let guard = 0; guard < 100; guard++) {
+    const live = h.liveRuns();
+    if (live.length === 0) return all;
+    for (const run of live) {
+      all.push(run);
+      h.report(run, run.prs.some((p) => bad.includes(p.prNumber)) ? 'failure' : 'success');
+    }
+  }
+  throw new Error('CI never settled');
+}
+
+describe('stacked pull requests', () => {
+  test('a 3-member stack is one unit, tested in one run with the top holding every member, and lands bottom up', () => {
+    const h = new Harness({ concurrency: 3 });
+    submitStack(h, [1, 2, 3]);
+    const runs = h.liveRuns();
+    expect(runs).toHaveLength(1);
+    expect(h.prsOf(runs[0]!)).toEqual([1, 2, 3]);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3]);
+    expect(new Set(h.merges.map((m) => m.runId))).toEqual(new Set([runs[0]!.id]));
+  });
+
+  test('a culprit at layer 3 of 5: layers 1-2 land, 3 fails with its tests, 4-5 leave naming it, in at most 1 + ceil(log2 5) runs', () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStack(h, [1, 2, 3, 4, 5]);
+    const runs = playCi(h, [3]);
+    expect(runs.length).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(5)));
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
+    expect(h.state(3)).toBe('FAILED');
+    expect(h.entry(3).reason?.code).toBe('tests_failed');
+    for (const n of [4, 5]) {
+      expect(h.state(n)).toBe('FAILED');
+      expect(h.entry(n).reason).toEqual({ code: 'stack_member_failed', message: expect.stringContaining('#3') as string });
+    }
+  });
+
+  test('the PRs behind a stack are not blamed for its culprit and merge after the layers that passed', () => {
+    const h = new Harness({ concurrency: 3, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStack(h, [1, 2, 3]);
+    h.submit(9);
+    playCi(h, [2]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 9]);
+    expect(h.state(3)).toBe('FAILED');
+    expect(h.entry(3).reason?.code).toBe('stack_member_failed');
+  });
+
+  test('cancelling layer 2 of 4 while the unit tests takes 2-4 out, and layer 1 is tested again alone', () => {
+    const h = new Harness({ concurrency: 2 });
+    submitStack(h, [1, 2, 3, 4]);
+    const first = h.liveRuns()[0]!;
+    h.cancel(2);
+    expect(h.q.runs.find((r) => r.id === first.id)!.status).toBe('cancelled');
+    expect(h.state(2)).toBe('CANCELLED');
+    for (const n of [3, 4]) {
+      expect(h.state(n)).toBe('CANCELLED');
+      expect(h.entry(n).reason?.message).toMatch(/#2 below it in its stack left the queue/);
+    }
+    expect(h.liveRuns().map((r) => h.prsOf(r))).toEqual([[1]]);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+  });
+
+  test('a member that is not ready holds the whole unit and the others say which one; once ready, one run', () => {
+    const h = new Harness({ concurrency: 2 });
+    submitStack(h, [1, 2, 3], { notReady: [2] });
+    expect(h.liveRuns()).toEqual([]);
+    expect([h.state(1), h.state(2), h.state(3)]).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
+    expect(h.entry(1).reason?.message).toBe('waiting for stack member #2: an approval is missing');
+    expect(h.entry(3).reason?.message).toBe('waiting for stack member #2: an approval is missing');
+    h.q = { ...h.q, entries: h.q.entries.map((e) => (e.prNumber === 2 ? { ...e, readiness: { ...e.readiness, gitHubMergeability: 'MERGEABLE', note: null } } : e)) };
+    h.settle();
+    expect(h.liveRuns().map((r) => h.prsOf(r))).toEqual([[1, 2, 3]]);
+  });
+
+  test('members queued later join the unit, which is tested again as a whole', () => {
+    const h = new Harness({ concurrency: 2 });
+    submitStack(h, [1, 2]);
+    const before = h.liveRuns()[0]!;
+    h.q = submitPr(h.q, 3, h.now, { stack: { id: 'stack-1', position: 3 }, readiness: { doesBaseBranchMatch: false } }).queue;
+    h.settle();
+    expect(h.q.runs.find((r) => r.id === before.id)!.status).toBe('cancelled');
+    expect(h.liveRuns().map((r) => h.prsOf(r))).toEqual([[1, 2, 3]]);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3]);
+  });
+
+  test('a 100-member stack lands with one run', () => {
+    const h = new Harness({ concurrency: 1 });
+    const prs = Array.from({ length: 100 }, (_, i) => i + 1);
+    submitStack(h, prs);
+    const runs = playCi(h, []);
+    expect(runs).toHaveLength(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual(prs);
+  });
+
+  test('with batching on, a stack is never split into batches with other PRs', () => {
+    const h = new Harness({ concurrency: 2, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 });
+    submitStack(h, [1, 2, 3]);
+    h.submit(7);
+    h.advance(1);
+    const contents = h.liveRuns().map((r) => h.prsOf(r));
+    expect(contents[0]).toEqual([1, 2, 3]);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 7]);
+  });
+});
