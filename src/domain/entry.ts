@@ -1,5 +1,6 @@
 import type { PrState } from './states.js';
 import type { Reason } from './reasons.js';
+import type { StackKind } from './stack.js';
 
 export const MERGEABILITY = ['MERGEABLE', 'NOT_MERGEABLE', 'IN_PROGRESS', 'UNSPECIFIED'] as const;
 export type Mergeability = (typeof MERGEABILITY)[number];
@@ -57,6 +58,10 @@ export interface EntryHold {
 export interface StackPlace {
   id: string;
   position: number;
+  /** How the git host knows the stack (absent: named by a REST caller, landed as a chain). */
+  kind?: StackKind;
+  /** The member's head branch, which the member above is based on. */
+  headRef?: string;
 }
 
 /** One submission of one pull request to one queue. */

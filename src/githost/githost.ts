@@ -2,6 +2,7 @@ import type { PullRequestInfo } from '../domain/pull-request.js';
 import type { RepoRef } from '../domain/repo.js';
 import type { StatusCheck } from '../domain/run.js';
 import type { MergeMethod } from '../domain/settings.js';
+import type { PullRequestStack } from '../domain/stack.js';
 
 export type { PullRequestInfo } from '../domain/pull-request.js';
 
@@ -121,6 +122,25 @@ export interface GitHost {
   upsertPullRequestComment?(repo: RepoRef, prNumber: number, comment: PullRequestComment): Promise<void>;
   /** The open pull requests whose head is commit `sha` (whose checks just reported: auto-enqueue). Optional. */
   openPullRequestsAt?(repo: RepoRef, sha: string): Promise<number[]>;
+  /**
+   * The stack `prNumber` belongs to: a native stack (GitHub's `stack` object and Stacks API), or a
+   * plain chain of base branches (its base is the head branch of another open PR, and so on down to
+   * a branch that is no open PR's head: the target). Null when it stands alone. Optional: without
+   * it, no PR is taken as stacked.
+   */
+  getStack?(repo: RepoRef, prNumber: number): Promise<PullRequestStack | null>;
+  /**
+   * Changes the base branch of an open pull request: a chain member is retargeted to the stack's
+   * target right before the fast-forward that lands it, so that the one ref update marks it merged.
+   */
+  retargetPullRequest?(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void>;
+  /**
+   * Native stacks: merges every member from the bottom up to `topPrNumber` at once through the
+   * stack merge (`PUT …/pulls/{n}/merge-async`, `merge_action: direct_merge`, `sha` = `expectedSha`),
+   * polling until it ends: `merged` is ok with the target's new head, `failed` is a refusal with the
+   * host's message. A natively stacked PR cannot be merged one by one.
+   */
+  mergeStack?(repo: RepoRef, topPrNumber: number, opts: { expectedSha: string; method: MergeMethod }): Promise<MergeResult>;
 }
 
 /** A comment that mergeq keeps up to date on a pull request: found again by its marker. */
