@@ -184,7 +184,7 @@ export function recordPullRequest(
   if (queued) {
     if (pr.state === 'closed') return removeEntry(q, entry, 'CANCELLED', reason('pr_closed', 'the pull request was closed'), now);
     if (pr.draft) return removeEntry(q, entry, 'CANCELLED', reason('converted_to_draft', 'the pull request was converted to a draft'), now);
-    if (pr.baseBranch !== q.branch) {
+    if (pr.baseBranch !== q.branch && pr.baseBranch !== stackBaseOf(q, entry)) {
       return removeEntry(q, entry, 'CANCELLED', reason('base_changed', `the base branch changed to ${pr.baseBranch}`), now);
     }
   }
@@ -208,6 +208,17 @@ export function recordPullRequest(
     },
   };
   return identical(entry, refreshed) ? q : replaceEntry(q, refreshed);
+}
+
+/**
+ * The branch a stack member above the bottom is based on: the head branch of the member below it
+ * (null for the bottom, a PR not in a stack, or a member below that is no longer in the document).
+ */
+function stackBaseOf(q: QueueDoc, entry: Entry): string | null {
+  const place = entry.stack;
+  if (!place || place.position < 2) return null;
+  const below = q.entries.find((e) => e.stack?.id === place.id && e.stack.position === place.position - 1 && isActive(e.state));
+  return below?.stack?.headRef ?? null;
 }
 
 /** Impacted targets are known for that PR head. */
