@@ -75,7 +75,13 @@ export interface FlakyTestStore {
   /** A test case's history, oldest first. */
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
+  /** Unconditionally: for seeding and tests; a change of live settings uses `updateFlakySettings`. */
   putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
+  /**
+   * Compare-and-set: stores `next` only while the stored settings are still `expected` as read (null:
+   * none stored yet, and then none is). False when another writer changed them first.
+   */
+  updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean>;
   /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
   testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
 }
@@ -213,4 +219,31 @@ export interface Store {
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What an attempt of `retryOnConflict` answers when its conditional write found the record changed. */
+export const LOST = Symbol('lost');
+
+/** Conditional writes of one change lost in a row before it gives up (a queue commit's budget too). */
+export const MAX_WRITE_CONFLICTS = 20;
+
+/** A record changed concurrently more often than the budget allows; the caller may retry later. */
+export class BusyError extends Error {
+  constructor(what: string) {
+    super(`${what} changed concurrently ${MAX_WRITE_CONFLICTS} times in a row; retry later`);
+    this.name = 'BusyError';
+  }
+}
+
+/**
+ * Runs `attempt` — read the record, decide, write under a condition — again while its write finds the
+ * record changed since it was read (it answers LOST). Every replica's change of a shared record goes
+ * through such a loop: a lock inside one process only makes conflicts rarer.
+ */
+export async function retryOnConflict<T>(what: string, attempt: () => Promise<T | typeof LOST>): Promise<T> {
+  for (let i = 0; i < MAX_WRITE_CONFLICTS; i++) {
+    const result = await attempt();
+    if (result !== LOST) return result;
+  }
+  throw new BusyError(what);
 }

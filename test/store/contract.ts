@@ -6,6 +6,7 @@ import { orgContract } from './org-contract.js';
 import { outboxContract } from './outbox-contract.js';
 import { queueContract } from './queue-contract.js';
 import { queueRowsContract } from './queue-rows-contract.js';
+import { replicaRaceContract } from './replica-race-contract.js';
 import { serverContract } from './server-contract.js';
 import { targetContract } from './target-contract.js';
 import { testCaseContract } from './test-case-contract.js';
@@ -34,6 +35,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
     orgContract(() => store);
     queueContract(() => store);
     queueRowsContract(() => store, openPeer);
+    replicaRaceContract(() => store, openPeer);
     targetContract(() => store);
     testCaseContract(() => store);
     serverContract(() => store);

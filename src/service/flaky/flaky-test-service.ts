@@ -24,7 +24,7 @@ import {
   type StatusChange,
   type UploadMeta,
 } from '../../flaky/upload-decision.js';
-import type { TestCaseStore } from '../../store/store.js';
+import { LOST, retryOnConflict, type TestCaseStore } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
 import { KeyedLock } from '../../queue-docs/keyed-lock.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
@@ -221,9 +221,13 @@ export class FlakyTestService {
     assertOwnsRepo(org, repo);
     const key = repoKey(repo);
     return this.lock.run(key, async () => {
-      const before = await this.settingsOf(key);
-      const next = { ...before, ...definedOnly(changes) };
-      await this.store.tests.putFlakySettings(key, next);
+      // The lock only spares this process's conflicts: another replica's change lands between the read and the write.
+      const { before, next } = await retryOnConflict(`flaky settings of ${key}`, async () => {
+        const stored = await this.store.tests.getFlakySettings(key);
+        const before = { ...DEFAULT_FLAKY_SETTINGS, ...stored };
+        const next = { ...before, ...definedOnly(changes) };
+        return (await this.store.tests.updateFlakySettings(key, stored, next)) ? { before, next } : LOST;
+      });
       if (next.autoQuarantine !== before.autoQuarantine) {
         const now = this.clock.now().toISOString();
         const changed = [];

@@ -3,6 +3,7 @@ import type { Org } from '../../domain/org.js';
 import { API_SETTINGS_SOURCE, isManagedByFile, REPO_CONFIG_PATH, type QueueTemplate } from '../../domain/queue-template.js';
 import { repoKey, type RepoRef } from '../../domain/repo.js';
 import { ConflictError } from '../../store/errors.js';
+import { LOST, retryOnConflict } from '../../store/store.js';
 import type { QueueTemplateStore } from '../../store/template-store.js';
 import { ServiceError } from '../errors.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
@@ -79,11 +80,16 @@ export class QueueTemplateService {
 
   /** Omitted settings stay unchanged. Queues already created from it keep their own settings. */
   async update(org: Org, input: QueueTemplateInput): Promise<QueueTemplateRecord> {
-    const current = await this.load(org, input);
     const settings = settingsPatchOf(input);
     assertSettingsInBounds(settings);
-    const next: QueueTemplate = { ...current, settings: { ...current.settings, ...settings }, updatedAt: this.clock.now().toISOString() };
-    await this.store.templates.putTemplate(next);
+    // Under the condition that its settings and manager are as read: a concurrent change (another
+    // replica's, or the settings file taking it over) is read again, and this one applied over it.
+    const next = await retryOnConflict(`queue template ${input.pattern}`, async () => {
+      const current = await this.load(org, input);
+      const changes = { settings: { ...current.settings, ...settings }, updatedAt: this.clock.now().toISOString() };
+      const expected = { settings: current.settings, settingsSource: current.settingsSource };
+      return (await this.store.templates.updateTemplate(current.repoKey, current.pattern, expected, changes)) ? { ...current, ...changes } : LOST;
+    });
     return toTemplateRecord(next);
   }
 

@@ -3,6 +3,7 @@ import type { TestCase } from '../../domain/quarantine.js';
 import { latestFlakyCommits } from '../../domain/detection-evidence.js';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MemoryOutbox } from './memory-outbox.js';
+import { fieldsHold } from '../fields-hold.js';
 import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
@@ -132,6 +133,13 @@ export class MemoryFlakyTables implements TestCaseStore {
 
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     return copy(this.settings.get(repoKey) ?? null);
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    const stored = this.settings.get(repoKey) ?? null;
+    if (expected === null ? stored !== null : stored === null || !fieldsHold(stored, expected)) return false;
+    this.settings.set(repoKey, copy(next));
+    return true;
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {

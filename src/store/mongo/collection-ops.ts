@@ -63,3 +63,12 @@ export async function deleteInBatches<T extends Document>(collection: Collection
     deleted += (await collection.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
   }
 }
+
+/**
+ * The filter of a compare-and-set on fields (fields-hold.ts): each field equal to the value given
+ * (null matches a missing field). An object or array matches only with its fields in the stored
+ * order, so `expected` must hold the values as read, not rebuilt.
+ */
+export function fieldsFilter(expected: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, v ?? null]));
+}

@@ -2,7 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MongoOutbox } from './outbox-collection.js';
 import type { MongoCounters } from './counters.js';
-import { findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
+import { fieldsFilter, findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
@@ -165,6 +165,20 @@ export class MongoFlakyCollections implements TestCaseStore {
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     const doc = await this.settings.findOne({ repoKey }, { projection: { _id: 0, repoKey: 0 } });
     return doc as FlakySettings | null;
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    if (expected === null) {
+      try {
+        await this.settings.insertOne({ ...next, repoKey });
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    }
+    const { matchedCount } = await this.settings.replaceOne({ ...fieldsFilter(expected), repoKey }, { ...next, repoKey });
+    return matchedCount === 1;
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {

@@ -2,7 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mo
 import { DELIVERY_STATUSES } from '../../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
-import { deleteInBatches, retryOnDuplicate } from './collection-ops.js';
+import { deleteInBatches, fieldsFilter, retryOnDuplicate } from './collection-ops.js';
 import type { MongoCounters } from './counters.js';
 
 /**
@@ -164,6 +164,11 @@ export class MongoOutbox implements OutboxStore {
 
   async putSubscription(s: WebhookSubscription): Promise<void> {
     await this.subscriptions.replaceOne({ id: s.id }, { ...s });
+  }
+
+  async updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean> {
+    const { matchedCount } = await this.subscriptions.updateOne({ ...fieldsFilter(expected), id }, { $set: { ...changes } });
+    return matchedCount === 1;
   }
 
   /**

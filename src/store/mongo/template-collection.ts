@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { QueueTemplate } from '../../domain/queue-template.js';
 import { ConflictError } from '../errors.js';
 import type { QueueTemplateStore } from '../template-store.js';
-import { isDuplicateKey } from './collection-ops.js';
+import { fieldsFilter, isDuplicateKey } from './collection-ops.js';
 
 const NO_ID = { projection: { _id: 0 } } as const;
 
@@ -30,6 +30,11 @@ export class MongoTemplates implements QueueTemplateStore {
 
   async putTemplate(template: QueueTemplate): Promise<void> {
     await this.templates.replaceOne({ repoKey: template.repoKey, pattern: template.pattern }, structuredClone(template), { upsert: true });
+  }
+
+  async updateTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate>, changes: Partial<QueueTemplate>): Promise<boolean> {
+    const { matchedCount } = await this.templates.updateOne({ ...fieldsFilter(expected), repoKey, pattern }, { $set: { ...changes, repoKey, pattern } });
+    return matchedCount === 1;
   }
 
   async getTemplate(repoKey: string, pattern: string): Promise<QueueTemplate | null> {

@@ -6,6 +6,7 @@ import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUplo
 import type { TestCase } from '../../domain/quarantine.js';
 import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
 import { parseDoc, parseDocs } from './json-docs.js';
+import { fieldsHold } from '../fields-hold.js';
 
 /** Rows (results, test cases, events) written per transaction of a large upload: a few ms each. */
 export const ROWS_PER_TRANSACTION = 100;
@@ -228,6 +229,15 @@ export class SqliteFlakyTables implements TestCaseStore {
 
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     return parseDoc<FlakySettings>(this.stmt.settings.get(repoKey));
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    return this.db.transaction(() => {
+      const stored = parseDoc<FlakySettings>(this.stmt.settings.get(repoKey));
+      if (expected === null ? stored !== null : stored === null || !fieldsHold(stored, expected)) return false;
+      this.stmt.putSettings.run(repoKey, JSON.stringify(next));
+      return true;
+    }).immediate();
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {

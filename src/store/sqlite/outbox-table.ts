@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { parseDoc, parseDocs } from './json-docs.js';
+import { fieldsHold } from '../fields-hold.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 /**
@@ -131,6 +132,16 @@ export class SqliteOutboxTable implements OutboxStore {
 
   async putSubscription(s: WebhookSubscription): Promise<void> {
     this.stmt.putSub.run(JSON.stringify(s), s.id);
+  }
+
+  async updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean> {
+    // IMMEDIATE: the read and the write hold the file's write lock, so no other process writes between.
+    return this.db.transaction(() => {
+      const s = parseDoc<WebhookSubscription>(this.stmt.subById.get(id));
+      if (!s || !fieldsHold(s, expected)) return false;
+      this.stmt.putSub.run(JSON.stringify({ ...s, ...changes }), id);
+      return true;
+    }).immediate();
   }
 
   async deleteSubscription(id: string): Promise<boolean> {

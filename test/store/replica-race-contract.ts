@@ -1,0 +1,166 @@
+import type { Org } from '../../src/domain/org.js';
+import type { QueueTemplate } from '../../src/domain/queue-template.js';
+import { FlakyTestService } from '../../src/service/flaky/flaky-test-service.js';
+import { QueueTemplateService } from '../../src/service/queue/queue-template-service.js';
+import { putFileTemplate } from '../../src/service/repo-settings/file-templates.js';
+import { WebhookService } from '../../src/service/webhooks/webhook-service.js';
+import type { WebhookSubscription } from '../../src/store/outbox-store.js';
+import type { Store } from '../../src/store/store.js';
+import { recordAttempt } from '../../src/webhooks/record-attempt.js';
+import { anOrg, at } from './fixtures.js';
+
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+const clock = { now: () => new Date(at(10)) };
+
+/**
+ * Two replicas (two stores on the same data when the adapter can open one, else one store) changing
+ * one shared record at once: neither change is lost. Each race is made deterministic by running the
+ * other writer's change between a read and the write that follows it.
+ */
+export function replicaRaceContract(current: () => Store, openPeer?: () => Promise<Store>): void {
+  describe('two replicas changing one record', () => {
+    const peers: Store[] = [];
+    afterEach(async () => {
+      for (const p of peers.splice(0)) await p.close();
+    });
+    async function replicas(): Promise<[Store, Store]> {
+      const a = current();
+      if (!openPeer) return [a, a];
+      const b = await openPeer();
+      peers.push(b);
+      return [a, b];
+    }
+    const org: Org = anOrg({ owners: ['github.com/acme'] });
+    const repo = { host: 'github.com', owner: 'acme', name: 'app' };
+
+    it('changes a webhook, a template or flaky settings only while the fields it read still hold, from either store', async () => {
+      const [a, b] = await replicas();
+      const sub = aSubscription(org.id);
+      await a.outbox.insertSubscription(sub);
+      expect(await b.outbox.updateSubscription(sub.id, { failingSince: null, enabled: true }, { failingSince: at(1) })).toBe(true);
+      expect(await a.outbox.updateSubscription(sub.id, { failingSince: null }, { failingSince: at(2) })).toBe(false);
+      expect(await a.outbox.updateSubscription('wh_missing', {}, { url: 'http://127.0.0.1:9/x' })).toBe(false);
+      expect(await a.outbox.getSubscription(sub.id)).toEqual({ ...sub, failingSince: at(1) });
+
+      const template: QueueTemplate = { orgId: org.id, repo, repoKey: 'github.com/acme/app', pattern: 'v*', settings: { concurrency: 2 }, settingsSource: 'api', createdAt: at(0), updatedAt: at(0) };
+      await a.templates.insertTemplate(template);
+      const read = (await b.templates.getTemplate(template.repoKey, 'v*'))!;
+      expect(await b.templates.updateTemplate(template.repoKey, 'v*', { settings: read.settings }, { settings: { concurrency: 3 } })).toBe(true);
+      expect(await a.templates.updateTemplate(template.repoKey, 'v*', { settings: read.settings }, { settings: { concurrency: 4 } })).toBe(false);
+      expect(await a.templates.getTemplate(template.repoKey, 'v*')).toEqual({ ...template, settings: { concurrency: 3 } });
+
+      const key = 'github.com/acme/app';
+      const settings = { flakyWindowDays: 14, flakyMinEvents: 1, brokenRuns: 5, flakyRecoveryDays: 7, autoQuarantine: true, targetBranches: ['main'] };
+      expect(await a.tests.updateFlakySettings(key, null, settings)).toBe(true);
+      expect(await b.tests.updateFlakySettings(key, null, { ...settings, brokenRuns: 1 })).toBe(false);
+      const stored = (await b.tests.getFlakySettings(key))!;
+      expect(await b.tests.updateFlakySettings(key, stored, { ...stored, brokenRuns: 2 })).toBe(true);
+      expect(await a.tests.updateFlakySettings(key, stored, { ...stored, brokenRuns: 3 })).toBe(false);
+      expect(await a.tests.getFlakySettings(key)).toEqual({ ...settings, brokenRuns: 2 });
+    });
+
+    it('a failed delivery attempt records its streak without undoing the URL a person fixed meanwhile', async () => {
+      const [a, b] = await replicas();
+      const sub = aSubscription(org.id, { url: 'http://127.0.0.1:9/broken' });
+      await a.outbox.insertSubscription(sub);
+      const people = new WebhookService({ store: b, clock, allowedNetworks: LOOPBACK });
+      const outbox = racing(a.outbox, 'getSubscription', () => people.update(org, { id: sub.id, url: 'http://127.0.0.1:9/fixed', description: 'fixed' }));
+
+      await recordAttempt(outbox, aDelivery(sub.id), sub, { ok: false, status: 500, error: 'HTTP 500' }, { at: new Date(at(5)), schedule: [60_000], disableAfterMs: 3_600_000 });
+
+      expect(await b.outbox.getSubscription(sub.id)).toMatchObject({ url: 'http://127.0.0.1:9/fixed', description: 'fixed', failingSince: at(5), enabled: true });
+    });
+
+    it('an attempt that would disable a webhook decides again when a person disabled it meanwhile', async () => {
+      const [a, b] = await replicas();
+      const sub = aSubscription(org.id, { failingSince: at(0) });
+      await a.outbox.insertSubscription(sub);
+      const people = new WebhookService({ store: b, clock, allowedNetworks: LOOPBACK });
+      const outbox = racing(a.outbox, 'getSubscription', () => people.update(org, { id: sub.id, enabled: false }));
+
+      await recordAttempt(outbox, aDelivery(sub.id), sub, { ok: false, status: 500, error: 'HTTP 500' }, { at: new Date(at(90)), schedule: [60_000], disableAfterMs: 3_600_000 });
+
+      // Disabled by the person: no reason of mergeq's is shown, as if mergeq had disabled it.
+      expect(await b.outbox.getSubscription(sub.id)).toMatchObject({ enabled: false, disabledReason: null, failingSince: at(0) });
+    });
+
+    it('two people changing different fields of one webhook on two replicas keep both', async () => {
+      const [a, b] = await replicas();
+      const sub = aSubscription(org.id);
+      await a.outbox.insertSubscription(sub);
+      const onA = new WebhookService({ store: a, clock, allowedNetworks: LOOPBACK });
+      const outbox = racing(b.outbox, 'updateSubscription', () => onA.update(org, { id: sub.id, url: 'http://127.0.0.1:9/new' }), 'before');
+      const onB = new WebhookService({ store: { outbox, server: b.server }, clock, allowedNetworks: LOOPBACK });
+
+      await onB.update(org, { id: sub.id, description: 'the CI bot' });
+
+      expect(await a.outbox.getSubscription(sub.id)).toMatchObject({ url: 'http://127.0.0.1:9/new', description: 'the CI bot' });
+    });
+
+    it('flaky settings changed on two replicas at once keep both changes', async () => {
+      const [a, b] = await replicas();
+      const onA = new FlakyTestService({ store: a, clock });
+      const tests = racing(b.tests, 'getFlakySettings', () => onA.updateSettings(org, repo, { brokenRuns: 9 }));
+      const onB = new FlakyTestService({ store: { tests }, clock });
+
+      await onB.updateSettings(org, repo, { flakyWindowDays: 3 });
+
+      expect(await a.tests.getFlakySettings('github.com/acme/app')).toMatchObject({ brokenRuns: 9, flakyWindowDays: 3 });
+    });
+
+    it('a template updated through the API on two replicas at once keeps both settings', async () => {
+      const [a, b] = await replicas();
+      const onA = new QueueTemplateService(a, clock);
+      await onA.create(org, { repo, pattern: 'release/*', concurrency: 2 });
+      const templates = racing(b.templates, 'getTemplate', () => onA.update(org, { repo, pattern: 'release/*', batch: true }));
+
+      await new QueueTemplateService({ templates }, clock).update(org, { repo, pattern: 'release/*', concurrency: 5 });
+
+      expect((await a.templates.getTemplate('github.com/acme/app', 'release/*'))?.settings).toEqual({ concurrency: 5, batch: true });
+    });
+
+    it('an API update that read a template before the settings file took it over is refused, not written over the file', async () => {
+      const [a, b] = await replicas();
+      await new QueueTemplateService(a, clock).create(org, { repo, pattern: 'release/*', concurrency: 2 });
+      const fromFile: QueueTemplate = { orgId: org.id, repo, repoKey: 'github.com/acme/app', pattern: 'release/*', settings: { concurrency: 8 }, settingsSource: '.github/mergeq.yml@abc', createdAt: at(1), updatedAt: at(1) };
+      const templates = racing(b.templates, 'getTemplate', () => putFileTemplate(a.templates, fromFile));
+
+      await expect(new QueueTemplateService({ templates }, clock).update(org, { repo, pattern: 'release/*', concurrency: 5 })).rejects.toMatchObject({ code: 'template_managed_by_file' });
+
+      expect(await a.templates.getTemplate('github.com/acme/app', 'release/*')).toMatchObject({ settings: { concurrency: 8 }, settingsSource: '.github/mergeq.yml@abc' });
+    });
+  });
+}
+
+/**
+ * `target` with `race` run once around the first call of `method`: after it answered and before the
+ * caller sees the answer (a read), or before it runs (a write, then made over a changed record).
+ */
+function racing<T extends object>(target: T, method: keyof T, race: () => Promise<unknown>, when: 'after' | 'before' = 'after'): T {
+  const raced = Object.create(target) as T;
+  const call = (target[method] as (...args: unknown[]) => Promise<unknown>).bind(target);
+  let done = false;
+  (raced as Record<keyof T, unknown>)[method] = async (...args: unknown[]) => {
+    const first = !done;
+    done = true;
+    if (first && when === 'before') await race();
+    const result = await call(...args);
+    if (first && when === 'after') await race();
+    return result;
+  };
+  return raced;
+}
+
+function aSubscription(orgId: string, overrides: Partial<WebhookSubscription> = {}): WebhookSubscription {
+  return {
+    id: `wh_${Math.random().toString(36).slice(2)}`, orgId, url: 'http://127.0.0.1:9/hook', format: 'standard', events: ['*'], repo: null, repoKey: null, branch: null,
+    description: null, secret: 'whsec_c2VjcmV0', enabled: true, disabledReason: null, failingSince: null, createdAt: at(0), updatedAt: at(0), ...overrides,
+  };
+}
+
+function aDelivery(subscriptionId: string) {
+  return {
+    id: `dlv_${subscriptionId}`, subscriptionId, orgId: 'org-1', eventId: 'ev-1', eventType: 'pull_request.submitted', orderKey: 'pr-1', seq: 1, status: 'pending' as const,
+    attempts: 0, retryIndex: 0, nextAttemptAt: at(5), lastAttemptAt: null, responseStatus: null, lastError: null, createdAt: at(0),
+  };
+}
