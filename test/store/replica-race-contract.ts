@@ -7,7 +7,8 @@ import { WebhookService } from '../../src/service/webhooks/webhook-service.js';
 import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import type { Store } from '../../src/store/store.js';
 import { recordAttempt } from '../../src/webhooks/record-attempt.js';
-import { anOrg, at } from './fixtures.js';
+import type { OutboxEvent } from '../../src/events/event-types.js';
+import { aQueue, anOrg, at } from './fixtures.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 const clock = { now: () => new Date(at(10)) };
@@ -57,6 +58,24 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
       expect(await b.tests.updateFlakySettings(key, stored, { ...stored, brokenRuns: 2 })).toBe(true);
       expect(await a.tests.updateFlakySettings(key, stored, { ...stored, brokenRuns: 3 })).toBe(false);
       expect(await a.tests.getFlakySettings(key)).toEqual({ ...settings, brokenRuns: 2 });
+    });
+
+    it("numbers one PR's events in commit order when two writers commit its queue in turns", async () => {
+      const [a, b] = await replicas();
+      await a.outbox.insertSubscription(aSubscription('org-1'));
+      const queue = aQueue({ orgId: 'org-1', version: 1 });
+      await a.queues.insertQueue(queue);
+      const made: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const writer = i % 2 === 0 ? a : b;
+        const current = (await writer.queues.getQueueById(queue.id))!;
+        const event = { id: `ev-${i}`, type: 'pull_request.submitted', at: at(i), orgId: 'org-1', repoKey: queue.repoKey, branch: 'main', orderKey: `${queue.id}#1`, data: { kind: 'queue' } } as unknown as OutboxEvent;
+        expect(await writer.queues.commitQueue({ ...current, version: current.version + 1 }, current.version, { events: [event] })).toBe(true);
+        made.push(event.id);
+      }
+      const events = await b.outbox.undispatchedEvents(100);
+      expect(events.map((e) => e.id)).toEqual(made);
+      expect(events.map((e) => e.seq)).toEqual([...events.map((e) => e.seq)].sort((x, y) => x - y));
     });
 
     it('a failed delivery attempt records its streak without undoing the URL a person fixed meanwhile', async () => {

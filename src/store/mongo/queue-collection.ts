@@ -244,11 +244,10 @@ export class MongoQueueCollections implements QueueStore {
     throw new Error(`queue ${JSON.stringify(filter)} kept changing while being read`);
   }
 
-  /** Decides which events to keep before anything is written, and stages those. */
-  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string): Promise<OutboxEvent[]> {
+  /** Decides which events to keep before anything is written, and stages those, numbered. */
+  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string) {
     const kept = await this.outbox.keep(events);
-    if (kept.length > 0) await this.outbox.stage(kept, queueId, commitId);
-    return kept;
+    return kept.length > 0 ? await this.outbox.stage(kept, queueId, commitId) : [];
   }
 
   private async insertPages(written: PageWrite): Promise<void> {
