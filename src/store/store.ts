@@ -65,6 +65,11 @@ export interface FlakyTestStore {
    * (none are kept when it has none); without it, to those of the repository's owner.
    */
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void>;
+  /**
+   * Compare-and-set: stores `next` (and appends `events`, as writeTestCases) only while the stored test
+   * case is still `expected` as read. False when another writer changed it first, or it is gone.
+   */
+  updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean>;
   /** Results of these test cases at or after `since`, oldest first (ties of one test case in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
   /**

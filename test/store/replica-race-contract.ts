@@ -8,7 +8,7 @@ import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import type { Store } from '../../src/store/store.js';
 import { recordAttempt } from '../../src/webhooks/record-attempt.js';
 import type { OutboxEvent } from '../../src/events/event-types.js';
-import { aQueue, anOrg, at } from './fixtures.js';
+import { aQueue, aTestCase, anOrg, at } from './fixtures.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 const clock = { now: () => new Date(at(10)) };
@@ -125,6 +125,18 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
       await onB.updateSettings(org, repo, { flakyWindowDays: 3 });
 
       expect(await a.tests.getFlakySettings('github.com/acme/app')).toMatchObject({ brokenRuns: 9, flakyWindowDays: 3 });
+    });
+
+    it('a quarantine setting made while another replica changed the test case keeps that change', async () => {
+      const [a, b] = await replicas();
+      const tc = aTestCase('github.com/acme/app');
+      await a.tests.upsertTestCase(tc);
+      const marked = { ...tc, status: 'broken' as const, statusLastUpdatedAt: at(3) };
+      const tests = racing(b.tests, 'getTestCase', () => a.tests.writeTestCases([marked], []));
+
+      await new FlakyTestService({ store: { tests }, clock }).setQuarantineSetting(org, 'octocat', { repo, testCaseId: tc.testCaseId }, 'never', 'noisy');
+
+      expect(await a.tests.getTestCase(tc.repoKey, tc.testCaseId)).toMatchObject({ status: 'broken', statusLastUpdatedAt: at(3), quarantineSetting: 'never' });
     });
 
     it('a template updated through the API on two replicas at once keeps both settings', async () => {

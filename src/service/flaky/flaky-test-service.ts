@@ -245,12 +245,16 @@ export class FlakyTestService {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
     return this.lock.run(key, async () => {
-      const tc = await this.store.tests.getTestCase(key, ref.testCaseId);
-      if (!tc) throw testCaseNotFound(ref.testCaseId);
-      const settings = await this.settingsOf(key);
-      const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
-      const updated = await this.withOwners(ref.repo, tc, change.testCase);
-      if (change.changed) await this.store.tests.writeTestCases([updated], change.events, org.id);
+      // Written only over the test case as read: another replica's upload changing it meanwhile is read again.
+      const updated = await retryOnConflict(`test case ${ref.testCaseId}`, async () => {
+        const tc = await this.store.tests.getTestCase(key, ref.testCaseId);
+        if (!tc) throw testCaseNotFound(ref.testCaseId);
+        const settings = await this.settingsOf(key);
+        const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
+        const updated = await this.withOwners(ref.repo, tc, change.testCase);
+        if (!change.changed) return updated;
+        return (await this.store.tests.updateTestCase(tc, updated, change.events, org.id)) ? updated : LOST;
+      });
       return this.describe(key, updated);
     });
   }

@@ -73,6 +73,13 @@ export class MemoryFlakyTables implements TestCaseStore {
     );
   }
 
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    const stored = this.cases.get(key(expected.repoKey, expected.testCaseId));
+    if (!stored || !fieldsHold(stored, expected)) return false;
+    await this.writeTestCases([next], events, orgId);
+    return true;
+  }
+
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     for (const tc of testCases) this.cases.set(key(tc.repoKey, tc.testCaseId), copy(tc));
     this.events.push(...copy(events));

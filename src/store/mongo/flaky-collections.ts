@@ -107,6 +107,14 @@ export class MongoFlakyCollections implements TestCaseStore {
     return (await this.cases.find(filter, NO_ID).toArray()) as TestCase[];
   }
 
+  /** The test case first, under its condition; its events only once it is written. */
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    const filter = { ...fieldsFilter(expected), repoKey: expected.repoKey, testCaseId: expected.testCaseId };
+    if ((await this.cases.replaceOne(filter, { ...next })).matchedCount !== 1) return false;
+    await this.writeEvents(events, [next], orgId);
+    return true;
+  }
+
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     if (testCases.length > 0) {
       const ops: AnyBulkWriteOperation<TestCase>[] = testCases.map((tc) => ({
@@ -114,6 +122,10 @@ export class MongoFlakyCollections implements TestCaseStore {
       }));
       await this.cases.bulkWrite(ops, { ordered: false });
     }
+    await this.writeEvents(events, testCases, orgId);
+  }
+
+  private async writeEvents(events: TestCaseEvent[], testCases: TestCase[], orgId: string | undefined): Promise<void> {
     if (events.length > 0) {
       const first = await this.counters.reserve('test_case_events', events.length);
       const ops: AnyBulkWriteOperation<StoredEvent>[] = events.map((e, i) => ({

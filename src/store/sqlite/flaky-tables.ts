@@ -204,6 +204,15 @@ export class SqliteFlakyTables implements TestCaseStore {
     this.writeTx.immediate(testCases, events, orgId);
   }
 
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const stored = parseDoc<TestCase>(this.stmt.testCase.get(expected.repoKey, expected.testCaseId));
+      if (!stored || !fieldsHold(stored, expected)) return false;
+      this.writeTx([next], events, orgId);
+      return true;
+    }).immediate();
+  }
+
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
     return (this.stmt.results.all(repoKey, JSON.stringify(testCaseIds), since) as ResultRow[]).map(resultOf);
