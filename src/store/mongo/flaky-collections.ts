@@ -139,7 +139,7 @@ export class MongoFlakyCollections implements TestCaseStore {
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
     const rows = await this.results
-      .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 }, allowDiskUse: true })
       .toArray();
     return rows as TestResult[];
   }
@@ -161,7 +161,7 @@ export class MongoFlakyCollections implements TestCaseStore {
     const picked = new Set(latest.flatMap((l) => l.commits.map((c) => `${l._id}\n${c}`)));
     const shas = [...new Set([scope.commitSha, ...latest.flatMap((l) => l.commits)])];
     const rows = await this.results
-      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 }, allowDiskUse: true })
       .toArray();
     // A commit picked for one test case brings only that test case's results on it.
     return (rows as TestResult[]).filter(

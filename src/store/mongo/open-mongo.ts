@@ -4,6 +4,7 @@ import { MongoCounters } from './counters.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { MongoInbox } from './inbox-collection.js';
 import { MongoTemplates } from './template-collection.js';
+import { assertSupportedServer } from './server-version.js';
 import { MongoLeases } from './mongo-leases.js';
 import { MongoOrgs } from './mongo-orgs.js';
 import { MongoServer } from './mongo-server.js';
@@ -11,11 +12,15 @@ import { MongoOutbox } from './outbox-collection.js';
 import { MongoQueueCollections } from './queue-collection.js';
 import { MongoTargetCollections } from './target-collections.js';
 
-/** Connects and opens the store on `dbName`; the client is closed with the store (or when opening fails). */
+/**
+ * Connects, refuses a server older than MIN_MONGODB_VERSION, and opens the store on `dbName`; the
+ * client is closed with the store (or when opening fails).
+ */
 export async function connectMongo(uri: string, dbName: string, options: MongoClientOptions = {}): Promise<Store> {
   const client = new MongoClient(uri, { ignoreUndefined: true, ...options });
   await client.connect();
   try {
+    await assertSupportedServer(client.db(dbName));
     return await openMongoOnDb(client.db(dbName), () => client.close());
   } catch (err) {
     await client.close();

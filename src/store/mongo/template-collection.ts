@@ -15,7 +15,7 @@ export class MongoTemplates implements QueueTemplateStore {
   }
 
   async createIndexes(): Promise<void> {
-    await this.templates.createIndexes([{ key: { repoKey: 1, pattern: 1 }, unique: true }, { key: { orgId: 1 } }]);
+    await this.templates.createIndexes([{ key: { repoKey: 1, pattern: 1 }, unique: true }, { key: { orgId: 1, repoKey: 1, pattern: 1 } }]);
   }
 
   async insertTemplate(template: QueueTemplate): Promise<void> {
