@@ -8,7 +8,7 @@ import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import type { Store } from '../../src/store/store.js';
 import { recordAttempt } from '../../src/webhooks/record-attempt.js';
 import type { OutboxEvent } from '../../src/events/event-types.js';
-import { aQueue, aTestCase, anOrg, at } from './fixtures.js';
+import { aQueue, aRun, aTestCase, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 const clock = { now: () => new Date(at(10)) };
@@ -76,6 +76,22 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
       const events = await b.outbox.undispatchedEvents(100);
       expect(events.map((e) => e.id)).toEqual(made);
       expect(events.map((e) => e.seq)).toEqual([...events.map((e) => e.seq)].sort((x, y) => x - y));
+    });
+
+    it('keeps nothing of the archive of a commit that lost its version check to the other store', async () => {
+      const [a, b] = await replicas();
+      const queue = aQueue({ version: 1, entries: [anEntry('q', { prNumber: 1 }), anEntry('q', { prNumber: 2 })] });
+      await a.queues.insertQueue(queue);
+      const won = { ...queue, version: 2, entries: [queue.entries[1]!] };
+      const ended = (n: number) => anEndedEntry(queue.id, { id: queue.entries[n]!.id, prNumber: n + 1 });
+      expect(await b.queues.commitQueue(won, 1, { entries: [ended(0)] })).toBe(true);
+      expect(await a.queues.commitQueue({ ...queue, version: 2, entries: [queue.entries[0]!] }, 1, { entries: [ended(1)], runs: [aRun(queue.id, [2])] })).toBe(false);
+
+      for (const store of [a, b]) {
+        expect(await store.queues.latestArchivedEntry(queue.id, 2)).toBeNull();
+        expect(await store.queues.archivedRuns(queue.id, {})).toEqual([]);
+        expect(await store.queues.latestArchivedEntry(queue.id, 1)).toEqual(ended(0));
+      }
     });
 
     it('a failed delivery attempt records its streak without undoing the URL a person fixed meanwhile', async () => {

@@ -7,14 +7,17 @@ export async function findOne<T extends Document>(collection: Collection<T>, fil
   return (await collection.findOne(filter, { projection: { _id: 0 } })) as T | null;
 }
 
-/** Sorted by the server, spilling to disk when no index serves the sort (history over 30 days can be large). */
+/**
+ * Sorted by the server, spilling to disk when no index serves the sort (history over 30 days can be
+ * large). `_commit` is the archive's tag of an unconfirmed commit (archive-writes.ts), never read.
+ */
 export async function findMany<T extends Document>(
   collection: Collection<T>,
   filter: Filter<T>,
   sort: Record<string, 1 | -1>,
   limit = 0,
 ): Promise<T[]> {
-  return (await collection.find(filter, { projection: { _id: 0 }, sort, limit, allowDiskUse: true }).toArray()) as T[];
+  return (await collection.find(filter, { projection: { _id: 0, _commit: 0 }, sort, limit, allowDiskUse: true }).toArray()) as T[];
 }
 
 /** Upserts by `id`: writing the same archive twice leaves one copy. */

@@ -5,7 +5,8 @@ import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueHead, type QueueSnapshot } from '../queue-rows.js';
 import type { Archive, QueueStore, RunFilter } from '../store.js';
-import { conflictOnDuplicate, deleteInBatches, findMany, upsertAll } from './collection-ops.js';
+import { conflictOnDuplicate, deleteInBatches, findMany } from './collection-ops.js';
+import { confirmArchive, dropArchive, stageArchive } from './archive-writes.js';
 import { COMMITS_KEPT, PENDING_EVENTS, type MongoOutbox } from './outbox-collection.js';
 import { allRows, PageMap, type PageWrite, type QueuePage } from './queue-pages.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -80,12 +81,14 @@ export class MongoQueueCollections implements QueueStore {
         { key: { queueId: 1, prNumber: 1, seq: -1 } },
         { key: { queueId: 1, stateChangedAt: 1 } },
         { key: { stateChangedAt: 1 } },
+        { key: { _commit: 1 }, sparse: true },
       ]),
       this.runs.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { queueId: 1, finishedAt: -1 } },
         { key: { queueId: 1, 'prs.prNumber': 1 } },
         { key: { finishedAt: 1, createdAt: 1 } },
+        { key: { _commit: 1 }, sparse: true },
       ]),
     ]);
   }
@@ -130,8 +133,6 @@ export class MongoQueueCollections implements QueueStore {
     if (queue.version !== expectedVersion + 1) {
       throw new Error(`commitQueue: queue.version must be ${expectedVersion + 1}, got ${queue.version}`);
     }
-    await upsertAll(this.entries, archive?.entries ?? []);
-    await upsertAll(this.runs, archive?.runs ?? []);
     let loaded = this.loaded.get(queue.id);
     if (loaded?.snapshot.doc.version !== expectedVersion) {
       loaded = (await this.load({ id: queue.id })) ?? undefined;
@@ -140,6 +141,8 @@ export class MongoQueueCollections implements QueueStore {
     this.loaded.delete(queue.id);
     const { snapshot, pages } = loaded;
     const commitId = randomUUID();
+    await stageArchive(this.entries, archive?.entries, commitId);
+    await stageArchive(this.runs, archive?.runs, commitId);
     let written: PageWrite;
     const set: Partial<StoredQueue> = { version: queue.version };
     const update: UpdateFilter<StoredQueue> = { $set: set, $push: { commits: { $each: [commitId], $slice: -COMMITS_KEPT } } };
@@ -164,8 +167,12 @@ export class MongoQueueCollections implements QueueStore {
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
     if (result.matchedCount !== 1) {
       await this.undo(written, kept.length > 0 && commitId);
+      await dropArchive(this.entries, archive?.entries, commitId);
+      await dropArchive(this.runs, archive?.runs, commitId);
       return false;
     }
+    await confirmArchive(this.entries, archive?.entries);
+    await confirmArchive(this.runs, archive?.runs);
     if (written.replaced.length > 0) await this.pages.deleteMany({ _id: { $in: written.replaced } });
     if (kept.length > 0) await this.outbox.confirm(commitId, kept);
     if (pages) this.loaded.set(queue.id, { snapshot, pages });
