@@ -8,6 +8,7 @@ import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import type { Store } from '../../src/store/store.js';
 import { recordAttempt } from '../../src/webhooks/record-attempt.js';
 import type { OutboxEvent } from '../../src/events/event-types.js';
+import type { TestUpload } from '../../src/domain/flaky.js';
 import { aQueue, aRun, aTestCase, anEndedEntry, anEntry, anOrg, at } from './fixtures.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
@@ -91,6 +92,30 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
         expect(await store.queues.latestArchivedEntry(queue.id, 2)).toBeNull();
         expect(await store.queues.archivedRuns(queue.id, {})).toEqual([]);
         expect(await store.queues.latestArchivedEntry(queue.id, 1)).toEqual(ended(0));
+      }
+    });
+
+    it('of one upload sent to both stores at once, one writes everything and the other nothing', async () => {
+      const [a, b] = await replicas();
+      const repoKey = 'github.com/acme/app';
+      const tc = aTestCase(repoKey, { status: 'healthy' });
+      const upload = (failed: boolean) => ({
+        upload: { repoKey, uploadId: 'u1', commitSha: 'c1', branch: 'main', at: at(1), prNumber: null, jobName: null, variant: null, answer: { failed: failed ? 1 : 0 } } as unknown as TestUpload,
+        results: [{ repoKey, testCaseId: tc.testCaseId, uploadId: 'u1', commitSha: 'c1', branch: 'main', outcome: failed ? ('failed' as const) : ('passed' as const), failedAttempts: failed ? 1 : 0, passedAttempts: failed ? 0 : 1, at: at(1), ignoredForDetection: false }],
+        testCases: [{ ...tc, status: failed ? ('broken' as const) : ('healthy' as const) }],
+        events: [],
+        keepResultsSince: at(-100),
+      });
+      const writes = [upload(false), upload(true)];
+
+      const committed = await Promise.all([a.tests.commitTestUpload(writes[0]!), b.tests.commitTestUpload(writes[1]!)]);
+
+      expect(committed.filter(Boolean)).toHaveLength(1);
+      const winner = writes[committed.indexOf(true)]!;
+      for (const store of [a, b]) {
+        expect(await store.tests.getTestUpload(repoKey, 'u1')).toEqual(winner.upload);
+        expect(await store.tests.testResults(repoKey, [tc.testCaseId], at(-100))).toEqual(winner.results);
+        expect(await store.tests.getTestCase(repoKey, tc.testCaseId)).toEqual(winner.testCases[0]);
       }
     });
 

@@ -6,6 +6,7 @@ import { fieldsFilter, findOne, isDuplicateKey, retryOnDuplicate } from './colle
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
 import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { claimUpload, completeUpload, giveClaimBack, readUpload, type StoredUpload } from './upload-claims.js';
 
 type StoredResult = TestResult & { seq: number };
 type StoredEvent = TestCaseEvent & { seq: number };
@@ -18,7 +19,7 @@ const NO_ID = { projection: { _id: 0 } } as const;
  * and events are numbered by counters (counters.ts), so ties keep their insertion order.
  */
 export class MongoFlakyCollections implements TestCaseStore {
-  private readonly uploads: Collection<TestUpload>;
+  private readonly uploads: Collection<StoredUpload>;
   private readonly results: Collection<StoredResult>;
   private readonly cases: Collection<TestCase>;
   private readonly events: Collection<StoredEvent>;
@@ -57,37 +58,32 @@ export class MongoFlakyCollections implements TestCaseStore {
   }
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
-    return (await this.uploads.findOne({ repoKey, uploadId }, NO_ID)) as TestUpload | null;
+    return readUpload(this.uploads, repoKey, uploadId);
   }
 
-  /**
-   * The claim (the upload document) is written last: a write interrupted before it leaves no
-   * answer, so the client's retry writes it all again. Everything before it is idempotent (results
-   * upserted by upload and test case, test cases replaced, events upserted by content, outbox events
-   * by id), so the retry writes nothing twice; of two identical uploads at once, one claims it.
-   */
+  /** Claimed first, written, then marked complete (upload-claims.ts): of two identical uploads at once, one writes. */
   async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
-    const { repoKey, uploadId } = w.upload;
-    if (await this.uploads.findOne({ repoKey, uploadId }, { projection: { _id: 1 } })) return false;
-    await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
-    if (w.results.length > 0) {
-      const first = await this.counters.reserve('test_results', w.results.length);
-      const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
-        replaceOne: {
-          filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
-          replacement: { ...r, seq: first + i },
-          upsert: true,
-        },
-      }));
-      await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
-    }
-    await this.writeTestCases(w.testCases, w.events, w.orgId);
+    const { repoKey } = w.upload;
+    if (!(await claimUpload(this.uploads, w.upload))) return false;
     try {
-      await this.uploads.insertOne({ ...w.upload });
+      await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
+      if (w.results.length > 0) {
+        const first = await this.counters.reserve('test_results', w.results.length);
+        const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
+          replaceOne: {
+            filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
+            replacement: { ...r, seq: first + i },
+            upsert: true,
+          },
+        }));
+        await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
+      }
+      await this.writeTestCases(w.testCases, w.events, w.orgId);
     } catch (err) {
-      if (isDuplicateKey(err)) return false;
+      await giveClaimBack(this.uploads, w.upload).catch(() => undefined);
       throw err;
     }
+    await completeUpload(this.uploads, w.upload);
     return true;
   }
 
