@@ -1,4 +1,5 @@
 import type { Store } from '../../src/store/store.js';
+import { boundsContract } from './bounds-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { templateContract } from './template-contract.js';
@@ -36,6 +37,7 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
     queueContract(() => store);
     queueRowsContract(() => store, openPeer);
     replicaRaceContract(() => store, openPeer);
+    boundsContract(() => store);
     targetContract(() => store);
     testCaseContract(() => store);
     serverContract(() => store);
