@@ -211,7 +211,7 @@ describe('MongoDB adapter queries', () => {
 
     const collections = new Set(recording.queries.map((q) => q.collection));
     expect([...collections].sort()).toEqual([
-      'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'github_inbox', 'impacted_target_chunks', 'impacted_targets', 'leases', 'orgs',
+      'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'github_inbox', 'impacted_target_chunks', 'impacted_targets', 'layout', 'leases', 'orgs',
       'outbound_deliveries', 'outbox_events', 'queue_pages', 'queue_templates', 'queues', 'secrets', 'staged_events', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
       'tokens', 'webhook_deliveries', 'webhook_subscriptions',
     ]);

@@ -8,6 +8,7 @@ import type { QueueDoc } from '../../src/domain/queue.js';
 import type { OutboxEvent } from '../../src/events/event-types.js';
 import { queueEvents } from '../../src/events/queue-events.js';
 import { MongoOutbox } from '../../src/store/mongo/outbox-collection.js';
+import { LayoutError } from '../../src/store/mongo/layout.js';
 import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import { headOf } from '../../src/store/queue-rows.js';
 import { aQueue, anEntry, at } from './fixtures.js';
@@ -78,6 +79,28 @@ if ('skipReason' in mongo && process.env.MERGEQ_REQUIRE_MONGO) {
         await client.close();
         await a.close();
         await b.close();
+      }
+    });
+  });
+
+  describe('mongo store: a rolling upgrade', () => {
+    it('refuses to open beside a replica of the earlier layout holding a lease, and opens beside one of this layout', async () => {
+      const dbName = `mergeq_test_${randomUUID().slice(0, 8)}`;
+      databases.push(dbName);
+      const client = new MongoClient(mongo.uri);
+      try {
+        // As the earlier version takes a lease: no layoutHolder.
+        await client.db(dbName).collection<{ _id: string; holder: string; expiresAt: number }>('leases').insertOne({ _id: 'queue:q1', holder: 'old-replica', expiresAt: Date.now() + 60_000 });
+        await expect(openMongoStore(mongo.uri, { dbName })).rejects.toThrow(LayoutError);
+        await client.db(dbName).collection('leases').deleteMany({});
+
+        const current = await openMongoStore(mongo.uri, { dbName });
+        await current.leases.takeLease('queue:q1', 'new-replica', Date.now(), Date.now() + 60_000);
+        const beside = await openMongoStore(mongo.uri, { dbName });
+        await beside.close();
+        await current.close();
+      } finally {
+        await client.close();
       }
     });
   });

@@ -5,6 +5,7 @@ interface LeaseDoc {
   _id: string;
   holder: string;
   expiresAt: number;
+  layoutHolder?: string;
 }
 
 /**
@@ -19,11 +20,16 @@ export class MongoLeases implements LeaseStore {
     this.leases = db.collection('leases');
   }
 
+  async createIndexes(): Promise<void> {
+    await this.leases.createIndexes([{ key: { expiresAt: 1 } }]);
+  }
+
   async takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
     try {
       const taken = await this.leases.findOneAndUpdate(
         { _id: name, $or: [{ holder }, { expiresAt: { $lte: now } }] },
-        { $set: { holder, expiresAt } },
+        // layoutHolder: this holder writes the current layout (layout.ts), which an earlier version's renewal would not set.
+        { $set: { holder, expiresAt, layoutHolder: holder } },
         { upsert: true, returnDocument: 'after' },
       );
       if (taken) return toLease(taken);

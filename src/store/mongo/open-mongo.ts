@@ -5,6 +5,7 @@ import { MongoFlakyCollections } from './flaky-collections.js';
 import { MongoInbox } from './inbox-collection.js';
 import { MongoTemplates } from './template-collection.js';
 import { assertSupportedServer } from './server-version.js';
+import { checkLayout } from './layout.js';
 import { MongoLeases } from './mongo-leases.js';
 import { MongoOrgs } from './mongo-orgs.js';
 import { MongoServer } from './mongo-server.js';
@@ -45,7 +46,9 @@ export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise
   const server = new MongoServer(db);
   const inbox = new MongoInbox(db);
   const templates = new MongoTemplates(db);
-  await Promise.all([queues, targets, orgs, tests, server, outbox, inbox, templates, counters].map((role) => role.createIndexes()));
+  const leases = new MongoLeases(db);
+  await Promise.all([queues, targets, orgs, tests, server, outbox, inbox, templates, counters, leases].map((role) => role.createIndexes()));
+  await checkLayout(db);
   return {
     kind: 'mongo',
     queues,
@@ -53,7 +56,7 @@ export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise
     orgs,
     tests,
     server,
-    leases: new MongoLeases(db),
+    leases,
     outbox,
     inbox,
     templates,
