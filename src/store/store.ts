@@ -120,9 +120,9 @@ export interface QueueStore {
   listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
   /**
    * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
-   * must be `expectedVersion + 1`. The archive is written in the same transaction where the adapter
-   * has one, else first (upsert by id, so repeating it after a failed or interrupted commit is
-   * harmless); so are the archive's outbound events. Returns false on a version conflict.
+   * must be `expectedVersion + 1`. The archive and its outbound events are stored with the commit or
+   * not at all: in the same transaction where the adapter has one, else written first and removed
+   * again when the version check is lost (mongo/archive-writes.ts). Returns false on a version conflict.
    *
    * The store takes `queue` over: it is deeply frozen and becomes what reads return. Entries and runs
    * that are the very objects of the document last read or committed count as unchanged and are not
