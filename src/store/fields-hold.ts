@@ -9,3 +9,11 @@ export function fieldsHold(record: object, expected: object): boolean {
   const stored = record as Record<string, unknown>;
   return Object.entries(expected).every(([k, v]) => isDeepStrictEqual(stored[k] ?? null, v ?? null));
 }
+
+/** Whether each test case (or other keyed record) is still stored as read; `stored` answers the stored one. */
+export function allStillAsRead<T extends object>(asRead: readonly T[] | undefined, stored: (record: T) => object | null | undefined): boolean {
+  return (asRead ?? []).every((record) => {
+    const now = stored(record);
+    return now != null && fieldsHold(now, record);
+  });
+}

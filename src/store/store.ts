@@ -38,6 +38,11 @@ export interface TestUploadWrite {
   keepResultsSince: string;
   /** The organization that uploaded: its outbox events are kept only while it has a webhook. */
   orgId?: string;
+  /**
+   * The stored test cases this write was decided on, as read: each must still be stored so (else
+   * another writer, a person's quarantine setting for one, changed it since), or nothing is written.
+   */
+  asRead?: TestCase[];
 }
 
 export interface TestCaseCounts {
@@ -52,9 +57,10 @@ export interface FlakyTestStore {
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null>;
   /**
    * Stores an upload with its results, test cases and events. Returns false, writing nothing, when
-   * that repository already has an upload with this uploadId.
+   * that repository already has an upload with this uploadId; LOST, writing nothing, when a test case
+   * of `asRead` changed since it was read (the caller decides again on what is stored now).
    */
-  commitTestUpload(write: TestUploadWrite): Promise<boolean>;
+  commitTestUpload(write: TestUploadWrite): Promise<boolean | typeof LOST>;
   getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]>;
   /** Which of these test cases exist (without reading them: an upload names thousands). */
   existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]>;

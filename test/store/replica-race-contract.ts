@@ -180,6 +180,20 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
       expect(await a.tests.getTestCase(tc.repoKey, tc.testCaseId)).toMatchObject({ status: 'broken', statusLastUpdatedAt: at(3), quarantineSetting: 'never' });
     });
 
+    it('a quarantine setting made while another replica evaluates an upload of that test is kept, and the upload decided again', async () => {
+      const [a, b] = await replicas();
+      const junit = '<testsuite name="math"><testcase classname="math" name="adds numbers" file="test/math.test.ts"><failure message="1 + 1 is not 3"/></testcase></testsuite>';
+      await new FlakyTestService({ store: a, clock }).upload(org, { repo, commitSha: 'c1', branch: 'feature', uploadId: 'u1', junitXml: [junit] });
+      const [tc] = await a.tests.testCasesToWatch('github.com/acme/app', at(-1000));
+      const person = new FlakyTestService({ store: b, clock });
+      const tests = racing(a.tests, 'testCasesToWatch', () => person.setQuarantineSetting(org, 'octocat', { repo, testCaseId: tc!.testCaseId }, 'always', 'blocks the queue'));
+
+      await new FlakyTestService({ store: { tests }, clock }).upload(org, { repo, commitSha: 'c2', branch: 'feature', uploadId: 'u2', junitXml: [junit] });
+
+      expect(await b.tests.getTestCase(tc!.repoKey, tc!.testCaseId)).toMatchObject({ quarantineSetting: 'always', lastFailedAt: at(10) });
+      expect(await b.tests.getTestUpload(tc!.repoKey, 'u2')).not.toBeNull();
+    });
+
     it('a template updated through the API on two replicas at once keeps both settings', async () => {
       const [a, b] = await replicas();
       const onA = new QueueTemplateService(a, clock);

@@ -5,7 +5,8 @@ import type { MongoCounters } from './counters.js';
 import { fieldsFilter, findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { LOST, type TestCaseCounts, type TestCaseStore, type TestUploadWrite } from '../store.js';
+import { allStillAsRead } from '../fields-hold.js';
 import { claimUpload, completeUpload, giveClaimBack, readUpload, type StoredUpload } from './upload-claims.js';
 
 type StoredResult = TestResult & { seq: number };
@@ -13,6 +14,8 @@ type StoredEvent = TestCaseEvent & { seq: number };
 type StoredSettings = FlakySettings & { repoKey: string };
 
 const NO_ID = { projection: { _id: 0 } } as const;
+/** Test cases read at once when an upload checks the ones it decided on. */
+const READ_BATCH = 500;
 
 /**
  * Test cases and the rest of the flaky-test data. Single-document writes only (no transactions); results
@@ -62,10 +65,15 @@ export class MongoFlakyCollections implements TestCaseStore {
   }
 
   /** Claimed first, written, then marked complete (upload-claims.ts): of two identical uploads at once, one writes. */
-  async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
+  async commitTestUpload(w: TestUploadWrite): Promise<boolean | typeof LOST> {
     const { repoKey } = w.upload;
     if (!(await claimUpload(this.uploads, w.upload))) return false;
     try {
+      // Checked once claimed, before anything is written: a change landing in between is written over.
+      if (!(await this.stillAsRead(w.asRead ?? []))) {
+        await giveClaimBack(this.uploads, w.upload);
+        return LOST;
+      }
       await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
       if (w.results.length > 0) {
         const first = await this.counters.reserve('test_results', w.results.length);
@@ -84,6 +92,15 @@ export class MongoFlakyCollections implements TestCaseStore {
       throw err;
     }
     await completeUpload(this.uploads, w.upload);
+    return true;
+  }
+
+  private async stillAsRead(asRead: TestCase[]): Promise<boolean> {
+    for (let at = 0; at < asRead.length; at += READ_BATCH) {
+      const batch = asRead.slice(at, at + READ_BATCH);
+      const stored = new Map((await this.getTestCases(batch[0]!.repoKey, batch.map((tc) => tc.testCaseId))).map((tc) => [tc.testCaseId, tc]));
+      if (!allStillAsRead(batch, (tc) => stored.get(tc.testCaseId))) return false;
+    }
     return true;
   }
 

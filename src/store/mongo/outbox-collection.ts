@@ -1,8 +1,9 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mongodb';
-import { DELIVERY_STATUSES } from '../../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
-import { deleteInBatches, fieldsFilter, retryOnDuplicate } from './collection-ops.js';
+import { fieldsFilter, retryOnDuplicate } from './collection-ops.js';
+import { dueDeliveries } from './due-deliveries.js';
+import { pruneOutbox } from './outbox-prune.js';
 import type { MongoCounters } from './counters.js';
 
 /**
@@ -246,32 +247,9 @@ export class MongoOutbox implements OutboxStore {
     return doc as StoredEvent | null;
   }
 
-  /**
-   * The server filters out deliveries not yet due and those of disabled (or deleted) subscriptions
-   * before anything is counted; walking the rest in outbox order, a delivery behind an earlier
-   * pending one of its PR is skipped, until `limit` are due (as SQLite's statement does).
-   */
+  /** See due-deliveries.ts. */
   async dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]> {
-    const enabled = (await this.subscriptions.find({ enabled: true }, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
-    if (enabled.length === 0 || limit <= 0) return [];
-    const cursor = this.deliveries.find(
-      { status: 'pending', subscriptionId: { $in: enabled }, nextAttemptAt: { $lte: now } },
-      { projection: { _id: 0 }, sort: { seq: 1 }, batchSize: Math.max(limit, 100) },
-    );
-    const due: OutboundDelivery[] = [];
-    try {
-      for await (const d of cursor) {
-        const earlier = await this.deliveries.findOne(
-          { subscriptionId: d.subscriptionId, orderKey: d.orderKey, status: 'pending', seq: { $lt: d.seq } },
-          { projection: { _id: 1 } },
-        );
-        if (!earlier) due.push(d as OutboundDelivery);
-        if (due.length >= limit) break;
-      }
-    } finally {
-      await cursor.close();
-    }
-    return due;
+    return dueDeliveries(this.subscriptions, this.deliveries, now, limit);
   }
 
   async claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean> {
@@ -299,26 +277,8 @@ export class MongoOutbox implements OutboxStore {
     return { rows: rows as OutboundDelivery[], total };
   }
 
-  /**
-   * In batches: finished deliveries created before `before` (counted, as on SQLite), the deliveries
-   * of deleted subscriptions, then dispatched events before `before` that no delivery refers to.
-   */
+  /** See outbox-prune.ts. */
   async pruneOutbox(before: string): Promise<number> {
-    let pruned = 0;
-    for (const status of DELIVERY_STATUSES.filter((s) => s !== 'pending')) {
-      pruned += await deleteInBatches(this.deliveries, { status, createdAt: { $lt: before } });
-    }
-    const subscriptionIds = (await this.subscriptions.find({}, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
-    await deleteInBatches(this.deliveries, { subscriptionId: { $nin: subscriptionIds } });
-    for (let after = 0; ; ) {
-      const batch = await this.events
-        .find({ dispatched: true, seq: { $gt: after }, at: { $lt: before } }, { projection: { _id: 0, id: 1, seq: 1 }, sort: { seq: 1 }, limit: BATCH })
-        .toArray();
-      if (batch.length === 0) break;
-      after = batch[batch.length - 1]!.seq;
-      const referenced = new Set(await this.deliveries.distinct('eventId', { eventId: { $in: batch.map((e) => e.id) } }));
-      await this.events.deleteMany({ id: { $in: batch.filter((e) => !referenced.has(e.id)).map((e) => e.id) } });
-    }
-    return pruned;
+    return pruneOutbox({ events: this.events, subscriptions: this.subscriptions, deliveries: this.deliveries }, before);
   }
 }
