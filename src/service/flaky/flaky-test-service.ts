@@ -26,6 +26,7 @@ import {
 } from '../../flaky/upload-decision.js';
 import { LOST, retryOnConflict, type TestCaseStore } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import { KeyedLock } from '../../queue-docs/keyed-lock.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
 import { toTestCaseRecord } from './test-case-record.js';
@@ -90,7 +91,7 @@ export class FlakyTestService {
     const key = repoKey(input.repo);
     const uploadId = input.uploadId ?? randomUUID();
     let failedTests: FailedTest[] | null = null;
-    const answer = await this.lock.run(key, async () => {
+    const answer = await orBusy(this.lock.run(key, async () => {
       const earlier = await this.store.tests.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
@@ -100,7 +101,7 @@ export class FlakyTestService {
       failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
       return ingested?.answer ?? (await this.store.tests.getTestUpload(key, uploadId))!.answer;
-    });
+    }));
     // The queue must not fail an upload: it learns what it can and decides without results otherwise.
     if (failedTests && this.onTestResults) await this.onTestResults(input.repo, input.commitSha, failedTests).catch(() => undefined);
     return answer;
@@ -226,7 +227,7 @@ export class FlakyTestService {
   async updateSettings(org: Org, repo: RepoRef, changes: Partial<FlakySettings>): Promise<FlakySettings & { repo: RepoRef }> {
     assertOwnsRepo(org, repo);
     const key = repoKey(repo);
-    return this.lock.run(key, async () => {
+    return orBusy(this.lock.run(key, async () => {
       const { before, next } = await changeFlakySettings(this.store.tests, key, changes);
       if (next.autoQuarantine !== before.autoQuarantine) {
         const now = this.clock.now().toISOString();
@@ -235,20 +236,20 @@ export class FlakyTestService {
         }
       }
       return { repo, ...next };
-    });
+    }));
   }
 
   async setQuarantineSetting(org: Org, by: string, ref: TestCaseRef, setting: QuarantineSetting, reason: string | null) {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
-    return this.lock.run(key, async () => {
+    return orBusy(this.lock.run(key, async () => {
       const updated = await changeTestCase(this.store.tests, { repoKey: key, testCaseId: ref.testCaseId, orgId: org.id }, async (tc) => {
         const { autoQuarantine } = await this.settingsOf(key);
         return this.decide(ref.repo, tc, applyVerdict(tc, { setting: { to: setting, by, reason } }, autoQuarantine, this.clock.now().toISOString()));
       });
       if (!updated) throw testCaseNotFound(ref.testCaseId);
       return this.describe(key, updated);
-    });
+    }));
   }
 
   async getTestCase(org: Org, ref: TestCaseRef) {

@@ -6,6 +6,7 @@ import { ConflictError } from '../../store/errors.js';
 import { LOST, retryOnConflict } from '../../store/store.js';
 import type { QueueTemplateStore } from '../../store/template-store.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
 import { settingsPatchOf } from './queue-service.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
@@ -84,12 +85,12 @@ export class QueueTemplateService {
     assertSettingsInBounds(settings);
     // Under the condition that its settings and manager are as read: a concurrent change (another
     // replica's, or the settings file taking it over) is read again, and this one applied over it.
-    const next = await retryOnConflict(`queue template ${input.pattern}`, async () => {
+    const next = await orBusy(retryOnConflict(`queue template ${input.pattern}`, async () => {
       const current = await this.load(org, input);
       const changes = { settings: { ...current.settings, ...settings }, updatedAt: this.clock.now().toISOString() };
       const expected = { settings: current.settings, settingsSource: current.settingsSource };
       return (await this.store.templates.updateTemplate(current.repoKey, current.pattern, expected, changes)) ? { ...current, ...changes } : LOST;
-    });
+    }));
     return toTemplateRecord(next);
   }
 

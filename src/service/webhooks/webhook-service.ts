@@ -10,6 +10,7 @@ import { ReceiverNetworks } from '../../webhooks/receiver-networks.js';
 import { receiverUrlProblem } from '../../webhooks/receiver-url.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
@@ -124,12 +125,12 @@ export class WebhookService {
     const changes = subscriptionChanges(input);
     // Only the fields given change, and only while they are as read: a delivery attempt recording a
     // failing streak meanwhile keeps its fields, and this change keeps the person's.
-    const next = await retryOnConflict(`webhook ${input.id}`, async () => {
+    const next = await orBusy(retryOnConflict(`webhook ${input.id}`, async () => {
       const current = await this.owned(org, input.id);
       const set = { ...changes, updatedAt: this.deps.clock.now().toISOString() };
       const expected = Object.fromEntries(Object.keys(changes).map((k) => [k, current[k as keyof WebhookSubscription]]));
       return (await this.deps.store.outbox.updateSubscription(current.id, expected, set)) ? { ...current, ...set } : LOST;
-    });
+    }));
     return input.rotateSecret ? { ...toRecord(next), secret: next.secret } : toRecord(next);
   }
 
