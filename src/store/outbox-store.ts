@@ -119,7 +119,10 @@ export interface OutboxStore {
   dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]>;
   /** Takes a due delivery until `until`; false when another took it or it changed. */
   claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean>;
+  /** Replaces it whole, unconditionally: for seeding and tests; a change of a live one uses `updateDelivery`. */
   putDelivery(delivery: OutboundDelivery): Promise<void>;
+  /** Compare-and-set on fields, as `updateSubscription`: a delivery attempt and a person's redelivery keep each other's fields. */
+  updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean>;
   getDelivery(id: string): Promise<OutboundDelivery | null>;
   /** Newest first. */
   listDeliveries(orgId: string, filter: DeliveryFilter, page: { offset: number; limit: number }): Promise<{ rows: OutboundDelivery[]; total: number }>;

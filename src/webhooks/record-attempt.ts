@@ -14,7 +14,7 @@ export interface AttemptPolicy {
  * `disableAfterMs` is disabled with the reason on it.
  */
 export async function recordAttempt(
-  outbox: Pick<OutboxStore, 'putDelivery' | 'getSubscription' | 'updateSubscription'>,
+  outbox: Pick<OutboxStore, 'updateDelivery' | 'getDelivery' | 'getSubscription' | 'updateSubscription'>,
   delivery: OutboundDelivery,
   subscription: WebhookSubscription,
   result: PostResult,
@@ -23,24 +23,29 @@ export async function recordAttempt(
   const at = policy.at.toISOString();
   const retryIndex = delivery.retryIndex + 1;
   const wait = policy.schedule[retryIndex - 1];
-  const updated: OutboundDelivery = {
-    ...delivery,
-    attempts: delivery.attempts + 1,
+  const outcome = { lastAttemptAt: at, responseStatus: result.status, lastError: result.ok ? null : result.error };
+  const next: Partial<OutboundDelivery> = {
     retryIndex,
-    lastAttemptAt: at,
-    responseStatus: result.status,
-    lastError: result.ok ? null : result.error,
     status: result.ok ? 'succeeded' : wait === undefined ? 'failed' : 'pending',
     nextAttemptAt: result.ok || wait === undefined ? at : new Date(policy.at.getTime() + wait).toISOString(),
   };
-  await outbox.putDelivery(updated);
+  // Still as claimed: the attempt decides what comes next. Changed meanwhile (a person redelivered it):
+  // that decision stands, and the attempt only records itself.
+  const { attempts, retryIndex: claimedIndex, nextAttemptAt: claim } = delivery;
+  if (!(await outbox.updateDelivery(delivery.id, { status: 'pending', nextAttemptAt: claim, retryIndex: claimedIndex, attempts }, { ...outcome, ...next, attempts: attempts + 1 }))) {
+    await retryOnConflict(`delivery ${delivery.id}`, async () => {
+      const current = await outbox.getDelivery(delivery.id);
+      if (!current) return;
+      return (await outbox.updateDelivery(current.id, { attempts: current.attempts }, { ...outcome, attempts: current.attempts + 1 })) ? undefined : LOST;
+    });
+  }
 
   // Only the failing streak and what it decides are changed, under the condition that they are still
   // as read: a person's change meanwhile (a fixed URL, enabling it again) is kept, and this decides again.
   await retryOnConflict(`webhook ${subscription.id}`, async () => {
     const current = await outbox.getSubscription(subscription.id);
     if (!current) return;
-    const change = healthChange(current, result, updated.lastError, policy);
+    const change = healthChange(current, result, outcome.lastError, policy);
     if (!change) return;
     const expected = { enabled: current.enabled, failingSince: current.failingSince, disabledReason: current.disabledReason };
     return (await outbox.updateSubscription(current.id, expected, change)) ? undefined : LOST;

@@ -186,6 +186,7 @@ describe('MongoDB adapter queries', () => {
     await store.outbox.dueDeliveries(at(1), 10);
     await store.outbox.claimDelivery(delivery.id, delivery.nextAttemptAt, at(2));
     await store.outbox.putDelivery(delivery);
+    await store.outbox.updateDelivery(delivery.id, { status: 'pending', attempts: 0 }, { attempts: 1 });
     await store.outbox.getDelivery(delivery.id);
     await store.outbox.listDeliveries(org.id, { subscriptionId: subscription.id, status: 'pending', eventId: 'e1' }, { offset: 0, limit: 10 });
     recording.queue('outbox_events', [{ id: 'e1', seq: 1 }]);

@@ -131,6 +131,22 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
       expect(await b.outbox.getSubscription(sub.id)).toMatchObject({ url: 'http://127.0.0.1:9/fixed', description: 'fixed', failingSince: at(5), enabled: true });
     });
 
+    it("a person's redelivery made while an attempt was in flight stands, and the attempt is counted", async () => {
+      const [a, b] = await replicas();
+      const sub = aSubscription(org.id);
+      await a.outbox.insertSubscription(sub);
+      const delivery = { ...aDelivery(sub.id), orgId: org.id, retryIndex: 2, attempts: 2 };
+      await a.outbox.dispatchEvents([{ eventSeq: 1, deliveries: [delivery] }]);
+      const until = at(6);
+      expect(await a.outbox.claimDelivery(delivery.id, delivery.nextAttemptAt, until)).toBe(true);
+      // While the attempt is in flight, a person redelivers it (from the start of the schedule, now).
+      await new WebhookService({ store: b, clock, allowedNetworks: LOOPBACK }).redeliver(org, delivery.id);
+
+      await recordAttempt(a.outbox, { ...delivery, nextAttemptAt: until }, sub, { ok: false, status: 500, error: 'HTTP 500' }, { at: new Date(at(7)), schedule: [60_000, 60_000, 60_000], disableAfterMs: 3_600_000 });
+
+      expect(await b.outbox.getDelivery(delivery.id)).toMatchObject({ status: 'pending', retryIndex: 0, nextAttemptAt: at(10), attempts: 3, lastAttemptAt: at(7), lastError: 'HTTP 500' });
+    });
+
     it('an attempt that would disable a webhook decides again when a person disabled it meanwhile', async () => {
       const [a, b] = await replicas();
       const sub = aSubscription(org.id, { failingSince: at(0) });

@@ -162,9 +162,10 @@ export class WebhookService {
         { path: 'deliveryId', message: 'no such delivery' },
       ]);
     }
-    const next: OutboundDelivery = { ...delivery, status: 'pending', retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
-    await this.deps.store.outbox.putDelivery(next);
-    return toDeliveryRecord(next);
+    // Only the fields of the schedule: an attempt recording its outcome meanwhile keeps it.
+    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
+    await this.deps.store.outbox.updateDelivery(delivery.id, {}, schedule);
+    return toDeliveryRecord((await this.deps.store.outbox.getDelivery(delivery.id)) ?? { ...delivery, ...schedule });
   }
 
   private async checkUrl(url: string): Promise<void> {

@@ -101,6 +101,13 @@ export class MemoryOutbox implements OutboxStore {
     if (this.deliveries.has(d.id)) this.deliveries.set(d.id, copy(d));
   }
 
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    const d = this.deliveries.get(id);
+    if (!d || !fieldsHold(d, expected)) return false;
+    this.deliveries.set(id, copy({ ...d, ...changes }));
+    return true;
+  }
+
   async getDelivery(id: string): Promise<OutboundDelivery | null> {
     const d = this.deliveries.get(id);
     return d ? copy(d) : null;

@@ -261,6 +261,11 @@ export class MongoOutbox implements OutboxStore {
     await this.deliveries.replaceOne({ id: d.id }, { ...d });
   }
 
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    const { matchedCount } = await this.deliveries.updateOne({ ...fieldsFilter(expected), id }, { $set: { ...changes } });
+    return matchedCount === 1;
+  }
+
   async getDelivery(id: string): Promise<OutboundDelivery | null> {
     return (await this.deliveries.findOne({ id }, { projection: { _id: 0 } })) as OutboundDelivery | null;
   }

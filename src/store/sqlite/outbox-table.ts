@@ -176,6 +176,16 @@ export class SqliteOutboxTable implements OutboxStore {
     this.stmt.putDelivery.run({ id: d.id, status: d.status, nextAttemptAt: d.nextAttemptAt, doc: JSON.stringify(d) });
   }
 
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    return this.db.transaction(() => {
+      const d = parseDoc<OutboundDelivery>(this.stmt.deliveryById.get(id));
+      if (!d || !fieldsHold(d, expected)) return false;
+      const next = { ...d, ...changes, id };
+      this.stmt.putDelivery.run({ id, status: next.status, nextAttemptAt: next.nextAttemptAt, doc: JSON.stringify(next) });
+      return true;
+    }).immediate();
+  }
+
   async getDelivery(id: string): Promise<OutboundDelivery | null> {
     return parseDoc<OutboundDelivery>(this.stmt.deliveryById.get(id));
   }
