@@ -141,8 +141,6 @@ export class MongoQueueCollections implements QueueStore {
     this.loaded.delete(queue.id);
     const { snapshot, pages } = loaded;
     const commitId = randomUUID();
-    await stageArchive(this.entries, archive?.entries, commitId);
-    await stageArchive(this.runs, archive?.runs, commitId);
     let written: PageWrite;
     const set: Partial<StoredQueue> = { version: queue.version };
     const update: UpdateFilter<StoredQueue> = { $set: set, $push: { commits: { $each: [commitId], $slice: -COMMITS_KEPT } } };
@@ -162,6 +160,8 @@ export class MongoQueueCollections implements QueueStore {
     if (size > MAX_UPDATE_BYTES) {
       throw new Error(`queue ${queue.repoKey} ${queue.branch}: the commit's update is ${(size / 2 ** 20).toFixed(1)} MiB, over the ${MAX_UPDATE_BYTES / 2 ** 20} MiB MongoDB is given`);
     }
+    await stageArchive(this.entries, archive?.entries, commitId);
+    await stageArchive(this.runs, archive?.runs, commitId);
     const kept = await this.stage(archive?.events, queue.id, commitId);
     await this.insertPages(written);
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
