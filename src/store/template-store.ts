@@ -14,6 +14,6 @@ export interface QueueTemplateStore {
   getTemplate(repoKey: string, pattern: string): Promise<QueueTemplate | null>;
   /** By repoKey, then pattern. */
   listTemplates(filter: { orgId?: string; repoKey?: string }): Promise<QueueTemplate[]>;
-  /** False when there was none. */
-  deleteTemplate(repoKey: string, pattern: string): Promise<boolean>;
+  /** False when there was none, or when a field of `expected` no longer holds the value read (see fields-hold.ts). */
+  deleteTemplate(repoKey: string, pattern: string, expected?: Partial<QueueTemplate>): Promise<boolean>;
 }

@@ -231,6 +231,17 @@ export function replicaRaceContract(current: () => Store, openPeer?: () => Promi
 
       expect(await a.templates.getTemplate('github.com/acme/app', 'release/*')).toMatchObject({ settings: { concurrency: 8 }, settingsSource: '.github/mergeq.yml@abc' });
     });
+
+    it('an API delete that read a template before the settings file took it over is refused, and the template kept', async () => {
+      const [a, b] = await replicas();
+      await new QueueTemplateService(a, clock).create(org, { repo, pattern: 'release/*', concurrency: 2 });
+      const fromFile: QueueTemplate = { orgId: org.id, repo, repoKey: 'github.com/acme/app', pattern: 'release/*', settings: { concurrency: 8 }, settingsSource: '.github/mergeq.yml@abc', createdAt: at(1), updatedAt: at(1) };
+      const templates = racing(b.templates, 'getTemplate', () => putFileTemplate(a.templates, fromFile));
+
+      await expect(new QueueTemplateService({ templates }, clock).delete(org, { repo, pattern: 'release/*' })).rejects.toMatchObject({ code: 'template_managed_by_file' });
+
+      expect(await a.templates.getTemplate('github.com/acme/app', 'release/*')).toMatchObject({ settingsSource: '.github/mergeq.yml@abc' });
+    });
   });
 }
 

@@ -97,10 +97,13 @@ export class QueueTemplateService {
   /** Queues created from it stay. Deleting a missing template answers `deleted: false`. */
   async delete(org: Org, input: TemplateRefInput): Promise<{ deleted: boolean }> {
     assertOwnsRepo(org, input.repo);
-    const current = await this.store.templates.getTemplate(repoKey(input.repo), input.pattern);
-    if (!current) return { deleted: false };
-    assertNotManaged(current);
-    return { deleted: await this.store.templates.deleteTemplate(current.repoKey, current.pattern) };
+    // Only while it is still managed through the API: a settings file that took it over meanwhile keeps it.
+    return orBusy(retryOnConflict(`queue template ${input.pattern}`, async () => {
+      const current = await this.store.templates.getTemplate(repoKey(input.repo), input.pattern);
+      if (!current) return { deleted: false };
+      assertNotManaged(current);
+      return (await this.store.templates.deleteTemplate(current.repoKey, current.pattern, { settingsSource: current.settingsSource })) ? { deleted: true } : LOST;
+    }));
   }
 
   private async load(org: Org, input: TemplateRefInput): Promise<QueueTemplate> {

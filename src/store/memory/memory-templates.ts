@@ -37,8 +37,9 @@ export class MemoryTemplates implements QueueTemplateStore {
       .map((t) => structuredClone(t));
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return this.rows.delete(keyOf(repoKey, pattern));
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    const row = this.rows.get(keyOf(repoKey, pattern));
+    return !!row && fieldsHold(row, expected) && this.rows.delete(keyOf(repoKey, pattern));
   }
 }
 

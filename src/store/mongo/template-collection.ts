@@ -46,7 +46,7 @@ export class MongoTemplates implements QueueTemplateStore {
     return this.templates.find(query, NO_ID).sort({ repoKey: 1, pattern: 1 }).toArray();
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return (await this.templates.deleteOne({ repoKey, pattern })).deletedCount > 0;
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    return (await this.templates.deleteOne({ ...fieldsFilter(expected), repoKey, pattern })).deletedCount > 0;
   }
 }

@@ -68,8 +68,12 @@ export class SqliteTemplateTable implements QueueTemplateStore {
     return docs.map((d) => JSON.parse(d) as QueueTemplate);
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return this.stmt.delete.run(repoKey, pattern).changes > 0;
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    return this.db.transaction(() => {
+      const doc = this.stmt.get.get(repoKey, pattern) as string | undefined;
+      if (doc === undefined || !fieldsHold(JSON.parse(doc) as QueueTemplate, expected)) return false;
+      return this.stmt.delete.run(repoKey, pattern).changes > 0;
+    }).immediate();
   }
 }
 
