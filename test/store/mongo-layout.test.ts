@@ -33,7 +33,10 @@ describe('the MongoDB layout check at start', () => {
       'a replica of an earlier mergeq (old-replica) is running on this database: it holds lease queue:q1 until 2026-11-29T05:00:30.000Z; stop every replica of the earlier version, then start this one',
     );
     // Live leases whose holder did not write this layout: an earlier version's, or one it renewed.
-    expect(asked).toContainEqual({ collection: 'leases', filter: { expiresAt: { $gt: Date.parse('2026-11-29T05:00:00.000Z') }, $expr: { $ne: ['$layoutHolder', '$holder'] } } });
+    expect(asked).toContainEqual({
+      collection: 'leases',
+      filter: { expiresAt: { $gt: Date.parse('2026-11-29T05:00:00.000Z') }, $or: [{ $expr: { $ne: ['$layoutHolder', '$holder'] } }, { layout: { $lt: LAYOUT } }] },
+    });
     expect(written).toEqual([]);
   });
 });

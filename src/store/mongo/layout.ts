@@ -20,7 +20,8 @@ export class LayoutError extends Error {
 /**
  * At start: refuses a database a newer layout wrote, and one where a lease is held, unexpired, by a
  * replica that does not write this layout (an earlier version still running); then records this
- * layout. Leases taken by this version name their holder in `layoutHolder` (mongo-leases.ts).
+ * layout. Leases taken by this version carry their holder in `layoutHolder` and the layout in
+ * `layout` (mongo-leases.ts), so a later layout's check finds this version's replicas too.
  */
 export async function checkLayout(db: Db, now = Date.now()): Promise<void> {
   const marker = db.collection<{ _id: string; version: number }>('layout');
@@ -30,7 +31,10 @@ export async function checkLayout(db: Db, now = Date.now()): Promise<void> {
   }
   const older = await db
     .collection<{ _id: string; holder: string; expiresAt: number }>('leases')
-    .findOne({ expiresAt: { $gt: now }, $expr: { $ne: ['$layoutHolder', '$holder'] } }, { projection: { _id: 1, holder: 1, expiresAt: 1 } });
+    .findOne(
+      { expiresAt: { $gt: now }, $or: [{ $expr: { $ne: ['$layoutHolder', '$holder'] } }, { layout: { $lt: LAYOUT } }] },
+      { projection: { _id: 1, holder: 1, expiresAt: 1 } },
+    );
   if (older) {
     throw new LayoutError(
       `a replica of an earlier mergeq (${older.holder}) is running on this database: it holds lease ${older._id} until ${new Date(older.expiresAt).toISOString()}; stop every replica of the earlier version, then start this one`,

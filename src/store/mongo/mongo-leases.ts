@@ -1,11 +1,13 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Lease, LeaseStore } from '../lease-store.js';
+import { LAYOUT } from './layout.js';
 
 interface LeaseDoc {
   _id: string;
   holder: string;
   expiresAt: number;
   layoutHolder?: string;
+  layout?: number;
 }
 
 /**
@@ -28,8 +30,8 @@ export class MongoLeases implements LeaseStore {
     try {
       const taken = await this.leases.findOneAndUpdate(
         { _id: name, $or: [{ holder }, { expiresAt: { $lte: now } }] },
-        // layoutHolder: this holder writes the current layout (layout.ts), which an earlier version's renewal would not set.
-        { $set: { holder, expiresAt, layoutHolder: holder } },
+        // The layout its holder writes (layout.ts): an earlier version's take or renewal sets neither field.
+        { $set: { holder, expiresAt, layoutHolder: holder, layout: LAYOUT } },
         { upsert: true, returnDocument: 'after' },
       );
       if (taken) return toLease(taken);
