@@ -33,8 +33,9 @@ export async function connectMongo(uri: string, dbName: string, options: MongoCl
  * The store on an open database (tests pass a recording one), its indexes created (creating an
  * existing index is a no-op); `close` ends what `db` was opened with. Documents are stored as the
  * domain objects themselves (plus MongoDB's own `_id`, never read back), apart from queues
- * (queue-collection.ts). No write needs a replica set: a queue commit writes its archive (idempotent
- * upserts), its pages and staged events, then a compare-and-set on `version`.
+ * (queue-collection.ts). No write needs a replica set: a queue commit writes its archive (tagged with
+ * the commit until it lands), its pages and staged events, then a compare-and-set on `version`. The
+ * layout check runs last (layout.ts): it refuses to open beside a replica of an earlier layout.
  */
 export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise<Store> {
   const counters = new MongoCounters(db);
