@@ -7,7 +7,7 @@ import { isActive } from '../../domain/states.js';
 import type { PullRequestInfo } from '../../domain/pull-request.js';
 import { Draft, applyingSink } from '../draft.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
-import { mergeFailedTests } from '../test-results.js';
+import { keptFailedTests, mergeFailedTests } from '../test-results.js';
 import { lineageIndex, lineageOf, recordOwnMerge, recordTargetHead, testedCurrentHead } from '../target-base.js';
 
 /**
@@ -83,8 +83,9 @@ export function recordTestResults(q: QueueDoc, testBranchSha: string, failedTest
   const runs = q.runs.map((run) => {
     if (run.testBranchSha !== testBranchSha) return run;
     changed = true;
-    const failed = mergeFailedTests(run.testResults?.failedTests ?? [], failedTests);
-    return { ...run, testResults: { failedTests: failed, receivedAt: now.toISOString() } };
+    const { failedTests: kept, more } = keptFailedTests(mergeFailedTests(run.testResults?.failedTests ?? [], failedTests));
+    const moreFailedTests = (run.testResults?.moreFailedTests ?? 0) + more;
+    return { ...run, testResults: { failedTests: kept, ...(moreFailedTests > 0 ? { moreFailedTests } : {}), receivedAt: now.toISOString() } };
   });
   if (!changed) return q;
   return { ...q, runs, testResultsSeenAt: q.testResultsSeenAt ?? now.toISOString() };
