@@ -64,7 +64,7 @@ describe('mergeq setup github', () => {
     conversion.done();
 
     const file = join(cli.dataDir, 'github-app.json');
-    expect(result.stdout).toContain(`GitHub App acme-mergeq (id 4711) stored in ${file} (mode 0600).`);
+    expect(result.stdout).toContain(`GitHub App acme-mergeq (id 4711) stored in ${file} (mode 0600): its id, private key and webhook secret; nothing was written to .env.`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ appId: 4711, webhookSecret: 'whsec', privateKey: TEST_PRIVATE_KEY, clientId: 'Iv1.x', clientSecret: 'cs', apiUrl: null });
 
