@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_PRIORITY, MIN_PRIORITY, PRIORITY_NAMES, type PriorityName } from '../../domain/priority.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
-import { body, prObject, prRefSchema, queueRefFields } from './common.js';
+import { body, prObject, prRefSchema, queueRefFields, strictBody } from './common.js';
 import { boolean, nonEmptyString, optionalField } from './fields.js';
 
 /** Request bodies of the pull-request operations. */
@@ -27,7 +27,8 @@ export const prioritySchema = z.codec(
   },
 );
 
-export const submitPullRequestSchema = body({
+/** Strict: a misspelt `priorty` or `nobatch` would otherwise submit at the default silently. */
+export const submitPullRequestSchema = strictBody({
   ...queueRefFields,
   pr: prRefSchema,
   priority: optionalField(prioritySchema),
