@@ -224,7 +224,7 @@ export class QueueService extends QueueReads {
     try {
       await this.store.queues.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
-      if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
+      if (err instanceof ConflictError) throw queueErrors.exists(input.repo, input.targetBranch);
       throw err;
     }
     this.notifier.notify(queue.id);
