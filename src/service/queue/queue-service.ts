@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../../planner/index.js';
+import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, recordPullRequest, restartEntry, submitEntry } from '../../planner/index.js';
 import { sameSubmission, type Entry } from '../../domain/entry.js';
 import { InvalidStateError } from '../../domain/errors.js';
 import type { Org } from '../../domain/org.js';
@@ -17,7 +17,7 @@ import { ConflictError } from '../../store/errors.js';
 import type { QueueStore, ServerStore, TargetStore } from '../../store/store.js';
 import type { QueueTemplateStore } from '../../store/template-store.js';
 import { invalidState, notFound } from '../errors.js';
-import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
+import { readPullRequestFacts, readPullRequestNow, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
 import type {
@@ -113,11 +113,15 @@ export class QueueService extends QueueReads {
     assertAccepting(before);
     const activeBefore = activeEntryFor(before, prNumber);
     let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
+    // Submitting a PR that waits as NOT_READY again is how a user says "it is ready now" (say, right
+    // after opening it in the sandbox): the answer carries what the git host says now, not an old note.
+    const reread = activeBefore?.state === 'NOT_READY' ? await readPullRequestNow(this.gitHost, before, prNumber) : undefined;
 
     const { queue, result: entry, changed } = await this.writer.update(
       key,
-      async (current) => {
-        assertAccepting(current);
+      async (latest) => {
+        assertAccepting(latest);
+        const current = reread === undefined ? latest : recordPullRequest(latest, reread, this.clock.now(), null, prNumber);
         const active = current === before ? activeBefore : activeEntryFor(current, prNumber);
         const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
         const submitted = submitEntry(
@@ -125,7 +129,7 @@ export class QueueService extends QueueReads {
           { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
           this.clock.now(),
         );
-        if (active && sameSubmission(active, submitted.entry)) return { unchanged: true, result: active };
+        if (active && sameSubmission(active, submitted.entry)) return current === latest ? { unchanged: true, result: active } : { queue: current, result: active };
         return { queue: submitted.queue, result: submitted.entry };
       },
       before,
