@@ -47,10 +47,14 @@ const enqueuedFields = {
     .nullable()
     .describe('where the merge should fall, 80% of the time, from the spread of the queue\'s recent CI runs and its failure and flake rates; null exactly when estimatedMergeAt is'),
   estimateReason: z
-    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
+    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history', 'queue_held']), message: z.string() })
     .nullable()
     .describe('why there is no estimate'),
   reason: reasonSchema.nullable().describe('why the pull request is in its state; null before anything happened to it'),
+  mergeHold: z
+    .object({ message: z.string(), endsAt: timestamp.nullable() })
+    .nullable()
+    .describe('the freeze or closed merge windows keeping it from merging ("frozen until 2026-12-24 00:00 UTC: release"), and when they end (null: when unfrozen); the estimate falls after that end. Null when nothing holds it'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
