@@ -115,7 +115,7 @@ export class QueueService extends QueueReads {
     let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
     // Submitting a PR that waits as NOT_READY again is how a user says "it is ready now" (say, right
     // after opening it in the sandbox): the answer carries what the git host says now, not an old note.
-    const reread = activeBefore?.state === 'NOT_READY' ? await readPullRequestNow(this.gitHost, before, prNumber) : undefined;
+    const reread = activeBefore?.state === 'NOT_READY' ? (read.pullRequest ?? (await readPullRequestNow(this.gitHost, before, prNumber))) : undefined;
 
     const { queue, result: entry, changed } = await this.writer.update(
       key,
