@@ -34,7 +34,8 @@ export function holdsBack(held: HoldForEstimates, entries: readonly Pick<Entry, 
 
 /**
  * A merge time `atMs` estimated as if nothing were held, moved past the hold's end: no merge before
- * it; with `holdMode: start`, a run not started yet starts only then.
+ * it; with `holdMode: start`, a PR whose run has not started moves back by the length of the hold
+ * (its run, and those ahead of it, start no earlier than the end).
  */
 export function afterHold(held: HoldForEstimates, endMs: number, atMs: number, startsLater: boolean, nowMs: number): number {
   if (held.mode === 'start' && startsLater) return atMs + Math.max(0, endMs - nowMs);
