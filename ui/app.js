@@ -109,7 +109,7 @@ async function queuesView() {
   const { queues } = await api('queues');
   const rows = queues.map((q) => [
     el('a', { href: queueHref(q.repo, q.branch) }, `${q.repo.owner}/${q.repo.name} · ${q.branch}`),
-    stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
+    q.mergeHold ? el('span', {}, stateBadge(q.state), el('span', { class: 'held' }, ` · held: ${q.mergeHold.message}`)) : stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
   ]);
   show('Queues', el('h1', {}, 'Queues'),
     queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])
@@ -169,8 +169,9 @@ async function queueView(params) {
     p.position === null ? '—' : String(p.position),
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
     stateBadge(p.state), p.priorityName,
-    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p)) : (p.estimateReason?.message ?? '—'),
-    p.reason?.message ?? '',
+    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
+      : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'),
+    whyOf(p),
   ]);
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
@@ -195,6 +196,13 @@ async function queueView(params) {
     el('h2', {}, 'Flaky and quarantined tests'),
     el('div', { id: 'flaky-tests' }, el('p', { class: 'muted' }, 'Loading…')));
   loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
+}
+
+// Why a PR is where it is: what holds it back, what keeps it not ready (the git host's note), else its reason.
+function whyOf(p) {
+  if (p.mergeHold) return `Held: ${p.mergeHold.message}`;
+  if (p.state === 'NOT_READY' && p.readinessNote) return `Not ready: ${p.readinessNote}`;
+  return p.reason?.message ?? '';
 }
 
 // A freeze or closed merge windows: the queue tests but merges nothing (docs/queue-policies.md).
@@ -383,11 +391,17 @@ async function pullView(params) {
   const { pullRequest: pr, runs } = await api(`pull?${new URLSearchParams({ repo: repoParam, branch, number: String(number) })}`);
   const doAction = (action) => () => act(() => api(`pull/${action}`, { method: 'POST', body: { repo: repoParam, branch, number } }), `#${number}: ${action} done`);
   const r = pr.readiness;
-  const check = (ok, text) => el('li', {}, ok ? '✔ ' : '✘ ', text, ok ? '' : ' (not yet)');
+  // UNSPECIFIED with a note: the git host could not tell (none configured, PR unknown), so nothing is known to be wrong.
+  const unknown = r.gitHubMergeability === 'UNSPECIFIED' && r.note;
+  const check = (ok, text) => el('li', {}, unknown ? '? ' : ok ? '✔ ' : '✘ ', text, unknown ? ' (unknown)' : ok ? '' : ' (not yet)');
   show(`#${pr.prNumber} ${pr.prTitle}`,
     el('p', {}, el('a', { href: `#/queue?${new URLSearchParams({ repo: repoParam, branch })}` }, `← ${repoParam.split('/').slice(1).join('/')} · ${branch}`)),
     el('h1', {}, `#${pr.prNumber} ${pr.prTitle}`),
-    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${eta(pr)}` : '', ` · by ${pr.prAuthor}`),
+    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`,
+      pr.estimatedMergeAt ? ` · ETA ${eta(pr)}${pr.mergeHold ? ' (after the hold ends)' : ''}` : pr.estimateReason?.code === 'queue_held' ? ' · ETA: held' : '',
+      pr.prAuthor ? ` · by ${pr.prAuthor}` : ''),
+    pr.state === 'NOT_READY' && r.note ? el('p', { id: 'note', class: 'notice', role: 'status' }, el('strong', {}, 'Not ready: '), r.note) : null,
+    pr.mergeHold ? el('p', { id: 'hold', class: 'notice', role: 'status' }, el('strong', {}, 'Held: '), pr.mergeHold.message) : null,
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
     pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),

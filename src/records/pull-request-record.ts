@@ -1,6 +1,7 @@
 import { activeEntryOf } from '../domain/active-entries.js';
 import type { Entry, Readiness } from '../domain/entry.js';
 import type { MergeEstimate, MergeRange } from '../domain/eta.js';
+import type { EstimateHold } from '../domain/eta-hold.js';
 import { positionsOf } from '../domain/position.js';
 import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
@@ -32,6 +33,10 @@ export interface EnqueuedPullRequestRecord {
   estimateReason: MergeEstimate['reason'];
   /** Why the PR is in its state (waiting for what, tested how, failed why); null before anything happened to it. */
   reason: Reason | null;
+  /** What keeps it NOT_READY, as the git host says it ("no git host is configured", "the pull request is closed"); null when nothing does. */
+  readinessNote: string | null;
+  /** The freeze or closed merge windows keeping it from merging now ("frozen until …: reason"), and their end; null when none does. */
+  mergeHold: EstimateHold | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -70,6 +75,8 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     estimatedMergeRange: estimate?.estimatedMergeRange ?? null,
     estimateReason: estimate?.reason ?? null,
     reason: entry.reason ? toReasonRecord(entry.reason) : null,
+    readinessNote: entry.readiness.note,
+    mergeHold: estimate?.hold ? { ...estimate.hold } : null,
   };
 }
 

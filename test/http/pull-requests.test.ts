@@ -102,6 +102,8 @@ describe('without a git host', () => {
           estimateReason: { code: 'not_ready', message: 'not ready: no estimate until it is' },
           // Every entry says why it is in its state, as getSubmittedPullRequest does (the web page's Reason column).
           reason: { code: 'submitted', message: 'submitted to the queue' },
+          readinessNote: 'no git host is configured',
+          mergeHold: null,
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);

@@ -47,10 +47,15 @@ const enqueuedFields = {
     .nullable()
     .describe('where the merge should fall, 80% of the time, from the spread of the queue\'s recent CI runs and its failure and flake rates; null exactly when estimatedMergeAt is'),
   estimateReason: z
-    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
+    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history', 'queue_held']), message: z.string() })
     .nullable()
     .describe('why there is no estimate'),
   reason: reasonSchema.nullable().describe('why the pull request is in its state; null before anything happened to it'),
+  readinessNote: z.string().nullable().describe('what keeps it NOT_READY, as the git host says it (readiness.note); null when nothing does'),
+  mergeHold: z
+    .object({ message: z.string(), endsAt: timestamp.nullable() })
+    .nullable()
+    .describe('the freeze or closed merge windows keeping it from merging ("frozen until 2026-12-24 00:00 UTC: release"), and when they end (null: when unfrozen); the estimate falls after that end. Null when nothing holds it'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
@@ -174,6 +179,10 @@ export const queueListResponseSchema = z.object({
       mergedLastHour: z.number().int(),
       failedLastHour: z.number().int(),
       p50TimeInQueueSeconds: z.number().nullable().describe('median submission-to-merge time of the PRs merged in the last hour'),
+      mergeHold: z
+        .object({ message: z.string(), endsAt: z.string().nullable() })
+        .nullable()
+        .describe('the freeze or closed merge windows holding its merges now ("frozen until 2026-12-24 00:00 UTC: release"), beside `state`; null when it may merge'),
     }) satisfies z.ZodType<ListedQueue>,
   ),
   page: pageSchema,
