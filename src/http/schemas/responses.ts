@@ -12,6 +12,7 @@ import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../.
 import type { QueueRecord } from '../../records/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue/queue-service.js';
 import type { TestRunRecord } from '../../records/test-run-record.js';
+import { verdictSchema } from './verdict.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**
@@ -51,6 +52,7 @@ const enqueuedFields = {
     .nullable()
     .describe('why there is no estimate'),
   reason: reasonSchema.nullable().describe('why the pull request is in its state; null before anything happened to it'),
+  verdict: verdictSchema.nullable().describe('the newest verdict of a removal or restart of the PR; null while there was none'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
@@ -68,7 +70,7 @@ export const submittedPullRequestSchema = z.object({
     note: z.string().nullable(),
   }),
   testRunId: z.string().nullable(),
-  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
+  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema, verdict: verdictSchema.nullable() })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;
 
 /** Seed 2.7's page object, in every paged answer. */
