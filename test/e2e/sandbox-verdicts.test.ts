@@ -108,6 +108,22 @@ describe('a batch of four with one bad PR', () => {
     expect(of('pull_request.submitted', numbers[2]!)).toEqual([undefined]);
   });
 
+  test("the culprit's comment @-mentions its author with its failing test and the bisection runs; its status says the verdict", async () => {
+    const bad = numbers[1]!;
+    const [comment] = svc.sandbox.pullRequestComments(REPO, bad);
+    expect(comment!.body).toContain(`**Verdict: \`culprit\`** — @dev culprit: this pull request fails test of #${bad}`);
+    expect(comment!.body).toMatch(new RegExp(`- \`test of #${bad}\` \\(\\[bisection run #${numbers[0]}\\+#${bad}\\]\\(https://ci\\.sandbox\\.invalid/runs/\\d+\\)`));
+    expect(comment!.body).toContain('Isolated by bisection: bisection: the batch passed up to');
+    const pr = (await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: bad } })).body as { prSha: string };
+    expect(svc.sandbox.reportedStatuses(REPO, pr.prSha).at(-1)).toMatchObject({ state: 'failure', description: `culprit: this pull request fails test of #${bad}` });
+  });
+
+  test('no bystander is @-mentioned', () => {
+    for (const n of [numbers[0]!, numbers[2]!, numbers[3]!]) {
+      for (const c of svc.sandbox.pullRequestComments(REPO, n)) expect(c.body).not.toContain('@dev');
+    }
+  });
+
   test('getQueue shows the verdict of the PRs still in the queue', () => {
     const behind = queueDuring.filter((p) => p.prNumber === numbers[2] || p.prNumber === numbers[3]);
     expect(behind.map((p) => p.verdict?.code)).toEqual(['bystander', 'bystander']);
