@@ -2,6 +2,7 @@ import { Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueDoc } from '../domain/queue.js';
 import { repoFullName } from '../domain/repo.js';
 import { RUN_KINDS } from '../domain/run.js';
+import { VERDICT_CODES } from '../domain/verdict/verdict.js';
 import type { MetricsService } from '../service/metrics-service.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
 import type { EtaCoverage } from '../service/queue/eta-coverage.js';
@@ -46,6 +47,12 @@ function defineMetrics(registry: Registry) {
       name: 'mq_pr_conclusions_1h_total',
       help: 'Pull requests that left the queue in the last hour, by conclusion.',
       labelNames: [...QUEUE_LABELS, 'conclusion'],
+      registers,
+    }),
+    verdicts: new UntypedMetric({
+      name: 'mq_pr_verdicts_1h_total',
+      help: 'Verdicts given in the last hour (a PR removed or restarted), by verdict: culprit, bystander, flaky, infrastructure, conflict, policy, manual.',
+      labelNames: [...QUEUE_LABELS, 'verdict'],
       registers,
     }),
     restarts: new UntypedMetric({
@@ -136,6 +143,7 @@ function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabel
   addTo(metrics.awaitingMergeability, main, m.awaitingMergeability);
   for (const conclusion of CONCLUSIONS) addTo(metrics.conclusions, { ...main, conclusion }, m.conclusions[conclusion]);
   addTo(metrics.restarts, main, m.restarts);
+  for (const verdict of VERDICT_CODES) addTo(metrics.verdicts, { ...main, verdict }, m.verdicts[verdict]);
   observeAll(metrics.waitDuration, main, m.waitSeconds);
   observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);
   for (const kind of RUN_KINDS) {

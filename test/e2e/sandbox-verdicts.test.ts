@@ -124,6 +124,12 @@ describe('a batch of four with one bad PR', () => {
     }
   });
 
+  test('the metrics count the verdicts of the last hour', async () => {
+    const text = (await svc.metrics(REPO)).text;
+    const count = (verdict: string) => Number(new RegExp(`^mq_pr_verdicts_1h_total\\{[^}]*verdict="${verdict}"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect([count('culprit'), count('bystander'), count('flaky'), count('manual')]).toEqual([1, 3, 0, 0]);
+  });
+
   test('getQueue shows the verdict of the PRs still in the queue', () => {
     const behind = queueDuring.filter((p) => p.prNumber === numbers[2] || p.prNumber === numbers[3]);
     expect(behind.map((p) => p.verdict?.code)).toEqual(['bystander', 'bystander']);
