@@ -40,6 +40,7 @@ describe('a batch of four with one bad PR', () => {
   const numbers: number[] = [];
   const records = new Map<number, PrRecord>();
   let bisectionRunIds: string[] = [];
+  let runs: { id: string; kind: string; status: string; testedPullRequests: { prNumber: number }[]; verdicts: { prNumber: number; code: string }[] }[] = [];
   let queueDuring: { prNumber: number; verdict: Verdict | null }[] = [];
   let events: { type: string; data: { pullRequest?: { prNumber: number; verdict: Verdict | null } } }[] = [];
 
@@ -56,7 +57,7 @@ describe('a batch of four with one bad PR', () => {
     queueDuring = (await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests;
     await untilEmpty(svc, 12 * CI_MINUTES);
     for (const n of numbers) records.set(n, await record(svc, n));
-    const runs = (await svc.ok('getMergeQueueTestingDetails', { ...QUEUE, pr: { number: numbers[0]! } })).body.testRuns as { id: string; kind: string }[];
+    runs = (await svc.ok('getMergeQueueTestingDetails', { ...QUEUE, pr: { number: numbers[0]! } })).body.testRuns as typeof runs;
     bisectionRunIds = runs.filter((r) => r.kind === 'bisection').map((r) => r.id);
     events = (await svc.store.outbox.undispatchedEvents(10_000)).map(eventPayload) as typeof events;
   });
@@ -122,6 +123,16 @@ describe('a batch of four with one bad PR', () => {
     for (const n of [numbers[0]!, numbers[2]!, numbers[3]!]) {
       for (const c of svc.sandbox.pullRequestComments(REPO, n)) expect(c.body).not.toContain('@dev');
     }
+  });
+
+  test('the testing details name, on each run, the verdicts it is evidence for', () => {
+    const prefix = runs.find((r) => r.kind === 'bisection' && r.status === 'failed' && r.testedPullRequests.length === 2)!;
+    expect(prefix.verdicts).toEqual([
+      { prNumber: numbers[0], code: 'bystander', message: expect.any(String) },
+      { prNumber: numbers[1], code: 'culprit', message: expect.any(String) },
+    ]);
+    const batch = runs.find((r) => r.kind === 'main' && r.testedPullRequests.length === 4)!;
+    expect(batch.verdicts.map((v) => [v.prNumber, v.code])).toEqual(numbers.map((n, i) => [n, i === 1 ? 'culprit' : 'bystander']));
   });
 
   test('the metrics count the verdicts of the last hour', async () => {

@@ -48,3 +48,19 @@ export function latestVerdict(entry: Pick<Entry, 'history'>): Verdict | null {
   }
   return null;
 }
+
+/** The runs a verdict names in its evidence (ids). */
+export function runIdsOf(verdict: Verdict): string[] {
+  switch (verdict.code) {
+    case 'culprit':
+      return [...verdict.evidence.runs, ...verdict.evidence.isolation.bisectionRuns].map((r) => r.id);
+    case 'bystander':
+    case 'flaky':
+    case 'infrastructure':
+      return verdict.evidence.runs.map((r) => r.id);
+    case 'conflict':
+      return verdict.evidence.runId ? [verdict.evidence.runId] : [];
+    default:
+      return [];
+  }
+}

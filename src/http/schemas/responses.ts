@@ -13,6 +13,7 @@ import type { QueueRecord } from '../../records/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue/queue-service.js';
 import type { TestRunRecord } from '../../records/test-run-record.js';
 import { verdictSchema } from './verdict.js';
+import { VERDICT_CODES } from '../../domain/verdict/verdict.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**
@@ -148,6 +149,9 @@ export const testRunSchema = z.object({
     .array(z.object({ testCaseId: z.string(), name: z.string(), knownFlaky: z.boolean(), quarantined: z.boolean() }))
     .nullable()
     .describe('the tests that failed on the test branch head, from uploaded results, each known flaky or quarantined or not; null until results arrive'),
+  verdicts: z
+    .array(z.object({ prNumber: z.number().int(), code: z.enum(VERDICT_CODES), message: z.string() }))
+    .describe('the verdicts of the PRs it tested that name it as evidence (docs/verdicts.md), in merge order'),
 }) satisfies z.ZodType<TestRunRecord>;
 
 export const testingDetailsResponseSchema = z.object({ testRuns: z.array(testRunSchema) });
