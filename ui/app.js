@@ -46,6 +46,8 @@ const eta = (p) => {
 const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
 const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
 const stateBadge = (state, label = state) => el('span', { class: `state state-${state}` }, label);
+// Who broke what (docs/verdicts.md): the verdict's code as a badge, then its one line.
+const verdictCell = (p) => (p.verdict ? el('span', { class: 'verdict' }, stateBadge(`verdict-${p.verdict.code}`, p.verdict.code), ' ', p.verdict.message) : (p.reason?.message ?? ''));
 
 function show(title, ...content) {
   document.title = `${title} · mergeq`;
@@ -171,6 +173,7 @@ async function queueView(params) {
     stateBadge(p.state), p.priorityName,
     p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p)) : (p.estimateReason?.message ?? '—'),
     p.reason?.message ?? '',
+    p.verdict ? verdictCell(p) : '—',
   ]);
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
@@ -188,7 +191,7 @@ async function queueView(params) {
       queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,
       el('a', { class: 'button', href: `#/settings?${new URLSearchParams({ repo: repoParam, branch })}` }, 'Settings')),
     el('h2', {}, `Pull requests (${prs.length})`),
-    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
+    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason', 'Verdict'], rows, [3, 5, 6]) : el('p', { class: 'muted' }, 'The queue is empty.'),
     el('h2', {}, `Runs in flight (${runsInFlight.length})`),
     runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
     endedSection(recentlyEnded, repoParam, branch),
@@ -227,11 +230,11 @@ function freezeControl(queue, repoParam, branch) {
 function endedSection(ended, repoParam, branch) {
   const rows = ended.map((p) => [
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
-    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '',
+    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '', p.verdict ? verdictCell(p) : '—',
   ]);
   return el('section', { 'aria-labelledby': 'ended-title' },
     el('h2', { id: 'ended-title' }, `Merged or failed in the last 24 hours (${ended.length})`),
-    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason'], rows, [2]) : el('p', { class: 'muted' }, 'None yet.'));
+    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason', 'Verdict'], rows, [2, 4]) : el('p', { class: 'muted' }, 'None yet.'));
 }
 
 // The page of the flaky-test list shown, kept across live refreshes of the same repository.
@@ -389,6 +392,7 @@ async function pullView(params) {
     el('h1', {}, `#${pr.prNumber} ${pr.prTitle}`),
     el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${eta(pr)}` : '', ` · by ${pr.prAuthor}`),
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
+    pr.verdict ? verdictSection(pr.verdict) : null,
     pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),
       ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(pr.state) ? el('button', { type: 'button', onclick: doAction('restart') }, 'Restart tests') : null) : null,
@@ -398,9 +402,29 @@ async function pullView(params) {
       check(r.gitHubMergeability === 'MERGEABLE', `Mergeable (${r.gitHubMergeability})`),
       r.requiresImpactedTargets ? check(r.hasImpactedTargets, 'Impacted targets uploaded') : null),
     el('h2', {}, 'Timeline'),
-    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), el('div', {}, t.reason.message)))),
+    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), t.verdict ? [' ', stateBadge(`verdict-${t.verdict.code}`, t.verdict.code)] : null, el('div', {}, t.reason.message)))),
     el('h2', {}, `Runs (${runs.length})`),
     runs.length ? el('ul', { class: 'runs' }, runs.map((run) => runCard(run, repoParam, branch, [number]))) : el('p', { class: 'muted' }, 'No runs yet.'));
+}
+
+// The verdict with what a person acts on: the failing tests and runs of a culprit, whom a bystander paid for.
+function verdictSection(v) {
+  const e = v.evidence;
+  const runLink = (r) => (r.url ? el('a', { href: r.url, rel: 'noreferrer' }, `${r.kind} run ${r.prNumbers.map((n) => `#${n}`).join('+')}`) : `${r.kind} run`);
+  const details = [];
+  if (v.code === 'culprit') {
+    details.push(...e.failedTests.map((t) => el('li', {}, el('code', {}, t.name), t.firstFailureLine ? ` — ${t.firstFailureLine}` : '')));
+    details.push(el('li', {}, `Isolated by ${e.isolation.method.replace('_', ' ')}: ${e.isolation.step}`));
+    for (const r of e.isolation.bisectionRuns) details.push(el('li', {}, runLink(r), ` (${r.status})`));
+  } else if (v.code === 'bystander') {
+    details.push(el('li', {}, `Culprit: ${e.culprits.map((c) => `#${c.prNumber}`).join(', ') || 'no longer known'}; it cost ${e.cost.runs} run(s), ${e.cost.minutes} CI minute(s)`));
+  } else if (v.code === 'flaky') {
+    details.push(...e.tests.map((t) => el('li', {}, el('code', {}, t.name), t.knownFlaky ? ' (known flaky)' : '')));
+  }
+  return el('section', { id: 'verdict', 'aria-labelledby': 'verdict-title' },
+    el('h2', { id: 'verdict-title' }, 'Verdict ', stateBadge(`verdict-${v.code}`, v.code)),
+    el('p', {}, v.message),
+    details.length ? el('ul', {}, details) : null);
 }
 
 async function act(fn, done) {

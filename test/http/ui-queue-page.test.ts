@@ -34,8 +34,8 @@ describe('the PRs that left the queue', () => {
     const res = await request(t.app).get('/ui/api/queue').query(QUEUE_QUERY).set('Cookie', cookie);
     expect(res.status).toBe(200);
     expect(res.body.recentlyEnded).toEqual([
-      { prNumber: 3, prTitle: '', prAuthor: '', state: 'FAILED', endedAt: expect.any(String), reason: { code: 'tests_passed', message: 'FAILED' } },
-      { prNumber: 2, prTitle: '', prAuthor: '', state: 'MERGED', endedAt: expect.any(String), reason: { code: 'merged', message: 'merged' } },
+      { prNumber: 3, prTitle: '', prAuthor: '', state: 'FAILED', endedAt: expect.any(String), reason: { code: 'tests_passed', message: 'FAILED' }, verdict: null },
+      { prNumber: 2, prTitle: '', prAuthor: '', state: 'MERGED', endedAt: expect.any(String), reason: { code: 'merged', message: 'merged' }, verdict: null },
     ]);
   });
 });
