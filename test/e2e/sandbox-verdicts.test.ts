@@ -68,12 +68,12 @@ describe('a batch of four with one bad PR', () => {
     expect(bad.state).toBe('FAILED');
     expect(bad.verdict).toMatchObject({ code: 'culprit', message: `culprit: this pull request fails test of #${numbers[1]}` });
     const evidence = bad.verdict!.evidence as {
-      failedTests: { name: string; runIds: string[] }[];
+      failedTests: { name: string; firstFailureLine: string | null; runIds: string[] }[];
       failingChecks: { context: string; url: string }[];
       runs: { id: string; url: string }[];
       isolation: { method: string; bisectionRuns: { id: string; prNumbers: number[] }[]; step: string };
     };
-    expect(evidence.failedTests.map((t) => t.name)).toEqual([`test of #${numbers[1]}`]);
+    expect(evidence.failedTests.map((t) => [t.name, t.firstFailureLine])).toEqual([[`test of #${numbers[1]}`, `AssertionError: test of #${numbers[1]} failed`]]);
     expect(evidence.failingChecks).toEqual([{ context: 'ci', state: 'failure', url: expect.stringMatching(/^https:\/\/ci\.sandbox\.invalid\/runs\/\d+$/) }]);
     expect(evidence.runs.length).toBeGreaterThanOrEqual(2);
     expect(evidence.failedTests[0]!.runIds).toEqual(evidence.runs.map((r) => r.id));
@@ -113,7 +113,7 @@ describe('a batch of four with one bad PR', () => {
     const bad = numbers[1]!;
     const [comment] = svc.sandbox.pullRequestComments(REPO, bad);
     expect(comment!.body).toContain(`**Verdict: \`culprit\`** — @dev culprit: this pull request fails test of #${bad}`);
-    expect(comment!.body).toMatch(new RegExp(`- \`test of #${bad}\` \\(\\[bisection run #${numbers[0]}\\+#${bad}\\]\\(https://ci\\.sandbox\\.invalid/runs/\\d+\\)`));
+    expect(comment!.body).toMatch(new RegExp(`- \`test of #${bad}\` — AssertionError: test of #${bad} failed \\(\\[bisection run #${numbers[0]}\\+#${bad}\\]\\(https://ci\\.sandbox\\.invalid/runs/\\d+\\)`));
     expect(comment!.body).toContain('Isolated by bisection: bisection: the batch passed up to');
     const pr = (await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: bad } })).body as { prSha: string };
     expect(svc.sandbox.reportedStatuses(REPO, pr.prSha).at(-1)).toMatchObject({ state: 'failure', description: `culprit: this pull request fails test of #${bad}` });
