@@ -12,6 +12,7 @@ import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
 import { defineHoldMetric, recordHold } from './hold-metrics.js';
 import { UntypedMetric } from './untyped.js';
+import { recordWebhookHealth } from './webhook-metrics.js';
 
 /** The content type of the exposition format these metrics are written in (0.0.4). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -121,6 +122,7 @@ export async function renderQueueMetrics(
   });
   recordHealth(health, healths);
   await recordTestCaseCounts(registry, service, orgId, activities.map((a) => a.queue));
+  recordWebhookHealth(registry, await service.webhookHealth(orgId, filter), now);
   const queues = activities.map((a) => a.queue);
   const text = `${await registry.metrics()}${reconcileDurations ? reconcileDurations.render(queues) : ''}`;
   return more ? `${text}${await more.render(queues)}` : text;

@@ -13,12 +13,15 @@ import { ServiceError } from '../errors.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
+import { chatRulesFor, shownUrl, type ChatRulesInput } from '../notifications/chat-rules.js';
+import type { VerdictCode } from '../../domain/verdict/verdict.js';
 
 /** Subscriptions one organization may have. */
 export const MAX_SUBSCRIPTIONS_PER_ORG = 50;
 
 export interface WebhookRecord {
   id: string;
+  /** A chat channel's URL is its secret: only its scheme, host and first path segment are shown. */
   url: string;
   format: SubscriptionFormat;
   events: string[];
@@ -30,6 +33,10 @@ export interface WebhookRecord {
   failingSince: string | null;
   createdAt: string;
   updatedAt: string;
+  /** A chat channel's verdicts (docs/notifications.md); null for the other formats. */
+  verdicts: VerdictCode[] | null;
+  /** A chat channel's GitHub login → chat user map; null for the other formats. */
+  mentions: Record<string, string> | null;
 }
 
 export interface DeliveryRecord {
@@ -46,7 +53,7 @@ export interface DeliveryRecord {
   createdAt: string;
 }
 
-export interface CreateWebhookInput {
+export interface CreateWebhookInput extends ChatRulesInput {
   url: string;
   events: string[];
   format?: SubscriptionFormat | undefined;
@@ -91,6 +98,7 @@ export class WebhookService {
       throw new ServiceError(409, 'too_many_webhooks', 'Too many webhooks', `an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} webhooks; delete one first`);
     }
     const now = this.deps.clock.now().toISOString();
+    const chat = chatRulesFor(input.format ?? 'standard', input);
     const subscription: WebhookSubscription = {
       id: `wh_${(this.deps.newId ?? randomUUID)()}`,
       orgId: org.id,
@@ -107,6 +115,7 @@ export class WebhookService {
       failingSince: null,
       createdAt: now,
       updatedAt: now,
+      ...(chat ? { chat } : {}),
     };
     await this.deps.store.outbox.insertSubscription(subscription);
     return { ...toRecord(subscription), secret: subscription.secret };
@@ -137,6 +146,9 @@ export class WebhookService {
       if (input.enabled) Object.assign(next, { disabledReason: null, failingSince: null });
     }
     if (input.rotateSecret) next.secret = newWebhookSecret();
+    const chat = chatRulesFor(next.format, input, current.chat);
+    if (chat) next.chat = chat;
+    else delete next.chat;
     await this.deps.store.outbox.putSubscription(next);
     return input.rotateSecret ? { ...toRecord(next), secret: next.secret } : toRecord(next);
   }
@@ -202,7 +214,7 @@ function checkEvents(events: string[]): void {
 export function toRecord(s: WebhookSubscription): WebhookRecord {
   return {
     id: s.id,
-    url: s.url,
+    url: shownUrl(s.format, s.url),
     format: s.format,
     events: [...s.events],
     repo: s.repo,
@@ -213,6 +225,8 @@ export function toRecord(s: WebhookSubscription): WebhookRecord {
     failingSince: s.failingSince,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    verdicts: s.chat ? [...s.chat.verdicts] : null,
+    mentions: s.chat ? { ...s.chat.mentions } : null,
   };
 }
 
