@@ -37,7 +37,37 @@ export function withVerdicts(prev: QueueDoc | null, next: QueueDoc): QueueDoc {
     entries ??= [...next.entries];
     entries[i] = { ...entry, history };
   }
-  return entries ? { ...next, entries } : next;
+  const refined = withLateTestResults(prev, entries ?? next.entries, next);
+  return refined ? { ...next, entries: refined } : entries ? { ...next, entries } : next;
+}
+
+/**
+ * CI often uploads a run's test results a moment after the statuses that decided it: a verdict that
+ * names a run whose results arrived since is derived again (same transition, same time), so it names
+ * the failing tests. Null when no verdict changed.
+ */
+function withLateTestResults(prev: QueueDoc | null, entries: Entry[], next: QueueDoc): Entry[] | null {
+  if (!prev || prev.runs === next.runs) return null;
+  const before = new Map(prev.runs.map((r) => [r.id, r]));
+  const late = new Set(next.runs.filter((r) => r.testResults && before.has(r.id) && before.get(r.id)!.testResults !== r.testResults).map((r) => r.id));
+  if (late.size === 0) return null;
+  const holders = new Set(next.runs.filter((r) => late.has(r.id)).flatMap((r) => r.prs.map((p) => p.entryId)));
+  let out: Entry[] | null = null;
+  entries.forEach((entry, i) => {
+    if (!holders.has(entry.id)) return;
+    let history: Entry['history'] | null = null;
+    entry.history.forEach((step, k) => {
+      if (!step.verdict || !runIdsOf(step.verdict).some((id) => late.has(id))) return;
+      const verdict = deriveVerdict({ ...next, entries }, entry, k);
+      if (!verdict) return;
+      history ??= [...entry.history];
+      history[k] = { ...step, verdict };
+    });
+    if (!history) return;
+    out ??= [...entries];
+    out[i] = { ...entry, history };
+  });
+  return out;
 }
 
 /** The PR's verdict: the newest one its history carries; null while nothing removed or restarted it. */
