@@ -108,12 +108,16 @@ function signedOut(message) {
 }
 
 async function queuesView() {
-  const { queues } = await api('queues');
+  const { queues, failingWebhooks = [] } = await api('queues');
   const rows = queues.map((q) => [
     el('a', { href: queueHref(q.repo, q.branch) }, `${q.repo.owner}/${q.repo.name} · ${q.branch}`),
     stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
   ]);
   show('Queues', el('h1', {}, 'Queues'),
+    failingWebhooks.map((w) => el('p', { class: 'notice', role: 'status' },
+      `${w.format === 'slack_blocks' || w.format === 'teams' ? 'Chat channel' : 'Webhook'} ${w.id} (${w.format}, ${w.url}) `
+      + (w.enabled ? `has failed every delivery since ${dateTime(w.failingSince)}` : `is disabled: ${w.disabledReason ?? 'by a user'}`)
+      + '. The queues go on without it; its delivery log says why (mergeq webhook deliveries).')),
     queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])
       : el('p', {}, 'No queues yet. Create one with the createQueue operation of the API.'));
 }

@@ -98,3 +98,21 @@ describe('freezing from the page', () => {
     expect((await post(t, 'getQueue', queueRef())).body.freeze).toBeNull();
   });
 });
+
+describe('a chat channel that keeps failing', () => {
+  test('the Queues screen lists it, with only where its URL goes; one that delivers is not listed; another organization sees none', async () => {
+    const created = await post(t, 'webhooks/create', { url: 'https://hooks.example.com/services/T1/B1/secret-part', format: 'slack_blocks', events: ['pull_request.*'] });
+    expect(created.status).toBe(200);
+    await post(t, 'webhooks/create', { url: 'https://hooks.example.com/fine', events: ['*'] });
+    const stored = (await t.store.outbox.getSubscription(created.body.id))!;
+    await t.store.outbox.putSubscription({ ...stored, failingSince: '2026-11-22T09:00:00.000Z' });
+
+    const res = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.acme.token)).cookie);
+    expect(res.body.failingWebhooks).toEqual([
+      { id: created.body.id, format: 'slack_blocks', url: 'https://hooks.example.com/services/…', failingSince: '2026-11-22T09:00:00.000Z', enabled: true, disabledReason: null },
+    ]);
+    expect(JSON.stringify(res.body)).not.toContain('secret-part');
+    const other = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.globex.token)).cookie);
+    expect(other.body.failingWebhooks).toEqual([]);
+  });
+});
