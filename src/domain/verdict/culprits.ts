@@ -8,7 +8,7 @@ import type { TestRun } from '../run.js';
  * the document holds none of them any more.
  */
 export function findCulprits(queue: QueueDoc, entry: Entry, held: readonly TestRun[]): { prNumber: number; entryId: string }[] {
-  const byId = new Map(queue.entries.map((e) => [e.id, e]));
+  const byId = entriesById(queue.entries);
   for (const run of held) {
     if (run.status === 'passed') continue;
     let best: { rank: number; found: Entry[] } = { rank: Number.POSITIVE_INFINITY, found: [] };
@@ -23,6 +23,18 @@ export function findCulprits(queue: QueueDoc, entry: Entry, held: readonly TestR
     if (best.found.length > 0) return best.found.map((e) => ({ prNumber: e.prNumber, entryId: e.id }));
   }
   return [];
+}
+
+/**
+ * One index per entries array: a commit that restarts many PRs gives each its verdict from the same
+ * document. An array appended to in place (appended-arrays.ts) is indexed again.
+ */
+const indexes = new WeakMap<readonly Entry[], Map<string, Entry>>();
+
+function entriesById(entries: readonly Entry[]): Map<string, Entry> {
+  let index = indexes.get(entries);
+  if (!index || index.size !== entries.length) indexes.set(entries, (index = new Map(entries.map((e) => [e.id, e]))));
+  return index;
 }
 
 /** 0: named by bisection; 1: failed; 2: a suspect; 3: removed otherwise; null: not to blame. */
