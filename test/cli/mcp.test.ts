@@ -22,6 +22,11 @@ beforeAll(async () => {
   svc = await SandboxService.start({ tests: { steadyTests: 2, flakyTests: [] } });
   ({ server, base } = await listenLocally(svc.app));
   await svc.ok('createQueue', { ...QUEUE, flakeRetries: 0 });
+  // A first PR merges: the queue has seen the CI upload test results, so it waits for them before
+  // deciding a failure, and the verdict below names the failing test whatever the timing.
+  const first = await svc.openPull(REPO, 'first', { bad: false, ciMinutes: 10 });
+  await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: first.number } });
+  await svc.advanceMinutes(12);
 });
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));

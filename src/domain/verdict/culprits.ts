@@ -1,6 +1,7 @@
 import type { Entry } from '../entry.js';
 import type { QueueDoc } from '../queue.js';
 import type { TestRun } from '../run.js';
+import { MAX_EVIDENCE_TESTS } from './verdict.js';
 
 /**
  * Whom a bystander paid for: in the newest run it was in that did not pass, the other PRs the queue
@@ -20,7 +21,7 @@ export function findCulprits(queue: QueueDoc, entry: Entry, held: readonly TestR
       if (rank < best.rank) best = { rank, found: [other!] };
       else if (rank === best.rank) best.found.push(other!);
     }
-    if (best.found.length > 0) return best.found.map((e) => ({ prNumber: e.prNumber, entryId: e.id }));
+    if (best.found.length > 0) return best.found.slice(0, MAX_EVIDENCE_TESTS).map((e) => ({ prNumber: e.prNumber, entryId: e.id }));
   }
   return [];
 }

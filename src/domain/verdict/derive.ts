@@ -3,8 +3,8 @@ import type { QueueDoc } from '../queue.js';
 import type { ReasonCode } from '../reasons.js';
 import type { TestRun } from '../run.js';
 import { findCulprits } from './culprits.js';
-import { checksOf, endedBadly, isInfrastructureFailure, isOwnIn, runMinutes, runRef, runsHolding, testsOf } from './run-refs.js';
-import type { CulpritEvidence, Verdict } from './verdict.js';
+import { checksOf, endedBadly, evidenceTests, isInfrastructureFailure, isOwnIn, runMinutes, runRefs, runsHolding, testsOf } from './run-refs.js';
+import { MAX_EVIDENCE_TESTS, type CulpritEvidence, type Verdict } from './verdict.js';
 
 /**
  * Which transitions carry a verdict (docs/verdicts.md, the table; docs/queue-rules.md, "Verdicts"):
@@ -85,7 +85,7 @@ export function deriveVerdict(queue: QueueDoc, entry: Entry, index: number): Ver
       cause: code,
       culprits,
       cost: { runs: paid.length, minutes: paid.reduce((sum, r) => sum + runMinutes(r, at), 0) },
-      runs: paid.map((r) => runRef(r, at)),
+      runs: runRefs(paid, at),
     },
   };
 }
@@ -107,11 +107,11 @@ function culpritEvidence(queue: QueueDoc, entry: Entry, own: TestRun[], at: stri
     ? queue.runs.find((r) => r.status === 'passed' && r.createdAt >= firstFailure && !r.prs.some((p) => p.entryId === entry.id))
     : undefined;
   return {
-    failedTests: testsOf(own),
+    failedTests: evidenceTests(own),
     failingChecks: checksOf(own),
-    runs: own.map((r) => runRef(r, at)),
+    runs: runRefs(own, at),
     isolation: bisected
-      ? { method: 'bisection', bisectionRuns: bisectionRuns.map((r) => runRef(r, at)), step: bisected.reason.message }
+      ? { method: 'bisection', bisectionRuns: runRefs(bisectionRuns, at), step: bisected.reason.message }
       : blamed
         ? { method: 'test_blame', bisectionRuns: [], step: blamed.reason.message }
         : { method: 'own_run', bisectionRuns: [], step: own.length > 1 ? `its own run failed ${own.length} times (reruns included)` : 'its own run failed' },
@@ -121,12 +121,12 @@ function culpritEvidence(queue: QueueDoc, entry: Entry, own: TestRun[], at: stri
 
 function flaky(own: TestRun[], code: ReasonCode, message: string, at: string, entry: Entry): Verdict {
   const tests = testsOf(own);
-  const names = tests.map((t) => t.name).join(', ');
+  const names = tests.slice(0, 3).map((t) => t.name).join(', ') + (tests.length > 3 ? ` and ${tests.length - 3} more` : '');
   return {
     code: 'flaky',
     message: names ? `flaky: ${names} failed and passed on a rerun; not this pull request` : `flaky: a run failed and passed on a rerun; ${message}`,
     at,
-    evidence: { cause: code, tests, failingChecks: checksOf(own), runs: own.map((r) => runRef(r, at)), reruns: Math.max(entry.retriesUsed, own.length > 0 ? own.length : 0) },
+    evidence: { cause: code, tests: tests.slice(0, MAX_EVIDENCE_TESTS), failingChecks: checksOf(own), runs: runRefs(own, at), reruns: Math.max(entry.retriesUsed, own.length > 0 ? own.length : 0) },
   };
 }
 
@@ -138,7 +138,7 @@ function infrastructure(kind: 'error' | 'timeout' | 'git_host', own: TestRun[], 
     code: 'infrastructure',
     message: `infrastructure: ${what}; not this pull request's tests`,
     at,
-    evidence: { cause: code, kind, checks, detail: message, runs: own.map((r) => runRef(r, at)), reruns: Math.max(0, own.length - 1, entry.retriesUsed) },
+    evidence: { cause: code, kind, checks, detail: message, runs: runRefs(own, at), reruns: Math.max(0, own.length - 1, entry.retriesUsed) },
   };
 }
 

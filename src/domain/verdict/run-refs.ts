@@ -1,5 +1,5 @@
 import type { FailedTest, TestRun } from '../run.js';
-import type { RunRef, VerdictCheck, VerdictTest } from './verdict.js';
+import { MAX_EVIDENCE_RUNS, MAX_EVIDENCE_TESTS, MAX_REF_PRS, type RunRef, type VerdictCheck, type VerdictTest } from './verdict.js';
 
 /** The runs of a queue document that held the entry, newest first. */
 export function runsHolding(runs: readonly TestRun[], entryId: string): TestRun[] {
@@ -34,12 +34,23 @@ export function runRef(run: TestRun, at: string): RunRef {
     id: run.id,
     kind: run.kind,
     status: run.status === 'creating' ? 'pending' : run.status,
-    prNumbers: run.prs.map((p) => p.prNumber),
+    prNumbers: run.prs.slice(-MAX_REF_PRS).map((p) => p.prNumber),
+    prCount: run.prs.length,
     url: failing?.url ?? any?.url ?? null,
     createdAt: run.createdAt,
     finishedAt: run.finishedAt,
     minutes: runMinutes(run, at),
   };
+}
+
+/** The refs of the first MAX_EVIDENCE_RUNS runs (callers pass them newest first, or oldest first for bisection). */
+export function runRefs(runs: readonly TestRun[], at: string): RunRef[] {
+  return runs.slice(0, MAX_EVIDENCE_RUNS).map((r) => runRef(r, at));
+}
+
+/** The first MAX_EVIDENCE_TESTS failed tests of the runs, for evidence. */
+export function evidenceTests(runs: readonly TestRun[]): VerdictTest[] {
+  return testsOf(runs).slice(0, MAX_EVIDENCE_TESTS);
 }
 
 /** The failed tests of the runs, each once (by test case), with the runs it failed in. */

@@ -8,13 +8,22 @@ import type { CheckState, RunKind, RunStatus } from '../run.js';
 export const VERDICT_CODES = ['culprit', 'bystander', 'flaky', 'infrastructure', 'conflict', 'policy', 'manual'] as const;
 export type VerdictCode = (typeof VERDICT_CODES)[number];
 
+/** Evidence stays small (it is kept on each transition and sent in every event of the PR): at most this many runs per list… */
+export const MAX_EVIDENCE_RUNS = 5;
+/** …this many PR numbers per run… */
+export const MAX_REF_PRS = 20;
+/** …and this many tests, and culprits. */
+export const MAX_EVIDENCE_TESTS = 20;
+
 /** A run named as evidence: enough to find it (getMergeQueueTestingDetails) and open it (`url`). */
 export interface RunRef {
   id: string;
   kind: RunKind;
   status: Exclude<RunStatus, 'creating'>;
-  /** Every PR on its test branch, in merge order. */
+  /** The PRs on its test branch, in merge order: the last MAX_REF_PRS of them (its own PRs come last). */
   prNumbers: number[];
+  /** How many PRs its test branch held in all. */
+  prCount: number;
   /** The first link its CI reported (a failing check's when one failed); null when none did. */
   url: string | null;
   createdAt: string;

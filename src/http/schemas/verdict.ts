@@ -12,7 +12,8 @@ const runRef = z.object({
   id: z.string(),
   kind: z.enum(RUN_KINDS),
   status: z.enum(['pending', 'passed', 'failed', 'timed_out', 'cancelled']),
-  prNumbers: z.array(z.number().int()).describe('every PR on its test branch, in merge order'),
+  prNumbers: z.array(z.number().int()).describe('the PRs on its test branch, in merge order: the last 20 (its own come last)'),
+  prCount: z.number().int().describe('how many PRs its test branch held'),
   url: z.string().nullable().describe("the first link its CI reported (a failing check's when one failed)"),
   createdAt: timestamp,
   finishedAt: timestamp.nullable(),
@@ -46,9 +47,9 @@ export const verdictSchema = z
     verdictOf(
       'culprit',
       z.object({
-        failedTests: z.array(test),
+        failedTests: z.array(test).describe('the first 20 failed tests'),
         failingChecks: z.array(check),
-        runs: z.array(runRef).describe('the failed runs that held it, newest first'),
+        runs: z.array(runRef).describe('the failed runs that held it, newest first (at most 5)'),
         isolation: z.object({
           method: z.enum(['bisection', 'test_blame', 'own_run']),
           bisectionRuns: z.array(runRef).describe('the prefix runs of its batch, oldest first'),
