@@ -46,6 +46,8 @@ const eta = (p) => {
 const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
 const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
 const stateBadge = (state, label = state) => el('span', { class: `state state-${state}` }, label);
+// Who broke what (docs/verdicts.md): the verdict's code as a badge, then its one line.
+const verdictCell = (p) => (p.verdict ? el('span', { class: 'verdict' }, stateBadge(`verdict-${p.verdict.code}`, p.verdict.code), ' ', p.verdict.message) : (p.reason?.message ?? ''));
 
 function show(title, ...content) {
   document.title = `${title} · mergeq`;
@@ -106,12 +108,16 @@ function signedOut(message) {
 }
 
 async function queuesView() {
-  const { queues } = await api('queues');
+  const { queues, failingWebhooks = [] } = await api('queues');
   const rows = queues.map((q) => [
     el('a', { href: queueHref(q.repo, q.branch) }, `${q.repo.owner}/${q.repo.name} · ${q.branch}`),
     q.mergeHold ? el('span', {}, stateBadge(q.state), el('span', { class: 'held' }, ` · held: ${q.mergeHold.message}`)) : stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
   ]);
   show('Queues', el('h1', {}, 'Queues'),
+    failingWebhooks.map((w) => el('p', { class: 'notice', role: 'status' },
+      `${w.format === 'slack_blocks' || w.format === 'teams' ? 'Chat channel' : 'Webhook'} ${w.id} (${w.format}, ${w.url}) `
+      + (w.enabled ? `has failed every delivery since ${dateTime(w.failingSince)}` : `is disabled: ${w.disabledReason ?? 'by a user'}`)
+      + '. The queues go on without it; its delivery log says why (mergeq webhook deliveries).')),
     queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])
       : el('p', {}, 'No queues yet. Create one with the createQueue operation of the API.'));
 }
@@ -172,6 +178,7 @@ async function queueView(params) {
     p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
       : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'),
     whyOf(p),
+    p.verdict ? verdictCell(p) : '—',
   ]);
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
@@ -189,7 +196,7 @@ async function queueView(params) {
       queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,
       el('a', { class: 'button', href: `#/settings?${new URLSearchParams({ repo: repoParam, branch })}` }, 'Settings')),
     el('h2', {}, `Pull requests (${prs.length})`),
-    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
+    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason', 'Verdict'], rows, [3, 5, 6]) : el('p', { class: 'muted' }, 'The queue is empty.'),
     el('h2', {}, `Runs in flight (${runsInFlight.length})`),
     runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
     endedSection(recentlyEnded, repoParam, branch),
@@ -235,11 +242,11 @@ function freezeControl(queue, repoParam, branch) {
 function endedSection(ended, repoParam, branch) {
   const rows = ended.map((p) => [
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
-    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '',
+    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '', p.verdict ? verdictCell(p) : '—',
   ]);
   return el('section', { 'aria-labelledby': 'ended-title' },
     el('h2', { id: 'ended-title' }, `Merged or failed in the last 24 hours (${ended.length})`),
-    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason'], rows, [2]) : el('p', { class: 'muted' }, 'None yet.'));
+    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason', 'Verdict'], rows, [2, 4]) : el('p', { class: 'muted' }, 'None yet.'));
 }
 
 // The page of the flaky-test list shown, kept across live refreshes of the same repository.
@@ -403,6 +410,7 @@ async function pullView(params) {
     pr.state === 'NOT_READY' && r.note ? el('p', { id: 'note', class: 'notice', role: 'status' }, el('strong', {}, 'Not ready: '), r.note) : null,
     pr.mergeHold ? el('p', { id: 'hold', class: 'notice', role: 'status' }, el('strong', {}, 'Held: '), pr.mergeHold.message) : null,
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
+    pr.verdict ? verdictSection(pr.verdict) : null,
     pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),
       ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(pr.state) ? el('button', { type: 'button', onclick: doAction('restart') }, 'Restart tests') : null) : null,
@@ -412,9 +420,29 @@ async function pullView(params) {
       check(r.gitHubMergeability === 'MERGEABLE', `Mergeable (${r.gitHubMergeability})`),
       r.requiresImpactedTargets ? check(r.hasImpactedTargets, 'Impacted targets uploaded') : null),
     el('h2', {}, 'Timeline'),
-    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), el('div', {}, t.reason.message)))),
+    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), t.verdict ? [' ', stateBadge(`verdict-${t.verdict.code}`, t.verdict.code)] : null, el('div', {}, t.reason.message)))),
     el('h2', {}, `Runs (${runs.length})`),
     runs.length ? el('ul', { class: 'runs' }, runs.map((run) => runCard(run, repoParam, branch, [number]))) : el('p', { class: 'muted' }, 'No runs yet.'));
+}
+
+// The verdict with what a person acts on: the failing tests and runs of a culprit, whom a bystander paid for.
+function verdictSection(v) {
+  const e = v.evidence;
+  const runLink = (r) => (r.url ? el('a', { href: r.url, rel: 'noreferrer' }, `${r.kind} run ${r.prNumbers.map((n) => `#${n}`).join('+')}`) : `${r.kind} run`);
+  const details = [];
+  if (v.code === 'culprit') {
+    details.push(...e.failedTests.map((t) => el('li', {}, el('code', {}, t.name), t.firstFailureLine ? ` — ${t.firstFailureLine}` : '')));
+    details.push(el('li', {}, `Isolated by ${e.isolation.method.replace('_', ' ')}: ${e.isolation.step}`));
+    for (const r of e.isolation.bisectionRuns) details.push(el('li', {}, runLink(r), ` (${r.status})`));
+  } else if (v.code === 'bystander') {
+    details.push(el('li', {}, `Culprit: ${e.culprits.map((c) => `#${c.prNumber}`).join(', ') || 'no longer known'}; it cost ${e.cost.runs} run(s), ${e.cost.minutes} CI minute(s)`));
+  } else if (v.code === 'flaky') {
+    details.push(...e.tests.map((t) => el('li', {}, el('code', {}, t.name), t.knownFlaky ? ' (known flaky)' : '')));
+  }
+  return el('section', { id: 'verdict', 'aria-labelledby': 'verdict-title' },
+    el('h2', { id: 'verdict-title' }, 'Verdict ', stateBadge(`verdict-${v.code}`, v.code)),
+    el('p', {}, v.message),
+    details.length ? el('ul', {}, details) : null);
 }
 
 async function act(fn, done) {

@@ -5,4 +5,6 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Base of a relative MERGEQ_DATA_DIR; the process's working directory when absent. */
   cwd?: string;
+  /** The byte streams of a command that speaks a protocol over stdio (`mergeq mcp`); the process's when absent. */
+  streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
 }

@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
 import { waitingSince } from '../planner/all-admission.js';
+import { verdictStatusLine } from './verdict-comment.js';
 
 /** A suspect being rerun because its run failed only on known flaky or quarantined tests. */
 export function forgivenAsFlake(entry: Entry): boolean {
@@ -60,6 +61,6 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
       return make('success', 'Merged');
     case 'FAILED':
     case 'CANCELLED':
-      return make('failure', entry.reason?.message ?? entry.state.toLowerCase());
+      return make('failure', verdictStatusLine(entry) ?? entry.reason?.message ?? entry.state.toLowerCase());
   }
 }

@@ -1,4 +1,5 @@
 import type { QueueDoc } from '../domain/queue.js';
+import { withVerdicts } from '../domain/verdict/attach.js';
 import { queueEvents } from '../events/queue-events.js';
 import { archivable } from '../planner/index.js';
 import type { Archive, QueueStore } from '../store/store.js';
@@ -67,8 +68,10 @@ export class QueueCommitter {
         if (options.confirmUnchanged && base === current && (await reload())?.version !== base.version) return null;
         return { queue: base, changedTo: base, result: decided.result, changed: false };
       }
-      const stored = await this.commit(base, decided.queue, options);
-      return stored && { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
+      // Each removal or restart is given its verdict here, from the document that made it (its runs not yet archived).
+      const changedTo = withVerdicts(base, decided.queue);
+      const stored = await this.commit(base, changedTo, options);
+      return stored && { queue: stored, changedTo, result: decided.result, changed: true };
     });
   }
 

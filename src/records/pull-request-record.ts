@@ -7,6 +7,8 @@ import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
+import { latestVerdict } from '../domain/verdict/attach.js';
+import type { Verdict } from '../domain/verdict/verdict.js';
 
 /** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
@@ -37,6 +39,8 @@ export interface EnqueuedPullRequestRecord {
   readinessNote: string | null;
   /** The freeze or closed merge windows keeping it from merging now ("frozen until …: reason"), and their end; null when none does. */
   mergeHold: EstimateHold | null;
+  /** Who broke what: the newest verdict of a removal or restart (docs/verdicts.md); null while there was none. */
+  verdict: Verdict | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -47,7 +51,7 @@ export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   isCurrentlySubmittedToQueue: boolean;
   readiness: ReadinessRecord;
   testRunId: string | null;
-  history: { state: PrState; at: string; reason: Reason }[];
+  history: { state: PrState; at: string; reason: Reason; verdict: Verdict | null }[];
 }
 
 /** A reason as clients see it: its code and message, nothing the entry keeps beside them. */
@@ -77,6 +81,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     reason: entry.reason ? toReasonRecord(entry.reason) : null,
     readinessNote: entry.readiness.note,
     mergeHold: estimate?.hold ? { ...estimate.hold } : null,
+    verdict: latestVerdict(entry),
   };
 }
 
@@ -101,6 +106,6 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
       note: readiness.note,
     },
     testRunId: entry.testRunId,
-    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason) })),
+    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason), verdict: t.verdict ?? null })),
   };
 }

@@ -61,6 +61,9 @@ test('a broken middle layer: the bottom lands, the middle fails with its tests, 
   expect(states[1].reason.code).toBe('tests_failed');
   expect(states[2].reason.code).toBe('stack_member_failed');
   expect(states[2].reason.message).toContain(`#${prs[1]}`);
+  // Not the top layer's fault: it is a bystander of the layer below, which is the culprit.
+  expect(states[1].verdict.code).toBe('culprit');
+  expect(states[2].verdict.code).toBe('bystander');
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual([prs[0]]);
 });
 

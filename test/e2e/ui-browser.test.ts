@@ -152,6 +152,10 @@ describeWithBrowser('the web page in a browser', () => {
     const timeline = await page.$$eval('ol.timeline li', (items) => items.map((li) => li.textContent ?? ''));
     expect(timeline[0]).toContain('NOT_READY');
     expect(timeline.at(-1)).toContain('FAILED');
+    // Its verdict (docs/verdicts.md): culprit, beside the transition that gave it.
+    expect(await text('#verdict-title')).toBe('Verdict culprit');
+    expect(await text('#verdict')).toContain('culprit: this pull request fails the required checks');
+    expect(timeline.at(-1)).toContain('FAILED culprit');
     expect(await page.$$eval('.run .error', (n) => n.map((e) => e.textContent ?? ''))).toEqual(expect.arrayContaining([expect.stringContaining('Failing:')]));
     await screenshot('pull-request');
   });

@@ -42,8 +42,14 @@ function expectSubmittedRecordShape(r: Record<string, unknown>): void {
     }),
   );
   for (const h of r.history as Record<string, unknown>[]) {
-    expect(h).toEqual({ state: expect.any(String), at: expect.stringMatching(ISO_MS), reason: { code: expect.any(String), message: expect.any(String) } });
+    expect(h).toEqual({
+      state: expect.any(String),
+      at: expect.stringMatching(ISO_MS),
+      reason: { code: expect.any(String), message: expect.any(String) },
+      verdict: h.verdict === null ? null : expect.objectContaining({ code: expect.any(String), message: expect.any(String), evidence: expect.any(Object) }),
+    });
   }
+  expect(r.verdict).toEqual((r.history as { verdict: unknown }[]).findLast((h) => h.verdict !== null)?.verdict ?? null);
 }
 
 describe('without a git host', () => {
@@ -104,6 +110,8 @@ describe('without a git host', () => {
           reason: { code: 'submitted', message: 'submitted to the queue' },
           readinessNote: 'no git host is configured',
           mergeHold: null,
+          // Nothing removed or restarted it yet.
+          verdict: null,
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);
@@ -192,6 +200,7 @@ describe('without a git host', () => {
         isCurrentlySubmittedToQueue: false,
         position: null,
         reason: { code: 'cancelled_by_user' },
+        verdict: { code: 'manual', evidence: { cause: 'cancelled_by_user' } },
       });
       expect(res.body.history.map((h: { state: string }) => h.state)).toEqual(['NOT_READY', 'CANCELLED']);
       expect((await post(t, 'getQueue', queueRef())).body.enqueuedPullRequests).toEqual([]);

@@ -12,6 +12,8 @@ import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../.
 import type { QueueRecord } from '../../records/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue/queue-service.js';
 import type { TestRunRecord } from '../../records/test-run-record.js';
+import { verdictSchema } from './verdict.js';
+import { VERDICT_CODES } from '../../domain/verdict/verdict.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**
@@ -56,6 +58,7 @@ const enqueuedFields = {
     .object({ message: z.string(), endsAt: timestamp.nullable() })
     .nullable()
     .describe('the freeze or closed merge windows keeping it from merging ("frozen until 2026-12-24 00:00 UTC: release"), and when they end (null: when unfrozen); the estimate falls after that end. Null when nothing holds it'),
+  verdict: verdictSchema.nullable().describe('the newest verdict of a removal or restart of the PR; null while there was none'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
@@ -73,7 +76,7 @@ export const submittedPullRequestSchema = z.object({
     note: z.string().nullable(),
   }),
   testRunId: z.string().nullable(),
-  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
+  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema, verdict: verdictSchema.nullable() })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;
 
 /** Seed 2.7's page object, in every paged answer. */
@@ -151,6 +154,9 @@ export const testRunSchema = z.object({
     .array(z.object({ testCaseId: z.string(), name: z.string(), knownFlaky: z.boolean(), quarantined: z.boolean() }))
     .nullable()
     .describe('the tests that failed on the test branch head, from uploaded results, each known flaky or quarantined or not; null until results arrive'),
+  verdicts: z
+    .array(z.object({ prNumber: z.number().int(), code: z.enum(VERDICT_CODES), message: z.string() }))
+    .describe('the verdicts of the PRs it tested that name it as evidence (docs/verdicts.md), in merge order'),
 }) satisfies z.ZodType<TestRunRecord>;
 
 export const testingDetailsResponseSchema = z.object({ testRuns: z.array(testRunSchema) });

@@ -1,5 +1,7 @@
 import type { Entry } from '../../domain/entry.js';
 import { holdForEstimates, type EstimateHold } from '../../domain/eta-hold.js';
+import { latestVerdict } from '../../domain/verdict/attach.js';
+import type { Verdict } from '../../domain/verdict/verdict.js';
 import type { Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import type { Reason } from '../../domain/reasons.js';
@@ -44,6 +46,8 @@ export interface EndedPullRequest {
   state: PrState;
   endedAt: string;
   reason: Reason | null;
+  /** Who broke what (docs/verdicts.md); null when nothing removed or restarted it. */
+  verdict: Verdict | null;
 }
 
 /** The organization's queues at a glance (the web page's first screen). Only the caller's own queues. */
@@ -81,6 +85,7 @@ export class QueueOverviewService {
         state: e.state,
         endedAt: e.stateChangedAt,
         reason: e.reason ? toReasonRecord(e.reason) : null,
+        verdict: latestVerdict(e),
       }));
   }
 
