@@ -7,7 +7,7 @@ import { repoKey } from '../domain/repo.js';
 import type { FailedTest, StatusCheck } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
-import { markReported, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
+import { markReported, markReporting, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
 import type { LeaseStore, QueueStore, TargetStore } from '../store/store.js';
 import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
@@ -147,6 +147,19 @@ export class Engine {
       retryMs: effectRetryMs,
       onReported: async (queueId, entryId, channel, key) => {
         await this.recordFacts(queueId, (q) => markReported(q, entryId, channel, key), { reconcile: false });
+      },
+      onReporting: async (queueId, entryId, channel, key) => {
+        let write = false;
+        await this.recordFacts(
+          queueId,
+          (q) => {
+            const marked = markReporting(q, entryId, channel, key);
+            write = marked.write;
+            return marked.queue;
+          },
+          { reconcile: false },
+        );
+        return write;
       },
       queueIdle: (queueId) => this.worker.idle(queueId),
       maxWaitMs: REPORT_MAX_WAIT_MS,

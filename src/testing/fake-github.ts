@@ -71,6 +71,8 @@ export class FakeGitHub {
   private seq = 0;
   private readonly commits = new FakeCommits(() => ++this.seq);
   private readonly failures: InjectedFailure[] = [];
+  /** Requests held before they are handled (`hold`): the servers wait on `gate` first. */
+  private readonly holds: { method: string; path: RegExp; reached: () => void; released: Promise<void> }[] = [];
 
   constructor() {
     this.refs.set('main', 'base0');
@@ -152,6 +154,29 @@ export class FakeGitHub {
   /** The next request `method path` is carried out, but answered `status` (the answer lost on the way back). */
   failAfter(method: string, path: RegExp, status: number): void {
     this.failures.push({ method, path, status, times: 1, applied: true });
+  }
+
+  /**
+   * The next request `method path` (path below the repository) waits, unhandled, until `release()`:
+   * a write in flight while the world moves on. `reached` resolves when it arrives.
+   */
+  hold(method: string, path: RegExp): { reached: Promise<void>; release(): void } {
+    let release!: () => void;
+    let reached!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    this.holds.push({ method, path, reached, released });
+    return { reached: arrived, release };
+  }
+
+  /** What a server awaits before `handle` (a held request's release), or null: handle it at once. */
+  gate(method: string, uri: string): Promise<void> | null {
+    const path = uri.split('?')[0]!.replace(`/repos/${this.owner}/${this.name}`, '');
+    const i = this.holds.findIndex((h) => h.method === method && h.path.test(path));
+    if (i < 0) return null;
+    const [held] = this.holds.splice(i, 1);
+    held!.reached();
+    return held!.released;
   }
 
   /** A commit status on `sha` (CI's, or mergeq's own through the API), replacing one of the same context. */

@@ -106,9 +106,25 @@ export class AppHarness {
     return { host: 'github.com', owner: this.fake.owner, name: this.fake.name };
   }
 
+  /** Hands a webhook to the App without waiting for anything it starts (a test that holds a write in flight). */
+  receive(name: string, payload: Record<string, unknown>, id = `delivery-${++this.delivery}`): Promise<void> {
+    return this.probot.receive({ id, name, payload: { installation: { id: this.fake.installationId }, repository: this.fake.repository, ...payload } } as never);
+  }
+
+  /** The `issue_comment` payload of a comment on PR `pr` by `login`. */
+  commentPayload(pr: number, body: string, login = 'maintainer', onIssue = false): Record<string, unknown> {
+    const id = ++this.commentId;
+    return {
+      action: 'created',
+      issue: { number: pr, ...(onIssue ? {} : { pull_request: { url: `https://api.github.com/repos/acme/widgets/pulls/${pr}` } }) },
+      comment: { id, body, user: { login, type: 'User' } },
+      sender: { login, type: 'User' },
+    };
+  }
+
   /** Delivers a webhook; returns its delivery id. */
   async deliver(name: string, payload: Record<string, unknown>, id = `delivery-${++this.delivery}`): Promise<string> {
-    const received = this.probot.receive({ id, name, payload: { installation: { id: this.fake.installationId }, repository: this.fake.repository, ...payload } } as never);
+    const received = this.receive(name, payload, id);
     // A handler may wait for a write's turn (a reply comment): a virtual timer that only moving time fires.
     if (this.budget) await Promise.race([received.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))]);
     else await received;
@@ -118,18 +134,9 @@ export class AppHarness {
 
   /** A comment on PR `pr` by `login`; returns the comment's id (for its reactions). */
   async comment(pr: number, body: string, login = 'maintainer', opts: { delivery?: string; onIssue?: boolean } = {}): Promise<number> {
-    const id = ++this.commentId;
-    await this.deliver(
-      'issue_comment',
-      {
-        action: 'created',
-        issue: { number: pr, ...(opts.onIssue ? {} : { pull_request: { url: `https://api.github.com/repos/acme/widgets/pulls/${pr}` } }) },
-        comment: { id, body, user: { login, type: 'User' } },
-        sender: { login, type: 'User' },
-      },
-      opts.delivery,
-    );
-    return id;
+    const payload = this.commentPayload(pr, body, login, opts.onIssue);
+    await this.deliver('issue_comment', payload, opts.delivery);
+    return (payload.comment as { id: number }).id;
   }
 
   /** A `pull_request` event about the fake's PR `pr` as it is now, sent by `sender`. */
