@@ -44,6 +44,8 @@ export interface EngineOptions {
   effectRetryMs?: number;
   /** How long a PR's state must hold before its status and comment say it (0: at once). */
   reportDebounceMs?: number;
+  /** How long a PR is in the queue before its queued status is said (0: at once; see statusChannel). */
+  queuedStatusAfterMs?: number;
   /** Told the wall time of every reconcile, finished or failed (the service's metrics). */
   onReconciled?: (queueId: string, seconds: number) => void;
   /** Told every queue document the engine commits, ended entries still in it (the ETA range's coverage). */
@@ -139,7 +141,7 @@ export class Engine {
     });
     const estimates = new MergeEstimates(store.queues);
     this.reporter = new Reporter({
-      channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now())), commentChannel(gitHost)],
+      channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now()), options.queuedStatusAfterMs ?? 0), commentChannel(gitHost)],
       clock,
       scheduler,
       logger,

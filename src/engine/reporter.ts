@@ -14,6 +14,8 @@ export interface ReportChannel {
   enabled(doc: QueueDoc): boolean;
   /** What decides the report: it is said again only when this changes; null: nothing to say now. */
   key(entry: Entry): string | null;
+  /** How long `key` must hold before it is said, when longer than the reporter's debounce. */
+  holdMs?(entry: Entry, key: string): number;
   /** Whether this entry speaks for its PR (an older submission of a PR submitted again does not). */
   speaksFor?(doc: QueueDoc, entry: Entry): boolean;
   /** Says it on the git host. */
@@ -101,7 +103,7 @@ export class Reporter {
           this.pending.set(id, { ...known, entry });
           continue;
         }
-        const dueAt = isActive(entry.state) ? now + this.options.debounceMs : now;
+        const dueAt = isActive(entry.state) ? now + Math.max(this.options.debounceMs, channel.holdMs?.(entry, key) ?? 0) : now;
         this.pending.set(id, { doc, entry, channel, key, dueAt, failures: 0 });
       }
     }

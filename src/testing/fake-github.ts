@@ -135,11 +135,11 @@ export class FakeGitHub {
 
   /**
    * Turns on GitHub's secondary limits on content-creating requests for this installation: over
-   * `perMinute` in any minute or `perHour` in any hour (`now` says the time), a write is refused with
-   * 403 and `retry-after`, and does not happen.
+   * `perMinute` in any minute or `perHour` in any hour (`hourMs` long when the limits are scaled
+   * down; `now` says the time), a write is refused with 403 and `retry-after`, and does not happen.
    */
-  limitWrites(perMinute: number, perHour: number, now: () => number = Date.now): ContentLimits {
-    this.limits = new ContentLimits(perMinute, perHour, now);
+  limitWrites(perMinute: number, perHour: number, now: () => number = Date.now, hourMs?: number): ContentLimits {
+    this.limits = new ContentLimits(perMinute, perHour, now, hourMs);
     return this.limits;
   }
 

@@ -35,6 +35,8 @@ export interface HarnessOptions {
   retryDelaysMs?: number[];
   /** The App's write budget per installation, in virtual time (none by default: writes go at once). */
   writeBudget?: { perMinute: number; perHour: number };
+  /** How the engine reports on PRs, as `mergeq serve` sets it (default: every state said at once). */
+  reports?: { debounceMs: number; queuedStatusAfterMs: number };
 }
 
 /**
@@ -67,7 +69,7 @@ export class AppHarness {
     const Octokit = budget ? TestOctokit.plugin(writeBudgetPlugin(budget)) : TestOctokit;
     this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit, log: pino({ level: 'silent' }) });
     const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
-    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] } });
+    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] }, ...(options.reports ? { reportDebounceMs: options.reports.debounceMs, queuedStatusAfterMs: options.reports.queuedStatusAfterMs } : {}) });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
@@ -191,6 +193,12 @@ export class AppHarness {
 
   async pr(org: Org, number: number) {
     return this.queueService.getSubmittedPullRequest(org, { repo: this.repo, targetBranch: 'main', pr: { number } });
+  }
+
+  /** Moves virtual time on by `ms`, letting the engine finish after each timer. */
+  async advance(ms: number): Promise<void> {
+    await this.time.advanceBy(ms, () => this.settle());
+    await this.settle();
   }
 
   /** Moves virtual time on by whole minutes, letting the engine finish after each. */
