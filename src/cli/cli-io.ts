@@ -5,4 +5,6 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Base of a relative MERGEQ_DATA_DIR; the process's working directory when absent. */
   cwd?: string;
+  /** Variables of `env` read from a `.env` file, with its path (`--verbose` says where each setting came from). */
+  dotEnv?: { path: string; names: ReadonlySet<string> };
 }
