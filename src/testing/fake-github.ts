@@ -2,7 +2,7 @@ import { FakeCommits } from './fake-commits.js';
 import { FakeFiles } from './fake-github-files.js';
 import { ContentLimits } from './fake-github-limits.js';
 import { pullJson } from './fake-github-pulls.js';
-import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
+import { commentsPage, writeKind, type FakeCheckRun, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
 export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
 
@@ -45,6 +45,10 @@ export class FakeGitHub {
   /** Comments on PRs, in the order they were created: mergeq's status comments and its replies to commands. */
   readonly comments: FakeComment[] = [];
   readonly reactions: { commentId: number; content: string }[] = [];
+  /** Check runs mergeq created, oldest first. */
+  readonly checkRuns: FakeCheckRun[] = [];
+  /** Whether the App may create check runs (`checks: write`): else GitHub answers 403 "Resource not accessible by integration". */
+  checksWritable = true;
   /** PR numbers in the order they merged (the merge API, or their head reaching `main` by a fast-forward). */
   readonly merged: number[] = [];
   /** PR numbers merged by a push of the target branch (a fast-forward), not by the merge API. */
@@ -287,6 +291,13 @@ export class FakeGitHub {
     }
     if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map(pullJson)];
     if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
+    if (route === 'POST /check-runs') {
+      if (!this.checksWritable) return [403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/checks/runs#create-a-check-run' }];
+      const output = (body.output ?? { title: '', summary: '', annotations: [] }) as FakeCheckRun['output'];
+      const run: FakeCheckRun = { name: String(body.name), headSha: String(body.head_sha), status: String(body.status ?? 'queued'), conclusion: (body.conclusion as string | undefined) ?? null, output: { ...output, annotations: output.annotations ?? [] } };
+      this.checkRuns.push(run);
+      return [201, { id: ++this.seq, name: run.name, head_sha: run.headSha, status: run.status, conclusion: run.conclusion }];
+    }
     if ((m = /^POST \/statuses\/([^/]+)$/.exec(route))) {
       const status = { context: String(body.context), state: String(body.state), target_url: (body.target_url as string | undefined) ?? null, description: String(body.description ?? '') };
       this.setStatus(m[1]!, status);
