@@ -34,7 +34,7 @@ export interface HarnessOptions {
   /** The engine's retries of failed GitHub calls (none by default), in virtual time. */
   retryDelaysMs?: number[];
   /** The App's write budget per installation, in virtual time (none by default: writes go at once). */
-  writeBudget?: { perMinute: number; perHour: number };
+  writeBudget?: { perMinute: number; perHour: number; hourMs?: number };
   /** How the engine reports on PRs, as `mergeq serve` sets it (default: every state said at once). */
   reports?: { debounceMs: number; queuedStatusAfterMs: number };
 }
