@@ -2,7 +2,9 @@ import { FakeCommits } from './fake-commits.js';
 import { FakeFiles } from './fake-github-files.js';
 import { ContentLimits } from './fake-github-limits.js';
 import { pullJson } from './fake-github-pulls.js';
-import { commentsPage, writeKind, type FakeCheckRun, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
+import { FakeChecks } from './fake-github-checks.js';
+import { HeldRequests } from './fake-github-holds.js';
+import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
 export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
 
@@ -45,10 +47,10 @@ export class FakeGitHub {
   /** Comments on PRs, in the order they were created: mergeq's status comments and its replies to commands. */
   readonly comments: FakeComment[] = [];
   readonly reactions: { commentId: number; content: string }[] = [];
-  /** Check runs mergeq created, oldest first. */
-  readonly checkRuns: FakeCheckRun[] = [];
-  /** Whether the App may create check runs (`checks: write`): else GitHub answers 403 "Resource not accessible by integration". */
-  checksWritable = true;
+  /** Check runs mergeq created, and whether it may. */
+  readonly checks = new FakeChecks(() => ++this.seq);
+  /** Requests held in flight (`held.hold`), which the servers await before handling them. */
+  readonly held = new HeldRequests();
   /** PR numbers in the order they merged (the merge API, or their head reaching `main` by a fast-forward). */
   readonly merged: number[] = [];
   /** PR numbers merged by a push of the target branch (a fast-forward), not by the merge API. */
@@ -75,8 +77,6 @@ export class FakeGitHub {
   private seq = 0;
   private readonly commits = new FakeCommits(() => ++this.seq);
   private readonly failures: InjectedFailure[] = [];
-  /** Requests held before they are handled (`hold`): the servers wait on `gate` first. */
-  private readonly holds: { method: string; path: RegExp; reached: () => void; released: Promise<void> }[] = [];
 
   constructor() {
     this.refs.set('main', 'base0');
@@ -158,29 +158,6 @@ export class FakeGitHub {
   /** The next request `method path` is carried out, but answered `status` (the answer lost on the way back). */
   failAfter(method: string, path: RegExp, status: number): void {
     this.failures.push({ method, path, status, times: 1, applied: true });
-  }
-
-  /**
-   * The next request `method path` (path below the repository) waits, unhandled, until `release()`:
-   * a write in flight while the world moves on. `reached` resolves when it arrives.
-   */
-  hold(method: string, path: RegExp): { reached: Promise<void>; release(): void } {
-    let release!: () => void;
-    let reached!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const arrived = new Promise<void>((resolve) => (reached = resolve));
-    this.holds.push({ method, path, reached, released });
-    return { reached: arrived, release };
-  }
-
-  /** What a server awaits before `handle` (a held request's release), or null: handle it at once. */
-  gate(method: string, uri: string): Promise<void> | null {
-    const path = uri.split('?')[0]!.replace(`/repos/${this.owner}/${this.name}`, '');
-    const i = this.holds.findIndex((h) => h.method === method && h.path.test(path));
-    if (i < 0) return null;
-    const [held] = this.holds.splice(i, 1);
-    held!.reached();
-    return held!.released;
   }
 
   /** A commit status on `sha` (CI's, or mergeq's own through the API), replacing one of the same context. */
@@ -291,13 +268,8 @@ export class FakeGitHub {
     }
     if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map(pullJson)];
     if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
-    if (route === 'POST /check-runs') {
-      if (!this.checksWritable) return [403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/checks/runs#create-a-check-run' }];
-      const output = (body.output ?? { title: '', summary: '', annotations: [] }) as FakeCheckRun['output'];
-      const run: FakeCheckRun = { name: String(body.name), headSha: String(body.head_sha), status: String(body.status ?? 'queued'), conclusion: (body.conclusion as string | undefined) ?? null, output: { ...output, annotations: output.annotations ?? [] } };
-      this.checkRuns.push(run);
-      return [201, { id: ++this.seq, name: run.name, head_sha: run.headSha, status: run.status, conclusion: run.conclusion }];
-    }
+    const check = this.checks.route(route, body);
+    if (check) return check;
     if ((m = /^POST \/statuses\/([^/]+)$/.exec(route))) {
       const status = { context: String(body.context), state: String(body.state), target_url: (body.target_url as string | undefined) ?? null, description: String(body.description ?? '') };
       this.setStatus(m[1]!, status);

@@ -34,7 +34,7 @@ function mergeqStatus(sha: string): { state: string; description: string } | und
 test('a pending status held in flight until the PR has merged is followed by the final status', async () => {
   await h.createQueue(org, { mergeMethod: 'merge_commit' });
   h.fake.openPull(1);
-  const held = h.fake.hold('POST', /^\/statuses\/head1$/);
+  const held = h.fake.held.hold('POST', /^\/statuses\/head1$/);
   const received = h.receive('issue_comment', h.commentPayload(1, '/merge'));
   await held.reached;
   await received;

@@ -42,7 +42,7 @@ describe('.github/mergeq.yml through the GitHub App', () => {
   const configStatus = (sha: string) => h.fake.statuses.get(sha)?.find((s) => s.context === 'mergeq/config');
   /** The one check run `mergeq config` on the commit, passed or failed. */
   const configCheck = (sha: string) => {
-    const runs = h.fake.checkRuns.filter((r) => r.headSha === sha && r.name === 'mergeq config');
+    const runs = h.fake.checks.runs.filter((r) => r.headSha === sha && r.name === 'mergeq config');
     expect(runs).toHaveLength(1);
     return runs[0]!;
   };
@@ -99,9 +99,9 @@ describe('.github/mergeq.yml through the GitHub App', () => {
   });
 
   it('without the checks permission (GitHub answers 403), the outcome is the commit status mergeq/config, as before', async () => {
-    h.fake.checksWritable = false;
+    h.fake.checks.writable = false;
     const head = await pushFile(['queues:', '  - branch: main', '    concurency: 4', ''].join('\n'));
-    expect(h.fake.checkRuns).toEqual([]);
+    expect(h.fake.checks.runs).toEqual([]);
     expect(configStatus(head)).toMatchObject({ state: 'failure', description: `${FILE} line 3: queues[0].concurency: unknown setting, did you mean concurrency?` });
     const valid = await pushFile(['queues:', '  - branch: main', '    concurrency: 4', ''].join('\n'));
     expect(configStatus(valid)).toMatchObject({ state: 'success', description: `${FILE} applied: 1 queue(s) created, 0 updated, 0 pattern template(s)` });
@@ -113,7 +113,7 @@ describe('.github/mergeq.yml through the GitHub App', () => {
     await h.deliver('push', { ref: 'refs/heads/main', before: 'base0', after: head, deleted: false, repository: { ...h.fake.repository, default_branch: 'main' }, commits: [{ id: head, added: ['src/a.ts'], modified: [], removed: [] }] });
     expect(h.fake.requests.slice(before).filter((r) => r.path.startsWith('/contents'))).toEqual([]);
     expect(configStatus(head)).toBeUndefined();
-    expect(h.fake.checkRuns).toEqual([]);
+    expect(h.fake.checks.runs).toEqual([]);
   });
 });
 
@@ -123,7 +123,7 @@ describe('.github/mergeq.yml at installation', () => {
     try {
       h.fake.files.put('base0', FILE, 'queues:\n  - pattern: "release/**"\n    concurrency: 2\n');
       const org = await h.install();
-      expect(h.fake.checkRuns).toMatchObject([{ name: 'mergeq config', headSha: 'base0', conclusion: 'success' }]);
+      expect(h.fake.checks.runs).toMatchObject([{ name: 'mergeq config', headSha: 'base0', conclusion: 'success' }]);
       expect(await h.queueService.getQueue(org, { repo: h.repo, targetBranch: 'main' }).catch((e: ServiceError) => e.code)).toBe('queue_not_found');
       expect(await h.store.templates.listTemplates({ orgId: org.id })).toMatchObject([{ pattern: 'release/**', settings: { concurrency: 2 } }]);
     } finally {
