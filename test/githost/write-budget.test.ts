@@ -2,6 +2,7 @@ import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { NOT_SENT, WriteBudget, type WriteRequest } from '../../src/githost/github/write-budget.js';
 import { rateLimitPauseMs } from '../../src/githost/github/write-budget-plugin.js';
 import { classifyWrite } from '../../src/githost/github/write-class.js';
+import { ContentLimits } from '../../src/testing/fake-github-limits.js';
 
 /** The installation write budget on its own, in virtual time: what is sent when, in which order. */
 
@@ -66,6 +67,23 @@ test('under a short budget a command is acknowledged with the next write, ahead 
   expect(reaction?.at).toBeLessThanOrEqual(33_000);
 });
 
+test('GitHub counts a write when it arrives: writes that arrive late by different amounts are never refused at a window edge', async () => {
+  const time = new VirtualTime(START);
+  const github = new ContentLimits(20, 150, () => time.nowMillis(), 10 * 60_000);
+  const budget = new WriteBudget({ perMinute: 20, perHour: 150, hourMs: 10 * 60_000, now: () => time.nowMillis(), scheduler: time, pauseFor: () => null });
+  let i = 0;
+  // The first write of each window is slow on the way (900 ms), the others quick (10 ms).
+  const send = () =>
+    new Promise<string>((resolve, reject) => {
+      const late = i++ % 20 === 0 ? 900 : 10;
+      time.schedule(late, () => (github.refuse() ? reject(Object.assign(new Error('refused'), { status: 403 })) : resolve('ok')));
+    });
+  const results = Array.from({ length: 400 }, () => budget.for(7).submit({ cls: 'queue', kind: 'merges', key: null, send }).catch(() => 'refused'));
+  await time.advanceBy(40 * 60_000, async () => { for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve)); });
+  expect(await Promise.all(results)).toEqual(Array.from({ length: 400 }, () => 'ok'));
+  expect(github.refused).toBe(0);
+});
+
 test('limits scaled down (150 in any ten minutes): no window of that length holds more', async () => {
   const t = setup({ perMinute: 20, perHour: 150, hourMs: 10 * 60_000 });
   for (let i = 0; i < 200; i++) void t.write(`w${i}`, 'queue');
@@ -74,6 +92,7 @@ test('limits scaled down (150 in any ten minutes): no window of that length hold
   for (const { at } of t.sent) expect(t.sent.filter((s) => s.at > at - 10 * 60_000 && s.at <= at).length).toBeLessThanOrEqual(150);
   // The 151st waited for the window's first write to age out.
   expect(t.sent[150]!.at).toBeGreaterThanOrEqual(10 * 60_000);
+  for (const { at } of t.sent) expect(t.sent.filter((s) => s.at > at - 60_000 && s.at <= at).length).toBeLessThanOrEqual(20);
 });
 
 test('a newer write with the same key replaces a queued one, which is never sent', async () => {
