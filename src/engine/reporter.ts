@@ -34,9 +34,9 @@ export interface ReporterOptions {
   /** Records that `key` was said (persisted with the entry, so a restart does not say it again). */
   onReported(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<void>;
   /**
-   * Before the first write on a channel about an entry in the queue: records that `key` is on its way, so that the
-   * entry ending meanwhile, or a restart, still owes the PR its final word. False: the entry has
-   * ended (or gone) meanwhile, and nothing is written: its final word, if any, says it.
+   * Before the first write on a channel about an entry in the queue: records that `key` is on its
+   * way, so that the entry ending meanwhile, or a restart, still owes the PR its final word. False:
+   * the entry has ended (or gone) meanwhile, and nothing is written: its final word, if any, says it.
    */
   onReporting(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<boolean>;
   /** Resolves when the queue's own work (reconciles) is done for now: reports give way to it. */
