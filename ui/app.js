@@ -1,4 +1,6 @@
 // The mergeq web page: plain DOM, no build step. Every text goes in through textContent (never HTML).
+import { autoEnqueueControl, mergeWindowsControl } from './policy-forms.js';
+
 const main = document.getElementById('main');
 const live = document.getElementById('live');
 let csrfToken = null;
@@ -298,25 +300,33 @@ const SETTINGS = [
   { name: 'commandsEnabled', kind: 'bool', help: 'accept /merge comment commands' },
   { name: 'statusCheckEnabled', kind: 'bool', help: 'report a commit status on PRs' },
   { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
-  { name: 'mergeWindows', kind: 'json', help: 'when the queue may merge, as JSON: {"timeZone": "Europe/Berlin", "windows": [{"days": ["mon", "tue"], "start": "09:00", "end": "17:00"}]}; empty: at any time' },
+  { name: 'mergeWindows', kind: 'form', control: mergeWindowsControl, help: 'when the queue may merge: weekly windows in a time zone, each some days from a time to a time (24:00: midnight); no window: at any time' },
   { name: 'holdMode', kind: 'enum', options: ['merge', 'start'], help: 'what a freeze or closed merge windows hold back: merges, or new runs too' },
   { name: 'enqueueLabel', kind: 'text', help: 'the label that submits a PR when a user with write access adds it (and cancels it when removed); empty: none' },
-  { name: 'autoEnqueue', kind: 'json', help: 'submit PRs by themselves once approved and green, as JSON: {"enabled": true, "authors": ["renovate[bot]"]} (authors null: every author)' },
+  { name: 'autoEnqueue', kind: 'form', control: autoEnqueueControl, help: 'submit PRs without a /merge once they are ready, from every author or only some' },
 ];
+
+/** The form of each setting that is an object (policy-forms.js), by its node. */
+const controls = new WeakMap();
 
 function settingInput(setting, value) {
   const id = `setting-${setting.name}`;
+  if (setting.kind === 'form') {
+    const control = setting.control(el, value);
+    controls.set(control.node, control);
+    return control.node;
+  }
   const common = { id, name: setting.name, 'aria-describedby': `${id}-help ${id}-error` };
   if (setting.kind === 'bool') return el('input', { ...common, type: 'checkbox', checked: value === true });
   if (setting.kind === 'enum') return el('select', common, setting.options.map((o) => el('option', { value: o, selected: o === value }, o)));
   if (setting.kind === 'list') return el('textarea', { ...common, rows: 3 }, (value ?? []).join('\n'));
-  if (setting.kind === 'json') return el('textarea', { ...common, rows: 4, spellcheck: 'false' }, value == null ? '' : JSON.stringify(value, null, 2));
   if (setting.kind === 'text') return el('input', { ...common, type: 'text', value: value ?? '' });
   return el('input', { ...common, type: 'number', inputmode: 'numeric', value: String(value) });
 }
 
 // A field's value as updateQueue takes it; what does not parse is sent as typed, for the server to name.
 function settingValue(setting, input) {
+  if (setting.kind === 'form') return controls.get(input).value();
   if (setting.kind === 'bool') return input.checked;
   if (setting.kind === 'list') {
     const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -324,14 +334,6 @@ function settingValue(setting, input) {
   }
   if (setting.kind === 'int') return /^-?\d+$/.test(input.value.trim()) ? Number(input.value) : input.value;
   if (setting.kind === 'text') return input.value.trim() || null;
-  if (setting.kind === 'json') {
-    if (!input.value.trim()) return null;
-    try {
-      return JSON.parse(input.value);
-    } catch {
-      return input.value;
-    }
-  }
   return input.value;
 }
 
@@ -369,14 +371,23 @@ async function settingsView(params) {
         errors.get(settingOf(problem.path))?.append(`${inside}${problem.message} `);
       }
       summary.textContent = `Not saved: ${err.message}`;
-      if (err.problems?.length) inputs.get(settingOf(err.problems[0].path))?.focus();
+      const first = err.problems?.[0];
+      const input = first && inputs.get(settingOf(first.path));
+      if (input && controls.has(input)) controls.get(input).problem(first.path);
+      else input?.focus();
     }
   } },
-  SETTINGS.map((s) => el('div', { class: 'setting' },
-    el('label', { for: `setting-${s.name}` }, s.name),
-    inputs.get(s.name),
-    el('span', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
-    errors.get(s.name))),
+  SETTINGS.map((s) => s.kind === 'form'
+    ? el('fieldset', { class: 'setting-form', 'aria-describedby': `setting-${s.name}-help setting-${s.name}-error` },
+      el('legend', {}, s.name),
+      el('p', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
+      inputs.get(s.name),
+      errors.get(s.name))
+    : el('div', { class: 'setting' },
+      el('label', { for: `setting-${s.name}` }, s.name),
+      inputs.get(s.name),
+      el('span', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
+      errors.get(s.name))),
   el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save'), el('a', { class: 'button', href: back }, 'Cancel')),
   summary);
   show(`Settings · ${queue.repo.owner}/${queue.repo.name} · ${branch}`,

@@ -7,4 +7,6 @@ export interface CliIo {
   cwd?: string;
   /** The byte streams of a command that speaks a protocol over stdio (`mergeq mcp`); the process's when absent. */
   streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
+  /** Variables of `env` read from a `.env` file, with its path (`--verbose` says where each setting came from). */
+  dotEnv?: { path: string; names: ReadonlySet<string> };
 }

@@ -49,7 +49,7 @@ describe('mergeq setup github', () => {
       name: 'mergeq',
       hook_attributes: { url: 'https://mergeq.example.com/api/github/webhooks', active: true },
       redirect_url: `${setup.page}callback`,
-      default_permissions: expect.objectContaining({ contents: 'write', checks: 'read', administration: 'read' }),
+      default_permissions: expect.objectContaining({ contents: 'write', checks: 'write', administration: 'read' }),
       default_events: expect.arrayContaining(['pull_request', 'check_suite', 'push']),
     });
 
