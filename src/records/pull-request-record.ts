@@ -41,6 +41,8 @@ export interface EnqueuedPullRequestRecord {
   mergeHold: EstimateHold | null;
   /** Who broke what: the newest verdict of a removal or restart (docs/verdicts.md); null while there was none. */
   verdict: Verdict | null;
+  /** The stack it is queued with (docs/stacks.md); null when it stands alone. */
+  stack: StackRecord | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -59,7 +61,35 @@ export function toReasonRecord(reason: Reason): Reason {
   return { code: reason.code, message: reason.message };
 }
 
-export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null, estimate: MergeEstimate | undefined): EnqueuedPullRequestRecord {
+/**
+ * `kind`: how the git host knows it (`declared`: named by a REST caller); `members`: the PRs of the
+ * stack in the queue, bottom up (null for an entry read from the archive).
+ */
+export interface StackRecord {
+  id: string;
+  kind: 'native' | 'chain' | 'declared';
+  position: number;
+  members: number[] | null;
+}
+
+function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null {
+  const place = entry.stack;
+  if (!place) return null;
+  const members = queue
+    ? queue.entries
+        .filter((e) => e.stack?.id === place.id && (isActive(e.state) || e.id === entry.id))
+        .sort((a, b) => a.stack!.position - b.stack!.position)
+        .map((e) => e.prNumber)
+    : null;
+  return { id: place.id, kind: place.kind ?? 'declared', position: place.position, members };
+}
+
+export function toEnqueuedPullRequestRecord(
+  entry: Entry,
+  position: number | null,
+  estimate: MergeEstimate | undefined,
+  queue: QueueDoc | null = null,
+): EnqueuedPullRequestRecord {
   return {
     id: entry.id,
     prNumber: entry.prNumber,
@@ -82,6 +112,7 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     readinessNote: entry.readiness.note,
     mergeHold: estimate?.hold ? { ...estimate.hold } : null,
     verdict: latestVerdict(entry),
+    stack: toStackRecord(entry, queue),
   };
 }
 
@@ -94,7 +125,7 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
   const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
   const { readiness } = entry;
   return {
-    ...toEnqueuedPullRequestRecord(entry, position, inQueue ? estimates?.get(entry.id) : undefined),
+    ...toEnqueuedPullRequestRecord(entry, position, inQueue ? estimates?.get(entry.id) : undefined, queue),
     isCurrentlySubmittedToQueue: inQueue,
     readiness: {
       hasImpactedTargets: readiness.hasImpactedTargets,

@@ -33,6 +33,9 @@ test('the top of a 3-member chain, submitted with the PRs below, lands the whole
   await svc.settle();
   const queue = await svc.ok('getQueue', QUEUE);
   expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs);
+  expect(queue.body.enqueuedPullRequests.map((p: { stack: unknown }) => p.stack)).toEqual(
+    prs.map((_, i) => ({ id: `chain:${prs[0]}`, kind: 'chain', position: i + 1, members: prs })),
+  );
   expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
 
   await svc.advanceMinutes(12);

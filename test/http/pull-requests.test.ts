@@ -112,6 +112,7 @@ describe('without a git host', () => {
           mergeHold: null,
           // Nothing removed or restarted it yet.
           verdict: null,
+          stack: null,
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);

@@ -59,6 +59,15 @@ const enqueuedFields = {
     .nullable()
     .describe('the freeze or closed merge windows keeping it from merging ("frozen until 2026-12-24 00:00 UTC: release"), and when they end (null: when unfrozen); the estimate falls after that end. Null when nothing holds it'),
   verdict: verdictSchema.nullable().describe('the newest verdict of a removal or restart of the PR; null while there was none'),
+  stack: z
+    .object({
+      id: z.string(),
+      kind: z.enum(['native', 'chain', 'declared']),
+      position: z.number().int().describe('1 is the bottom, based on the target branch'),
+      members: z.array(z.number().int()).nullable().describe('the PRs of the stack in the queue, bottom up; null for an ended entry'),
+    })
+    .nullable()
+    .describe('the stack it is queued with, tested and landed as one unit (docs/stacks.md); null when it stands alone'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
