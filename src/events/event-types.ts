@@ -35,6 +35,8 @@ export type EventData =
       /** For failed and pending_failure: the checks of the deciding run that did not succeed. */
       failingChecks: StatusCheck[];
       failedTests: FailedTest[];
+      /** A stack member's stack in the queue at this commit, bottom up (docs/stacks.md); absent for a PR alone. */
+      stackMembers?: number[];
     }
   | { kind: 'queue'; queue: QueueHeader; previousState: QueueState | null }
   | { kind: 'test_case'; change: TestCaseEvent; testCase: TestCase | null };

@@ -4,6 +4,7 @@ import { derivedId } from '../domain/ids.js';
 import { positionOf, positionsOf } from '../domain/position.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { FailedTest, StatusCheck } from '../domain/run.js';
+import { isActive } from '../domain/states.js';
 import type { EventType, OutboxEvent, QueueHeader } from './event-types.js';
 
 /**
@@ -54,6 +55,7 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
           position: i === entry.history.length - 1 ? positions.of(entry) : null,
           failingChecks: failing?.checks ?? [],
           failedTests: failing?.tests ?? [],
+          ...(entry.stack ? { stackMembers: stackMembersOf(next, entry) } : {}),
         },
       });
     }
@@ -148,6 +150,15 @@ class Positions {
     if (this.map || ++this.asked > 4) return (this.map ??= positionsOf(this.queue)).get(entry.id) ?? null;
     return positionOf(this.queue, entry.id);
   }
+}
+
+/** The PRs of the entry's stack in the queue, bottom up: its active members and the entry itself. */
+function stackMembersOf(queue: QueueDoc, entry: Entry): number[] {
+  const id = entry.stack!.id;
+  return queue.entries
+    .filter((e) => e.stack?.id === id && (e.id === entry.id || isActive(e.state)))
+    .sort((a, b) => a.stack!.position - b.stack!.position)
+    .map((e) => e.prNumber);
 }
 
 function entryAt(entry: Entry, index: number): Entry {

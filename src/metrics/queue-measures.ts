@@ -24,6 +24,9 @@ export interface QueueMeasures {
   restarts: number;
   /** Entries held for restarting without end (`restart_loop`). */
   restartLoopHolds: number;
+  /** Stacks with a member merged in the window, and their members merged in it (docs/stacks.md). */
+  stacksLanded: number;
+  stackMembersLanded: number;
   /** Verdicts given in the window (docs/verdicts.md), removals and restarts alike, by code. */
   verdicts: Record<VerdictCode, number>;
   /** Submission to first TESTING, for entries first tested within the window. */
@@ -49,6 +52,8 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     conclusions: { merged: 0, failed: 0, cancelled: 0 },
     restarts: 0,
     restartLoopHolds: 0,
+    stacksLanded: 0,
+    stackMembersLanded: 0,
     verdicts: Object.fromEntries(VERDICT_CODES.map((c) => [c, 0])) as Record<VerdictCode, number>,
     waitSeconds: [],
     testSeconds: perKind(() => []),
@@ -64,7 +69,12 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     }
   }
 
+  const landedStacks = new Set<string>();
   for (const entry of activity.entries) {
+    if (entry.stack && entry.state === 'MERGED' && within(entry.stateChangedAt)) {
+      landedStacks.add(entry.stack.id);
+      measures.stackMembersLanded += 1;
+    }
     const conclusion = CONCLUSION_OF[entry.state];
     if (conclusion && within(entry.stateChangedAt)) {
       measures.conclusions[conclusion] += 1;
@@ -76,6 +86,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     const firstTest = entry.history.find((t) => t.state === 'TESTING');
     if (firstTest && within(firstTest.at)) measures.waitSeconds.push(secondsBetween(entry.submittedAt, firstTest.at));
   }
+  measures.stacksLanded = landedStacks.size;
   return measures;
 }
 

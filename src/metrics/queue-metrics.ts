@@ -68,6 +68,18 @@ function defineMetrics(registry: Registry) {
       labelNames,
       registers,
     }),
+    stacksLanded: new UntypedMetric({
+      name: 'mq_stacks_landed_1h_total',
+      help: 'Stacks of pull requests with a member merged in the last hour (a stack lands as one unit).',
+      labelNames,
+      registers,
+    }),
+    stackMembersLanded: new UntypedMetric({
+      name: 'mq_stack_members_landed_1h_total',
+      help: 'Stack members merged in the last hour; divided by mq_stacks_landed_1h_total, the members per landed stack.',
+      labelNames,
+      registers,
+    }),
     waitDuration: histogram(
       'mq_pr_wait_duration_1h_seconds',
       'Seconds from submission to first test, of pull requests first tested in the last hour.',
@@ -152,6 +164,8 @@ function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabel
   for (const conclusion of CONCLUSIONS) addTo(metrics.conclusions, { ...main, conclusion }, m.conclusions[conclusion]);
   addTo(metrics.restarts, main, m.restarts);
   addTo(metrics.restartLoopHolds, main, m.restartLoopHolds);
+  addTo(metrics.stacksLanded, main, m.stacksLanded);
+  addTo(metrics.stackMembersLanded, main, m.stackMembersLanded);
   for (const verdict of VERDICT_CODES) addTo(metrics.verdicts, { ...main, verdict }, m.verdicts[verdict]);
   observeAll(metrics.waitDuration, main, m.waitSeconds);
   observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);

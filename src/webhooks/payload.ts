@@ -23,6 +23,7 @@ export function eventPayload(event: OutboxEvent): EventPayload {
   switch (data.kind) {
     case 'pull_request': {
       const record = toSubmittedPullRequestRecord(data.entry, null);
+      if (record.stack && data.stackMembers) record.stack = { ...record.stack, members: data.stackMembers };
       return {
         ...base,
         data: {

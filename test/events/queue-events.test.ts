@@ -1,6 +1,7 @@
 import { reason } from '../../src/domain/reasons.js';
 import { transition } from '../../src/domain/transition.js';
 import { queueEvents } from '../../src/events/queue-events.js';
+import { eventPayload } from '../../src/webhooks/payload.js';
 import { aQueue, anEntry, at } from '../store/fixtures.js';
 
 const now = (m: number) => new Date(at(m));
@@ -56,4 +57,17 @@ test('a freeze is queue.frozen (a new freeze over one too), lifting it queue.unf
   expect(queueEvents(frozen, { ...frozen, version: 3, freeze: { ...f, reason: 'longer' } }, at(2)).map((e) => e.type)).toEqual(['queue.frozen']);
   expect(queueEvents(frozen, { ...frozen, version: 3, freeze: null }, at(3)).map((e) => e.type)).toEqual(['queue.unfrozen']);
   expect(queueEvents(frozen, { ...frozen, version: 3 }, at(3))).toEqual([]);
+});
+
+test("a stack member's events carry its stack: one pull_request event per member, each naming every member bottom up", () => {
+  const queue = aQueue({ version: 1 });
+  const members = [11, 12, 13].map((prNumber, i) => anEntry(queue.id, { prNumber, id: `e${prNumber}`, stack: { id: 'chain:11', position: i + 1, kind: 'chain' } }));
+  const events = queueEvents({ ...queue, entries: [] }, { ...queue, version: 2, entries: members }, at(3));
+  expect(events.map((e) => e.type)).toEqual(['pull_request.submitted', 'pull_request.submitted', 'pull_request.submitted']);
+  const payloads = events.map((e) => eventPayload(e).data as { pullRequest: { prNumber: number; stack: unknown } });
+  expect(payloads.map((p) => [p.pullRequest.prNumber, p.pullRequest.stack])).toEqual([
+    [11, { id: 'chain:11', kind: 'chain', position: 1, members: [11, 12, 13] }],
+    [12, { id: 'chain:11', kind: 'chain', position: 2, members: [11, 12, 13] }],
+    [13, { id: 'chain:11', kind: 'chain', position: 3, members: [11, 12, 13] }],
+  ]);
 });

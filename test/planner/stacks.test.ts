@@ -1,4 +1,5 @@
 import type { TestRun } from '../../src/domain/run.js';
+import { measureQueue } from '../../src/metrics/queue-measures.js';
 import { submitPr } from './builders.js';
 import { Harness } from './harness.js';
 
@@ -41,6 +42,9 @@ describe('stacked pull requests', () => {
     playCi(h, []);
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3]);
     expect(new Set(h.merges.map((m) => m.runId))).toEqual(new Set([runs[0]!.id]));
+    const hour = { since: h.now.getTime() - 3_600_000, until: h.now.getTime() };
+    const measured = measureQueue({ queue: h.q, runs: h.q.runs, entries: h.q.entries }, hour);
+    expect([measured.stacksLanded, measured.stackMembersLanded]).toEqual([1, 3]);
   });
 
   test('a culprit at layer 3 of 5: layers 1-2 land, 3 fails with its tests, 4-5 leave naming it, in at most 1 + ceil(log2 5) runs', () => {
