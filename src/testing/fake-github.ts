@@ -93,7 +93,8 @@ export class FakeGitHub {
       }
       this.moveBranch(branch, sha);
     },
-    emit: (action, pull, extra = {}) => this.outbox.push({ name: 'pull_request', payload: { action, number: pull.number, pull_request: this.pullResource(pull), ...extra } }),
+    emit: (action, pull, extra = {}) =>
+      this.outbox.push({ name: 'pull_request', payload: { action, number: pull.number, pull_request: this.pullResource(pull), repository: { ...this.repository, default_branch: this.files.defaultBranch }, ...extra } }),
     headRefOf: (pull) => pull.headRef ?? `feature-${pull.number}`,
     pullResource: (pull) => this.pullResource(pull),
   };

@@ -12,7 +12,7 @@ export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitC
  * request changes and branch moves, handed to the engine, with the reads of the git host they need.
  */
 export class GitHostEvents {
-  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'> }) {}
+  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest' | 'getStack'> }) {}
 
   /**
    * Checks reported on a commit (a status or a check run): recorded for the run whose test branch head
@@ -37,6 +37,19 @@ export class GitHostEvents {
   async pullRequestReread(repo: RepoRef, prNumber: number): Promise<void> {
     const pr = await this.deps.gitHost.getPullRequest(repo, prNumber);
     if (pr) await this.deps.engine.recordPullRequestInfo(repo, pr);
+  }
+
+  /**
+   * A stack changed on the git host (a PR joined it, or a member was pushed, retargeted or closed):
+   * every open member of the stack `prNumber` belongs to is read afresh and recorded, so the queues
+   * holding its members see each as it is now.
+   */
+  async stackChanged(repo: RepoRef, prNumber: number): Promise<void> {
+    const stack = await this.deps.gitHost.getStack?.(repo, prNumber);
+    for (const member of stack?.members ?? []) {
+      if (member.number === prNumber) continue;
+      await this.pullRequestReread(repo, member.number);
+    }
   }
 
   /** A branch moved (a push): the queues targeting it read its head again. */
