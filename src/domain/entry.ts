@@ -127,6 +127,9 @@ export function sameSubmission(a: Entry, b: Entry): boolean {
     a.priorityValue === b.priorityValue &&
     a.priorityName === b.priorityName &&
     a.usedDefaultPriorityName === b.usedDefaultPriorityName &&
-    a.noBatch === b.noBatch
+    a.noBatch === b.noBatch &&
+    !a.hold === !b.hold &&
+    a.stack?.id === b.stack?.id &&
+    a.stack?.position === b.stack?.position
   );
 }

@@ -32,9 +32,18 @@ export interface FailedTest {
   quarantined: boolean;
 }
 
+/**
+ * Failed tests a run keeps listed (docs/storage.md): with names of up to 1,000 characters the list
+ * stays near 3 MiB at most, so a run row fits a MongoDB document (16 MiB) and a queue page (8 MiB).
+ */
+export const MAX_FAILED_TESTS_KEPT = 1000;
+
 /** The uploaded test results of a run's test branch head (every upload to that commit so far). */
 export interface RunTestResults {
+  /** At most MAX_FAILED_TESTS_KEPT, those not known flaky first. */
   failedTests: FailedTest[];
+  /** Failed tests beyond those listed (absent: none). */
+  moreFailedTests?: number;
   receivedAt: string;
 }
 

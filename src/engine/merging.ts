@@ -55,9 +55,11 @@ export class Merger {
       return { facts: (await this.fastForward(doc, plan)).facts, retry: false };
     }
     const facts: Fact[] = [];
-    for (const entry of due) {
+    for (let i = 0; i < due.length; ) {
       if (!(await mayAct())) break;
-      const step = await this.mergeOne(doc, entry);
+      const stack = nativeStackAt(due, i);
+      const step = stack.length > 1 && this.o.gitHost.mergeStack ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
+      i += stack.length > 1 && this.o.gitHost.mergeStack ? stack.length : 1;
       facts.push(...step.facts);
       if (step.stop) break;
     }
@@ -93,6 +95,10 @@ export class Merger {
       const blocked = await this.notAllowed(doc, entry);
       if (blocked) return blocked;
     }
+    for (const entry of plan.entries) {
+      const retargeted = await this.retargetChainMember(doc, entry);
+      if (retargeted) return retargeted;
+    }
     const sha = plan.run.testBranchSha;
     const merged: Fact = (q) => {
       const now = clock.now();
@@ -121,7 +127,7 @@ export class Merger {
   /** Merges one PR through the merge API, unless an earlier attempt already did (a crash before it was recorded). */
   private async mergeOne(doc: QueueDoc, entry: Entry): Promise<Step> {
     const { gitHost, clock, logger } = this.o;
-    const blocked = await this.notAllowed(doc, entry);
+    const blocked = (await this.notAllowed(doc, entry)) ?? (await this.retargetChainMember(doc, entry));
     if (blocked) return blocked;
     try {
       const result = await this.o.withRetry(() =>
@@ -134,6 +140,50 @@ export class Merger {
       const after = await gitHost.getPullRequest(doc.repo, entry.prNumber).catch(() => null);
       if (after?.state === 'merged') return { facts: [(q) => recordMerged(q, entry.id, after.mergeCommitSha ?? '', clock.now())], stop: false };
       return this.failed(doc, [entry], err);
+    }
+  }
+
+  /**
+   * A member of a plain chain above the bottom is based on the member below it: right before it
+   * lands it is retargeted to the target branch, so that the fast-forward (or its merge) marks it
+   * merged there. Null when done or not needed; else what to record (the host failed).
+   */
+  private async retargetChainMember(doc: QueueDoc, entry: Entry): Promise<Step | null> {
+    const place = entry.stack;
+    if (!place || place.position < 2 || place.kind === 'native' || !this.o.gitHost.retargetPullRequest) return null;
+    try {
+      const pr = await this.o.withRetry(() => this.o.gitHost.getPullRequest(doc.repo, entry.prNumber));
+      if (pr && pr.state === 'open' && pr.baseBranch !== doc.branch) {
+        await this.o.withRetry(() => this.o.gitHost.retargetPullRequest!(doc.repo, entry.prNumber, doc.branch));
+      }
+      return null;
+    } catch (err) {
+      return this.failed(doc, [entry], err);
+    }
+  }
+
+  /**
+   * The members of a native stack, due together, land through the host's stack merge on the top one
+   * (a natively stacked PR cannot be merged one by one), pinned to the tested head of the top.
+   */
+  private async mergeNativeStack(doc: QueueDoc, members: readonly Entry[]): Promise<Step> {
+    const { gitHost, clock, logger } = this.o;
+    for (const entry of members) {
+      const blocked = await this.notAllowed(doc, entry);
+      if (blocked) return blocked;
+    }
+    const top = members.at(-1)!;
+    try {
+      const result = await this.o.withRetry(() =>
+        gitHost.mergeStack!(doc.repo, top.prNumber, { expectedSha: top.mergeIntent!.expectedSha, method: doc.settings.mergeMethod }),
+      );
+      if (result.ok) {
+        return { facts: [(q) => members.reduce((d, e) => recordMerged(d, e.id, result.sha, clock.now()), q)], stop: false };
+      }
+      logger.info({ queueId: doc.id, pr: top.prNumber, code: result.code }, 'the git host refused to merge a stack');
+      return { facts: [(q) => recordMergeRefused(q, members[0]!.id, result.code, result.message, clock.now())], stop: true };
+    } catch (err) {
+      return this.failed(doc, members, err);
     }
   }
 
@@ -170,4 +220,13 @@ export class Merger {
     const message = `the git host failed to merge: ${describeError(err)}`;
     return { facts: [(q) => failForGitHostError(q, entries.map((e) => e.id), message, this.o.clock.now())], stop: true };
   }
+}
+
+/** The due entries from `i` on that belong to the native stack of `due[i]` (just it when it is in none). */
+function nativeStackAt(due: readonly Entry[], i: number): Entry[] {
+  const first = due[i]!;
+  if (first.stack?.kind !== 'native') return [first];
+  const out = [first];
+  while (due[i + out.length]?.stack?.id === first.stack.id) out.push(due[i + out.length]!);
+  return out;
 }

@@ -1,5 +1,5 @@
 import type { Entry } from '../domain/entry.js';
-import type { FailedTest, TestRun } from '../domain/run.js';
+import { MAX_FAILED_TESTS_KEPT, type FailedTest, type TestRun } from '../domain/run.js';
 import { defaultSettings, type QueueSettings } from '../domain/settings.js';
 
 /**
@@ -58,6 +58,16 @@ export function flakyRerunsUsed(e: Entry): number {
 export function nameTests(tests: readonly FailedTest[], max = 5): string {
   const names = tests.slice(0, max).map((t) => t.name);
   return tests.length > max ? `${names.join(', ')} and ${tests.length - max} more` : names.join(', ');
+}
+
+/**
+ * The failed tests a run keeps: all of them up to MAX_FAILED_TESTS_KEPT, else that many, those not
+ * known flaky first (so a run with a real failure still reads as real), and how many more there were.
+ */
+export function keptFailedTests(tests: readonly FailedTest[]): { failedTests: FailedTest[]; more: number } {
+  if (tests.length <= MAX_FAILED_TESTS_KEPT) return { failedTests: [...tests], more: 0 };
+  const failedTests = [...tests.filter((t) => !isForgivable(t)), ...tests.filter(isForgivable)].slice(0, MAX_FAILED_TESTS_KEPT);
+  return { failedTests, more: tests.length - failedTests.length };
 }
 
 /** Merges newly uploaded failed tests into what the run already knows (several uploads per commit). */

@@ -43,6 +43,11 @@ export function forbidden(detail: string, field = 'repo'): ServiceError {
   return new ServiceError(403, 'forbidden', 'Forbidden', detail, [{ path: field, message: 'is not owned by the organization of this token' }]);
 }
 
+/** A 400 naming one field, for what a schema cannot check (it needs the queue or the git host). */
+export function invalidRequest(path: string, message: string): ServiceError {
+  return new ServiceError(400, 'invalid_request', 'Invalid request', `${path} ${message}`, [{ path, message }]);
+}
+
 export function invalidState(detail: string): ServiceError {
   return new ServiceError(409, 'invalid_state', 'Invalid state', detail);
 }

@@ -91,7 +91,14 @@ export interface OutboxStore {
   insertSubscription(subscription: WebhookSubscription): Promise<void>;
   getSubscription(id: string): Promise<WebhookSubscription | null>;
   listSubscriptions(orgId: string | null): Promise<WebhookSubscription[]>;
+  /** Replaces it whole, unconditionally: for seeding and tests; a change of a live one uses `updateSubscription`. */
   putSubscription(subscription: WebhookSubscription): Promise<void>;
+  /**
+   * Compare-and-set on fields: sets `changes` only while every field of `expected` still holds the
+   * value read (see fields-hold.ts); other fields are left as they are, so a delivery attempt's
+   * outcome never undoes a person's change of the URL. False when a field changed or it is gone.
+   */
+  updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean>;
   /** Deletes it and its deliveries; false when there is none. */
   deleteSubscription(id: string): Promise<boolean>;
 
@@ -112,7 +119,10 @@ export interface OutboxStore {
   dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]>;
   /** Takes a due delivery until `until`; false when another took it or it changed. */
   claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean>;
+  /** Replaces it whole, unconditionally: for seeding and tests; a change of a live one uses `updateDelivery`. */
   putDelivery(delivery: OutboundDelivery): Promise<void>;
+  /** Compare-and-set on fields, as `updateSubscription`: a delivery attempt and a person's redelivery keep each other's fields. */
+  updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean>;
   getDelivery(id: string): Promise<OutboundDelivery | null>;
   /** Newest first. */
   listDeliveries(orgId: string, filter: DeliveryFilter, page: { offset: number; limit: number }): Promise<{ rows: OutboundDelivery[]; total: number }>;

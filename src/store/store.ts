@@ -38,6 +38,11 @@ export interface TestUploadWrite {
   keepResultsSince: string;
   /** The organization that uploaded: its outbox events are kept only while it has a webhook. */
   orgId?: string;
+  /**
+   * The stored test cases this write was decided on, as read: each must still be stored so (else
+   * another writer, a person's quarantine setting for one, changed it since), or nothing is written.
+   */
+  asRead?: TestCase[];
 }
 
 export interface TestCaseCounts {
@@ -52,9 +57,10 @@ export interface FlakyTestStore {
   getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null>;
   /**
    * Stores an upload with its results, test cases and events. Returns false, writing nothing, when
-   * that repository already has an upload with this uploadId.
+   * that repository already has an upload with this uploadId; LOST, writing nothing, when a test case
+   * of `asRead` changed since it was read (the caller decides again on what is stored now).
    */
-  commitTestUpload(write: TestUploadWrite): Promise<boolean>;
+  commitTestUpload(write: TestUploadWrite): Promise<boolean | typeof LOST>;
   getTestCases(repoKey: string, testCaseIds: string[]): Promise<TestCase[]>;
   /** Which of these test cases exist (without reading them: an upload names thousands). */
   existingTestCaseIds(repoKey: string, testCaseIds: string[]): Promise<string[]>;
@@ -65,6 +71,11 @@ export interface FlakyTestStore {
    * (none are kept when it has none); without it, to those of the repository's owner.
    */
   writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void>;
+  /**
+   * Compare-and-set: stores `next` (and appends `events`, as writeTestCases) only while the stored test
+   * case is still `expected` as read. False when another writer changed it first, or it is gone.
+   */
+  updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean>;
   /** Results of these test cases at or after `since`, oldest first (ties of one test case in insertion order). */
   testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]>;
   /**
@@ -75,7 +86,13 @@ export interface FlakyTestStore {
   /** A test case's history, oldest first. */
   testCaseEvents(repoKey: string, testCaseId: string): Promise<TestCaseEvent[]>;
   getFlakySettings(repoKey: string): Promise<FlakySettings | null>;
+  /** Unconditionally: for seeding and tests; a change of live settings uses `updateFlakySettings`. */
   putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void>;
+  /**
+   * Compare-and-set: stores `next` only while the stored settings are still `expected` as read (null:
+   * none stored yet, and then none is). False when another writer changed them first.
+   */
+  updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean>;
   /** Per repository with any test case whose `host/owner` (ownerKey) is one of `ownerKeys`, by repoKey. */
   testCaseCounts(ownerKeys: string[]): Promise<TestCaseCounts[]>;
 }
@@ -109,9 +126,9 @@ export interface QueueStore {
   listQueues(filter: { orgId?: string; repoKey?: string }): Promise<QueueDoc[]>;
   /**
    * Compare-and-set: stores `queue` only if the stored version is `expectedVersion`; `queue.version`
-   * must be `expectedVersion + 1`. The archive is written in the same transaction where the adapter
-   * has one, else first (upsert by id, so repeating it after a failed or interrupted commit is
-   * harmless); so are the archive's outbound events. Returns false on a version conflict.
+   * must be `expectedVersion + 1`. The archive and its outbound events are stored with the commit or
+   * not at all: in the same transaction where the adapter has one, else written first and removed
+   * again when the version check is lost (mongo/archive-writes.ts). Returns false on a version conflict.
    *
    * The store takes `queue` over: it is deeply frozen and becomes what reads return. Entries and runs
    * that are the very objects of the document last read or committed count as unchanged and are not
@@ -213,4 +230,31 @@ export interface Store {
   /** Resolves when the store answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What an attempt of `retryOnConflict` answers when its conditional write found the record changed. */
+export const LOST = Symbol('lost');
+
+/** Conditional writes of one change lost in a row before it gives up (a queue commit's budget too). */
+export const MAX_WRITE_CONFLICTS = 20;
+
+/** A record changed concurrently more often than the budget allows; the caller may retry later. */
+export class BusyError extends Error {
+  constructor(what: string) {
+    super(`${what} changed concurrently ${MAX_WRITE_CONFLICTS} times in a row; retry later`);
+    this.name = 'BusyError';
+  }
+}
+
+/**
+ * Runs `attempt` — read the record, decide, write under a condition — again while its write finds the
+ * record changed since it was read (it answers LOST). Every replica's change of a shared record goes
+ * through such a loop: a lock inside one process only makes conflicts rarer.
+ */
+export async function retryOnConflict<T>(what: string, attempt: () => Promise<T | typeof LOST>): Promise<T> {
+  for (let i = 0; i < MAX_WRITE_CONFLICTS; i++) {
+    const result = await attempt();
+    if (result !== LOST) return result;
+  }
+  throw new BusyError(what);
 }

@@ -1,4 +1,5 @@
 import type { OutboundDelivery, OutboxStore, WebhookSubscription } from '../store/outbox-store.js';
+import { LOST, retryOnConflict } from '../store/store.js';
 import type { PostResult } from './post-delivery.js';
 
 export interface AttemptPolicy {
@@ -13,7 +14,7 @@ export interface AttemptPolicy {
  * `disableAfterMs` is disabled with the reason on it.
  */
 export async function recordAttempt(
-  outbox: Pick<OutboxStore, 'putDelivery' | 'getSubscription' | 'putSubscription'>,
+  outbox: Pick<OutboxStore, 'updateDelivery' | 'getDelivery' | 'getSubscription' | 'updateSubscription'>,
   delivery: OutboundDelivery,
   subscription: WebhookSubscription,
   result: PostResult,
@@ -22,31 +23,44 @@ export async function recordAttempt(
   const at = policy.at.toISOString();
   const retryIndex = delivery.retryIndex + 1;
   const wait = policy.schedule[retryIndex - 1];
-  const updated: OutboundDelivery = {
-    ...delivery,
-    attempts: delivery.attempts + 1,
+  const outcome = { lastAttemptAt: at, responseStatus: result.status, lastError: result.ok ? null : result.error };
+  const next: Partial<OutboundDelivery> = {
     retryIndex,
-    lastAttemptAt: at,
-    responseStatus: result.status,
-    lastError: result.ok ? null : result.error,
     status: result.ok ? 'succeeded' : wait === undefined ? 'failed' : 'pending',
     nextAttemptAt: result.ok || wait === undefined ? at : new Date(policy.at.getTime() + wait).toISOString(),
   };
-  await outbox.putDelivery(updated);
-
-  // Read again: another delivery of this subscription may have changed it meanwhile.
-  const current = (await outbox.getSubscription(subscription.id)) ?? null;
-  if (!current) return;
-  if (result.ok) {
-    if (current.failingSince !== null) await outbox.putSubscription({ ...current, failingSince: null, updatedAt: at });
-    return;
+  // Still as claimed: the attempt decides what comes next. Changed meanwhile (a person redelivered it):
+  // that decision stands, and the attempt only records itself.
+  const { attempts, retryIndex: claimedIndex, nextAttemptAt: claim } = delivery;
+  if (!(await outbox.updateDelivery(delivery.id, { status: 'pending', nextAttemptAt: claim, retryIndex: claimedIndex, attempts }, { ...outcome, ...next, attempts: attempts + 1 }))) {
+    await retryOnConflict(`delivery ${delivery.id}`, async () => {
+      const current = await outbox.getDelivery(delivery.id);
+      if (!current) return;
+      return (await outbox.updateDelivery(current.id, { attempts: current.attempts }, { ...outcome, attempts: current.attempts + 1 })) ? undefined : LOST;
+    });
   }
+
+  // Only the failing streak and what it decides are changed, under the condition that they are still
+  // as read: a person's change meanwhile (a fixed URL, enabling it again) is kept, and this decides again.
+  await retryOnConflict(`webhook ${subscription.id}`, async () => {
+    const current = await outbox.getSubscription(subscription.id);
+    if (!current) return;
+    const change = healthChange(current, result, outcome.lastError, policy);
+    if (!change) return;
+    const expected = { enabled: current.enabled, failingSince: current.failingSince, disabledReason: current.disabledReason };
+    return (await outbox.updateSubscription(current.id, expected, change)) ? undefined : LOST;
+  });
+}
+
+/** What an attempt's outcome changes on its subscription; null when nothing. */
+function healthChange(current: WebhookSubscription, result: PostResult, lastError: string | null, policy: AttemptPolicy): Partial<WebhookSubscription> | null {
+  const at = policy.at.toISOString();
+  if (result.ok) return current.failingSince === null ? null : { failingSince: null, updatedAt: at };
   const failingSince = current.failingSince ?? at;
   const failingForMs = policy.at.getTime() - Date.parse(failingSince);
   if (current.enabled && failingForMs >= policy.disableAfterMs) {
-    const reason = `disabled at ${at}: every delivery failed since ${failingSince} (last: ${updated.lastError ?? 'unknown'}); fix the receiver and enable it again`;
-    await outbox.putSubscription({ ...current, enabled: false, disabledReason: reason, failingSince, updatedAt: at });
-  } else if (current.failingSince === null) {
-    await outbox.putSubscription({ ...current, failingSince });
+    const reason = `disabled at ${at}: every delivery failed since ${failingSince} (last: ${lastError ?? 'unknown'}); fix the receiver and enable it again`;
+    return { enabled: false, disabledReason: reason, failingSince, updatedAt: at };
   }
+  return current.failingSince === null ? { failingSince } : null;
 }

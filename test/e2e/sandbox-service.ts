@@ -95,7 +95,7 @@ export class SandboxService {
   }
 
   /** Opens a PR in the sandbox through its /sandbox route. */
-  async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number }): Promise<{ number: number; headSha: string }> {
+  async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number; stackOn?: number }): Promise<{ number: number; headSha: string }> {
     const res = await request(this.app).post('/sandbox/pulls').set('x-api-token', this.token).send({ repo, title, author: 'dev', ...opts });
     expect(res.status).toBe(200);
     return { number: res.body.number as number, headSha: res.body.headSha as string };

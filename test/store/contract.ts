@@ -1,4 +1,5 @@
 import type { Store } from '../../src/store/store.js';
+import { boundsContract } from './bounds-contract.js';
 import { inboxContract } from './inbox-contract.js';
 import { leaseContract } from './lease-contract.js';
 import { templateContract } from './template-contract.js';
@@ -6,6 +7,7 @@ import { orgContract } from './org-contract.js';
 import { outboxContract } from './outbox-contract.js';
 import { queueContract } from './queue-contract.js';
 import { queueRowsContract } from './queue-rows-contract.js';
+import { replicaRaceContract } from './replica-race-contract.js';
 import { serverContract } from './server-contract.js';
 import { targetContract } from './target-contract.js';
 import { testCaseContract } from './test-case-contract.js';
@@ -34,6 +36,8 @@ export function storeContract(name: string, openFresh: () => Promise<Store>, ope
     orgContract(() => store);
     queueContract(() => store);
     queueRowsContract(() => store, openPeer);
+    replicaRaceContract(() => store, openPeer);
+    boundsContract(() => store);
     targetContract(() => store);
     testCaseContract(() => store);
     serverContract(() => store);

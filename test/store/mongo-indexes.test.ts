@@ -8,8 +8,10 @@ import { aQueue, aTestCase, aToken, anEndedEntry, anEntry, anOrg, aRun, at } fro
  * Every filter and sort the MongoDB adapter sends, recorded by running each store operation against
  * a database that answers from queued documents (no server here), checked against the indexes the
  * adapter creates. A query is served when an index starts with a field it filters by equality (or,
- * filtering none by equality, with a field it filters by range, `$in` included); a query that only
- * sorts needs its sort as an index prefix; each branch of an `$or` is checked on its own.
+ * filtering none by equality, with a field it filters by range, `$in` included); a query that sorts
+ * needs its sort keys right after the index's leading equality fields, all in the index's directions
+ * or all reversed, so the server reads in order and stops at the limit instead of sorting in memory
+ * (or it is sent with `allowDiskUse`: a history read whose sort may spill to disk); each branch of an `$or` is checked on its own.
  */
 
 /** Whole-collection reads on purpose, and why they stay small. */
@@ -29,27 +31,37 @@ function branches(filter: Record<string, unknown>): Record<string, unknown>[] {
   return ($or as Record<string, unknown>[]).map((b) => ({ ...rest, ...b }));
 }
 
-function servedBy(keys: string[], filter: Record<string, unknown>, sort: Record<string, 1 | -1>): boolean {
+function servedBy(index: Record<string, 1 | -1>, filter: Record<string, unknown>, sort: Record<string, 1 | -1>, allowDiskUse: boolean): boolean {
+  const keys = Object.keys(index);
   const fields = Object.entries(filter);
   const equal = fields.filter(([, v]) => !isOperator(v) || Object.keys(v as object).every((k) => k === '$eq')).map(([k]) => k);
   const ranged = fields.map(([k]) => k).filter((k) => !equal.includes(k));
-  if (equal.length > 0) return equal.includes(keys[0]!);
-  if (ranged.length > 0) return ranged.includes(keys[0]!);
-  const sortKeys = Object.keys(sort);
-  return sortKeys.length > 0 && sortKeys.every((k, i) => keys[i] === k);
+  const filtered = equal.length > 0 ? equal.includes(keys[0]!) : ranged.length > 0 ? ranged.includes(keys[0]!) : true;
+  return filtered && (allowDiskUse || sortServed(index, equal, sort));
+}
+
+/** The sort keys (bar those filtered by equality) follow the index's leading equality fields, in its directions or all reversed. */
+function sortServed(index: Record<string, 1 | -1>, equal: string[], sort: Record<string, 1 | -1>): boolean {
+  const keys = Object.keys(index);
+  const needed = Object.keys(sort).filter((k) => !equal.includes(k));
+  if (needed.length === 0) return true;
+  let i = 0;
+  while (i < keys.length && equal.includes(keys[i]!)) i++;
+  const directions = needed.map((k, j) => (keys[i + j] === k ? sort[k]! * index[k]! : 0));
+  return directions.every((d) => d === 1) || directions.every((d) => d === -1);
 }
 
 function unserved(recording: RecordingDb): string[] {
   const problems: string[] = [];
   for (const q of recording.queries) {
-    const indexes = (recording.indexes.get(q.collection) ?? [{ _id: 1 }]).map((k) => Object.keys(k));
+    const indexes = recording.indexes.get(q.collection) ?? [{ _id: 1 as const }];
     const filter = q.filter ?? {};
     if (Object.keys(filter).length === 0 && Object.keys(q.sort ?? {}).length === 0) {
       if (!WHOLE_COLLECTION.has(q.collection)) problems.push(`${show(q)}: reads the whole collection`);
       continue;
     }
     for (const branch of branches(filter)) {
-      if (!indexes.some((keys) => servedBy(keys, branch, q.sort ?? {}))) problems.push(show({ ...q, filter: branch }));
+      if (!indexes.some((index) => servedBy(index, branch, q.sort ?? {}, q.allowDiskUse === true))) problems.push(show({ ...q, filter: branch }));
     }
   }
   return [...new Set(problems)];
@@ -145,6 +157,9 @@ describe('MongoDB adapter queries', () => {
     await store.tests.testCaseEvents(queue.repoKey, tc.testCaseId);
     await store.tests.getFlakySettings(queue.repoKey);
     await store.tests.putFlakySettings(queue.repoKey, {} as never);
+    await store.tests.updateFlakySettings(queue.repoKey, null, {} as never);
+    await store.tests.updateFlakySettings(queue.repoKey, { brokenRuns: 5 } as never, {} as never);
+    await store.tests.updateTestCase(tc, tc, []);
     await store.tests.testCaseCounts(['github.com/acme']);
     await store.tests.upsertTestCase(tc);
     await store.tests.getTestCase(queue.repoKey, tc.testCaseId);
@@ -157,6 +172,7 @@ describe('MongoDB adapter queries', () => {
     await store.outbox.listSubscriptions(org.id);
     await store.outbox.listSubscriptions(null);
     await store.outbox.putSubscription(subscription);
+    await store.outbox.updateSubscription(subscription.id, { enabled: true, failingSince: null }, { failingSince: at(1) });
     // A commit left staged by a stopped process, found in its queue's commits: confirmed from its staged copy.
     recording.queue('staged_events', [{ commitId: 'c1', queueId: queue.id }]);
     recording.queue('staged_events', [{ event: events[0] }]);
@@ -170,19 +186,38 @@ describe('MongoDB adapter queries', () => {
     await store.outbox.dueDeliveries(at(1), 10);
     await store.outbox.claimDelivery(delivery.id, delivery.nextAttemptAt, at(2));
     await store.outbox.putDelivery(delivery);
+    await store.outbox.updateDelivery(delivery.id, { status: 'pending', attempts: 0 }, { attempts: 1 });
     await store.outbox.getDelivery(delivery.id);
     await store.outbox.listDeliveries(org.id, { subscriptionId: subscription.id, status: 'pending', eventId: 'e1' }, { offset: 0, limit: 10 });
     recording.queue('outbox_events', [{ id: 'e1', seq: 1 }]);
     await store.outbox.pruneOutbox(at(0));
     await store.outbox.deleteSubscription(subscription.id);
+
+    const inbound = { id: 'gh-1', name: 'push', payload: '{}', receivedAt: at(0), status: 'pending' as const, attempts: 0, nextAttemptAt: at(0), lastError: null };
+    await store.inbox.acceptInbound(inbound);
+    await store.inbox.dueInbound(at(1), 10);
+    await store.inbox.claimInbound(inbound.id, inbound.nextAttemptAt, at(2));
+    await store.inbox.putInbound({ ...inbound, status: 'done' });
+    await store.inbox.pruneInbound(at(0));
+
+    const template = { orgId: org.id, repo: queue.repo, repoKey: queue.repoKey, pattern: 'release/*', settings: {}, settingsSource: 'api', createdAt: at(0), updatedAt: at(0) };
+    await store.templates.insertTemplate(template);
+    await store.templates.putTemplate(template);
+    await store.templates.updateTemplate(template.repoKey, template.pattern, { settingsSource: 'api' }, { settings: { batch: true } });
+    await store.templates.getTemplate(template.repoKey, template.pattern);
+    await store.templates.listTemplates({ orgId: org.id });
+    await store.templates.listTemplates({ repoKey: queue.repoKey });
+    await store.templates.deleteTemplate(template.repoKey, template.pattern);
     await store.close();
 
     const collections = new Set(recording.queries.map((q) => q.collection));
     expect([...collections].sort()).toEqual([
-      'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'impacted_target_chunks', 'impacted_targets', 'leases', 'orgs',
-      'outbound_deliveries', 'outbox_events', 'queue_pages', 'queues', 'secrets', 'staged_events', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
+      'archived_entries', 'archived_runs', 'counters', 'flaky_settings', 'github_inbox', 'impacted_target_chunks', 'impacted_targets', 'layout', 'leases', 'orgs',
+      'outbound_deliveries', 'outbox_events', 'queue_pages', 'queue_templates', 'queues', 'secrets', 'staged_events', 'test_case_events', 'test_cases', 'test_results', 'test_uploads',
       'tokens', 'webhook_deliveries', 'webhook_subscriptions',
     ]);
+    // Every collection the adapter indexes is queried here: none is left out of the check.
+    expect([...recording.indexes.keys()].filter((c) => !collections.has(c))).toEqual([]);
     expect(recording.queries.length).toBeGreaterThan(100);
     expect(unserved(recording)).toEqual([]);
   });

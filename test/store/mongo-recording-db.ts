@@ -6,6 +6,8 @@ export interface RecordedQuery {
   op: string;
   filter: Record<string, unknown>;
   sort: Record<string, 1 | -1>;
+  /** The server may sort it on disk (a sort no index serves). */
+  allowDiskUse?: boolean;
 }
 
 /**
@@ -31,20 +33,22 @@ export class RecordingDb {
   }
 
   private collection(name: string): unknown {
-    const record = (op: string, filter: unknown = {}, sort: unknown = {}) =>
-      this.queries.push({ collection: name, op, filter: filter as Record<string, unknown>, sort: sort as Record<string, 1 | -1> });
+    const record = (op: string, filter: unknown = {}, sort: unknown = {}, allowDiskUse = false) =>
+      this.queries.push({ collection: name, op, filter: filter as Record<string, unknown>, sort: sort as Record<string, 1 | -1>, ...(allowDiskUse ? { allowDiskUse } : {}) });
     const write = (op: string, doc: unknown) => this.written.push({ collection: name, op, doc: doc as object });
     const next = () => this.queued.get(name)?.shift() ?? [];
-    const cursor = (filter: unknown, options: { sort?: unknown } = {}) => {
+    const cursor = (filter: unknown, options: { sort?: unknown; allowDiskUse?: boolean } = {}) => {
       let sort = options.sort;
+      let disk = options.allowDiskUse === true;
       let recorded = false;
       const docs = () => {
-        if (!recorded) record('find', filter, sort);
+        if (!recorded) record('find', filter, sort, disk);
         recorded = true;
         return next();
       };
       const c = {
         sort: (s: unknown) => ((sort = s), c),
+        allowDiskUse: () => ((disk = true), c),
         skip: () => c,
         limit: () => c,
         toArray: async () => docs(),
@@ -62,7 +66,7 @@ export class RecordingDb {
         return [];
       },
       find: cursor,
-      findOne: async (filter: unknown) => (record('findOne', filter), this.one.get(name) ?? null),
+      findOne: async (filter: unknown, options: { sort?: unknown } = {}) => (record('findOne', filter, options.sort), this.one.get(name) ?? null),
       countDocuments: async (filter: unknown) => (record('countDocuments', filter), 0),
       distinct: async (_field: string, filter: unknown) => (record('distinct', filter), []),
       aggregate: (stages: Record<string, unknown>[]) => ({

@@ -1,10 +1,14 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { openMongoStore } from '../../src/store/open.js';
 import { storeContract } from './contract.js';
 import { startMongoForTests } from './mongo-server.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
+import type { OutboxEvent } from '../../src/events/event-types.js';
 import { queueEvents } from '../../src/events/queue-events.js';
+import { MongoOutbox } from '../../src/store/mongo/outbox-collection.js';
+import { LayoutError } from '../../src/store/mongo/layout.js';
 import type { WebhookSubscription } from '../../src/store/outbox-store.js';
 import { headOf } from '../../src/store/queue-rows.js';
 import { aQueue, anEntry, at } from './fixtures.js';
@@ -17,7 +21,7 @@ if ('skipReason' in mongo && process.env.MERGEQ_REQUIRE_MONGO) {
 } else if ('skipReason' in mongo) {
   // Straight to stderr: jest does not show the console output of a file whose tests are all skipped.
   process.stderr.write(
-    `MongoDB store contract NOT RUN (no server): the queue, outbox, lease and flaky-test contract cases, and reading documents of earlier versions, did not run on the MongoDB adapter. ` +
+    `MongoDB store contract NOT RUN (no server): the queue, outbox, lease and flaky-test contract cases, the races of two stores on one database, and reading documents of earlier versions, did not run on the MongoDB adapter. ` +
       `Its index and document-size checks ran without a server (mongo-indexes, mongo-document-size). ${mongo.skipReason}. ` +
       `With a server: MONGODB_URI=mongodb://127.0.0.1:27017 npm run test:mongo (docker compose up -d mongo starts one).\n`,
   );
@@ -42,7 +46,64 @@ if ('skipReason' in mongo && process.env.MERGEQ_REQUIRE_MONGO) {
     databases.push(dbName);
     return openMongoStore(mongo.uri, { dbName });
   };
-  storeContract('mongo', openFresh);
+  // Another store on the last fresh one's database: another process, with its own caches.
+  const openPeer = () => openMongoStore(mongo.uri, { dbName: databases[databases.length - 1]! });
+  storeContract('mongo', openFresh, openPeer);
+
+  describe("mongo store: one PR's events when a committer stops between its compare-and-set and its confirmation", () => {
+    it('holds the later events back until the stopped commit is settled, then hands out both in commit order', async () => {
+      const dbName = `mergeq_test_${randomUUID().slice(0, 8)}`;
+      databases.push(dbName);
+      const a = await openMongoStore(mongo.uri, { dbName });
+      const b = await openMongoStore(mongo.uri, { dbName });
+      const client = new MongoClient(mongo.uri);
+      try {
+        await a.outbox.insertSubscription(aSubscription());
+        const queue = aQueue({ orgId: 'org-1', version: 1 });
+        await a.queues.insertQueue(queue);
+        const event = (id: string) => ({ id, type: 'pull_request.submitted', at: at(1), orgId: 'org-1', repoKey: queue.repoKey, branch: 'main', orderKey: `${queue.id}#1`, data: { kind: 'queue' } }) as unknown as OutboxEvent;
+        // A's compare-and-set lands; A stops before it confirms its events.
+        const confirm = jest.spyOn(MongoOutbox.prototype, 'confirm').mockImplementationOnce(async () => {});
+        expect(await a.queues.commitQueue({ ...queue, version: 2 }, 1, { events: [event('ev-first')] })).toBe(true);
+        confirm.mockRestore();
+        const v2 = (await b.queues.getQueueById(queue.id))!;
+        expect(await b.queues.commitQueue({ ...v2, version: 3 }, 2, { events: [event('ev-second')] })).toBe(true);
+
+        expect(await b.outbox.undispatchedEvents(10)).toEqual([]);
+        // A minute later: the stopped commit is found among the queue's commits and its events kept.
+        await client.db(dbName).collection('staged_events').updateMany({}, { $set: { writtenAt: new Date(Date.now() - 120_000).toISOString() } });
+        const events = await b.outbox.undispatchedEvents(10);
+        expect(events.map((e) => e.id)).toEqual(['ev-first', 'ev-second']);
+        expect(events[0]!.seq).toBeLessThan(events[1]!.seq);
+      } finally {
+        await client.close();
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  describe('mongo store: a rolling upgrade', () => {
+    it('refuses to open beside a replica of the earlier layout holding a lease, and opens beside one of this layout', async () => {
+      const dbName = `mergeq_test_${randomUUID().slice(0, 8)}`;
+      databases.push(dbName);
+      const client = new MongoClient(mongo.uri);
+      try {
+        // As the earlier version takes a lease: no layoutHolder.
+        await client.db(dbName).collection<{ _id: string; holder: string; expiresAt: number }>('leases').insertOne({ _id: 'queue:q1', holder: 'old-replica', expiresAt: Date.now() + 60_000 });
+        await expect(openMongoStore(mongo.uri, { dbName })).rejects.toThrow(LayoutError);
+        await client.db(dbName).collection('leases').deleteMany({});
+
+        const current = await openMongoStore(mongo.uri, { dbName });
+        await current.leases.takeLease('queue:q1', 'new-replica', Date.now(), Date.now() + 60_000);
+        const beside = await openMongoStore(mongo.uri, { dbName });
+        await beside.close();
+        await current.close();
+      } finally {
+        await client.close();
+      }
+    });
+  });
 
   describe('mongo store: queue documents written by earlier versions', () => {
     it.each([

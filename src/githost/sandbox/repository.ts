@@ -36,6 +36,8 @@ export interface SandboxPullRequest {
   title: string;
   author: string;
   baseBranch: string;
+  /** The PR's head branch (a PR of a chain above it is based on it). */
+  headBranch: string;
   headSha: string;
   /** How many commits were pushed (the head sha derives from it). */
   revision: number;
@@ -106,6 +108,7 @@ export class SandboxRepository {
     title?: string;
     author?: string;
     baseBranch: string;
+    headBranch?: string;
     bad?: boolean;
     ciMinutes?: number | null;
     draft?: boolean;
@@ -117,6 +120,7 @@ export class SandboxRepository {
       title: input.title ?? `Change ${number}`,
       author: input.author ?? 'sandbox-user',
       baseBranch: input.baseBranch,
+      headBranch: input.headBranch ?? `change-${number}`,
       revision: 1,
       headSha: this.headShaOf(number, 1),
       baseHistoryLength: base.history.length,

@@ -15,6 +15,9 @@ const openSchema = z.object({
   title: z.string().max(500).optional(),
   author: name.optional(),
   baseBranch: branchName.optional(),
+  headBranch: branchName.optional(),
+  /** Stack the new PR on this open PR: based on its head branch (a plain chain). */
+  stackOn: prNumber.optional(),
   bad: z.boolean().optional(),
   draft: z.boolean().optional(),
   ciMinutes: z.coerce.number().positive().max(10_080).optional(),
@@ -55,8 +58,13 @@ export function sandboxRoutes(sandbox: SandboxGitHost, options: SandboxRoutesOpt
   router.post('/pulls', (req, res) => {
     const body = parse(openSchema, req.body, res);
     if (!body) return;
-    const { repo, ...input } = body;
+    const { repo, stackOn, ...input } = body;
     authorize(res, repo);
+    if (stackOn !== undefined) {
+      const below = sandbox.pullRequest(repo, stackOn);
+      if (!below || below.state !== 'open') return problem(res, 400, 'invalid_request', `pull request #${stackOn} is not open in the sandbox`, [{ path: 'stackOn', message: 'no such open pull request' }]);
+      input.baseBranch = below.headBranch;
+    }
     send(res, sandbox, repo, sandbox.openPullRequest(repo, input));
   });
 
@@ -167,6 +175,7 @@ function view(sandbox: SandboxGitHost, repo: RepoRef, pr: SandboxPullRequest) {
     title: pr.title,
     author: pr.author,
     baseBranch: pr.baseBranch,
+    headBranch: pr.headBranch,
     headSha: pr.headSha,
     state: pr.state,
     draft: pr.draft,

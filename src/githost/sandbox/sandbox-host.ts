@@ -1,6 +1,8 @@
 import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
+import type { PullRequestStack } from '../../domain/stack.js';
+import { chainOf } from './chains.js';
 import type { MergeMethod } from '../../domain/settings.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Scheduler } from '../../domain/scheduler.js';
@@ -31,6 +33,8 @@ export interface OpenPullRequestInput {
   title?: string;
   author?: string;
   baseBranch?: string;
+  /** The PR's head branch (default `change-<number>`); a PR based on it stacks on this one. */
+  headBranch?: string;
   bad?: boolean;
   ciMinutes?: number | null;
   draft?: boolean;
@@ -359,6 +363,18 @@ export class SandboxGitHost implements GitHost {
   async headContains(repo: RepoRef, headSha: string, ancestorSha: string): Promise<boolean> {
     this.maybeFail('headContains');
     return this.repos.get(repoKey(repo))?.headContains(headSha, ancestorSha) ?? false;
+  }
+
+  async getStack(repo: RepoRef, prNumber: number): Promise<PullRequestStack | null> {
+    this.maybeFail('getStack');
+    return chainOf(this.repos.get(repoKey(repo))?.pulls.values() ?? [], prNumber);
+  }
+
+  async retargetPullRequest(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void> {
+    this.maybeFail('retargetPullRequest');
+    const pr = this.openPull(repo, prNumber);
+    this.repository(repo).ensureBranch(baseBranch);
+    pr.baseBranch = baseBranch;
   }
 
   private mustFind(repo: RepoRef, prNumber: number): SandboxPullRequest {

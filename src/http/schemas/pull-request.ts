@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { MAX_PRIORITY, MIN_PRIORITY, PRIORITY_NAMES, type PriorityName } from '../../domain/priority.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
-import { body, prObject, prRefSchema, queueRefFields } from './common.js';
+import { MAX_STACK_MEMBERS } from '../../domain/stack.js';
+import { body, prNumberSchema, prObject, prRefSchema, queueRefFields } from './common.js';
 import { boolean, nonEmptyString, optionalField } from './fields.js';
 
 /** Request bodies of the pull-request operations. */
@@ -32,7 +33,22 @@ export const submitPullRequestSchema = body({
   pr: prRefSchema,
   priority: optionalField(prioritySchema),
   noBatch: optionalField(boolean('never batch this pull request with others')),
+  stack: optionalField(stackRequestSchema()),
 });
+
+/**
+ * `{below: true}`: the stack the git host knows the PR to be in (GitHub's native stack, or a plain
+ * chain of base branches); `{prs: [..]}`: the stack's PRs bottom to top. Either queues the members up
+ * to `pr.number` as one unit (docs/stacks.md).
+ */
+function stackRequestSchema() {
+  return z
+    .union([
+      z.strictObject({ below: z.literal(true) }),
+      z.strictObject({ prs: z.array(prNumberSchema).min(1).max(MAX_STACK_MEMBERS) }),
+    ])
+    .describe('queue the pull request with the members of its stack below it, as one unit');
+}
 
 /** cancelPullRequest, restartTestsOnPullRequest, getSubmittedPullRequest. */
 export const pullRequestRefSchema = body({ ...queueRefFields, pr: prRefSchema });

@@ -45,6 +45,8 @@ export function submitEntry(queue: QueueDoc, input: SubmitInput, now: Date): { q
       noBatch: input.noBatch ?? existing.noBatch,
       // Submitting again is a person asking for another try: a restart-loop hold lifts.
       ...(existing.hold ? { hold: null } : {}),
+      // Queued alone before, now with the stack above it (or in another place of it).
+      ...(input.stack ? { stack: input.stack } : {}),
     };
     return { queue: replaceEntry(queue, updated), entry: updated, created: false };
   }

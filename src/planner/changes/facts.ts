@@ -7,7 +7,7 @@ import { isActive } from '../../domain/states.js';
 import type { PullRequestInfo } from '../../domain/pull-request.js';
 import { Draft, applyingSink } from '../draft.js';
 import { dropResultsWithout, dropResultsWith, dropRun } from '../invalidation.js';
-import { mergeFailedTests } from '../test-results.js';
+import { keptFailedTests, mergeFailedTests } from '../test-results.js';
 import { lineageIndex, lineageOf, recordOwnMerge, recordTargetHead, testedCurrentHead } from '../target-base.js';
 
 /**
@@ -83,8 +83,9 @@ export function recordTestResults(q: QueueDoc, testBranchSha: string, failedTest
   const runs = q.runs.map((run) => {
     if (run.testBranchSha !== testBranchSha) return run;
     changed = true;
-    const failed = mergeFailedTests(run.testResults?.failedTests ?? [], failedTests);
-    return { ...run, testResults: { failedTests: failed, receivedAt: now.toISOString() } };
+    const { failedTests: kept, more } = keptFailedTests(mergeFailedTests(run.testResults?.failedTests ?? [], failedTests));
+    const moreFailedTests = (run.testResults?.moreFailedTests ?? 0) + more;
+    return { ...run, testResults: { failedTests: kept, ...(moreFailedTests > 0 ? { moreFailedTests } : {}), receivedAt: now.toISOString() } };
   });
   if (!changed) return q;
   return { ...q, runs, testResultsSeenAt: q.testResultsSeenAt ?? now.toISOString() };
@@ -184,7 +185,7 @@ export function recordPullRequest(
   if (queued) {
     if (pr.state === 'closed') return removeEntry(q, entry, 'CANCELLED', reason('pr_closed', 'the pull request was closed'), now);
     if (pr.draft) return removeEntry(q, entry, 'CANCELLED', reason('converted_to_draft', 'the pull request was converted to a draft'), now);
-    if (pr.baseBranch !== q.branch) {
+    if (pr.baseBranch !== q.branch && pr.baseBranch !== stackBaseOf(q, entry)) {
       return removeEntry(q, entry, 'CANCELLED', reason('base_changed', `the base branch changed to ${pr.baseBranch}`), now);
     }
   }
@@ -208,6 +209,17 @@ export function recordPullRequest(
     },
   };
   return identical(entry, refreshed) ? q : replaceEntry(q, refreshed);
+}
+
+/**
+ * The branch a stack member above the bottom is based on: the head branch of the member below it
+ * (null for the bottom, a PR not in a stack, or a member below that is no longer in the document).
+ */
+function stackBaseOf(q: QueueDoc, entry: Entry): string | null {
+  const place = entry.stack;
+  if (!place || place.position < 2) return null;
+  const below = q.entries.find((e) => e.stack?.id === place.id && e.stack.position === place.position - 1 && isActive(e.state));
+  return below?.stack?.headRef ?? null;
 }
 
 /** Impacted targets are known for that PR head. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_FLAKY_SETTINGS, type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../../domain/flaky.js';
+import { type FlakySettings, type TestCaseEvent, type TestIdentity, type TestResult, type UploadAnswer } from '../../domain/flaky.js';
 import type { Org } from '../../domain/org.js';
 import type { FailedTest } from '../../domain/run.js';
 import type { QuarantineSetting, TestCase } from '../../domain/quarantine.js';
@@ -24,12 +24,15 @@ import {
   type StatusChange,
   type UploadMeta,
 } from '../../flaky/upload-decision.js';
-import type { TestCaseStore } from '../../store/store.js';
+import { LOST, retryOnConflict, type TestCaseStore } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import { KeyedLock } from '../../queue-docs/keyed-lock.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
 import { toTestCaseRecord } from './test-case-record.js';
 import { readUploadedJunit } from './junit-upload-reader.js';
+import { changeFlakySettings, flakySettingsOf } from './flaky-settings.js';
+import { changeTestCase, type TestCaseDecision } from './test-case-change.js';
 import { inBatches, loopPacer } from './loop-pacer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -88,16 +91,17 @@ export class FlakyTestService {
     const key = repoKey(input.repo);
     const uploadId = input.uploadId ?? randomUUID();
     let failedTests: FailedTest[] | null = null;
-    const answer = await this.lock.run(key, async () => {
+    const answer = await orBusy(this.lock.run(key, async () => {
       const earlier = await this.store.tests.getTestUpload(key, uploadId);
       if (earlier) return earlier.answer;
 
       const { cases, truncatedNames } = await readUploadedJunit(input.junitXml, input.variant ?? null, input.pathRoot ?? null);
-      const ingested = await this.ingest(org.id, key, input, uploadId, cases, truncatedNames);
+      // Decided again on what is stored when another replica changed a test case it decided on meanwhile.
+      const ingested = await retryOnConflict(`upload ${uploadId}`, () => this.ingest(org.id, key, input, uploadId, cases, truncatedNames));
       failedTests = ingested?.failedTests ?? null;
       // Another process may have stored the same uploadId meanwhile: its answer is the answer.
       return ingested?.answer ?? (await this.store.tests.getTestUpload(key, uploadId))!.answer;
-    });
+    }));
     // The queue must not fail an upload: it learns what it can and decides without results otherwise.
     if (failedTests && this.onTestResults) await this.onTestResults(input.repo, input.commitSha, failedTests).catch(() => undefined);
     return answer;
@@ -111,7 +115,7 @@ export class FlakyTestService {
     uploadId: string,
     uploadedCases: UploadedTestCase[],
     truncatedNames: number,
-  ): Promise<{ answer: UploadAnswer; failedTests: FailedTest[] } | null> {
+  ): Promise<{ answer: UploadAnswer; failedTests: FailedTest[] } | null | typeof LOST> {
     const now = this.clock.now();
     const meta: UploadMeta = { repoKey: key, uploadId, commitSha: input.commitSha, branch: input.branch ?? null, at: now.toISOString() };
     const pace = loopPacer();
@@ -133,6 +137,7 @@ export class FlakyTestService {
     const current = new Map<string, TestCase>((await this.store.tests.testCasesToWatch(key, since)).map((tc) => [tc.testCaseId, tc]));
     const failedNow = cases.filter(({ id, c }) => c.failedAttempts > 0 && existing.has(id) && !current.has(id)).map((u) => u.id);
     for (const tc of await inBatches(READ_BATCH, failedNow, (batch) => this.store.tests.getTestCases(key, batch))) current.set(tc.testCaseId, tc);
+    const asRead = new Map(current);
     // flaky-tests.md: a run never forgives its own new failure. Only a quarantine that came before
     // this upload's results forgives; what this upload teaches counts for the next runs.
     const quarantinedBefore = new Set([...current.values()].filter((tc) => tc.quarantinedAt !== null).map((tc) => tc.testCaseId));
@@ -166,7 +171,9 @@ export class FlakyTestService {
       events,
       keepResultsSince: new Date(now.getTime() - RESULT_RETENTION_DAYS * DAY_MS).toISOString(),
       orgId,
+      asRead: [...dirty].flatMap((id) => asRead.get(id) ?? []),
     });
+    if (committed === LOST) return LOST;
     return committed ? { answer, failedTests: failedTestsForQueue(outcome) } : null;
   }
 
@@ -220,35 +227,29 @@ export class FlakyTestService {
   async updateSettings(org: Org, repo: RepoRef, changes: Partial<FlakySettings>): Promise<FlakySettings & { repo: RepoRef }> {
     assertOwnsRepo(org, repo);
     const key = repoKey(repo);
-    return this.lock.run(key, async () => {
-      const before = await this.settingsOf(key);
-      const next = { ...before, ...definedOnly(changes) };
-      await this.store.tests.putFlakySettings(key, next);
+    return orBusy(this.lock.run(key, async () => {
+      const { before, next } = await changeFlakySettings(this.store.tests, key, changes);
       if (next.autoQuarantine !== before.autoQuarantine) {
         const now = this.clock.now().toISOString();
-        const changed = [];
         for (const tc of await this.store.tests.testCasesToWatch(key, now)) {
-          const change = applyVerdict(tc, {}, next.autoQuarantine, now);
-          if (change.changed) changed.push({ testCase: await this.withOwners(repo, tc, change.testCase), events: change.events });
+          await changeTestCase(this.store.tests, { ...tc, orgId: org.id }, (current) => this.decide(repo, current, applyVerdict(current, {}, next.autoQuarantine, now)), tc);
         }
-        await this.store.tests.writeTestCases(changed.map((c) => c.testCase), changed.flatMap((c) => c.events), org.id);
       }
       return { repo, ...next };
-    });
+    }));
   }
 
   async setQuarantineSetting(org: Org, by: string, ref: TestCaseRef, setting: QuarantineSetting, reason: string | null) {
     assertOwnsRepo(org, ref.repo);
     const key = repoKey(ref.repo);
-    return this.lock.run(key, async () => {
-      const tc = await this.store.tests.getTestCase(key, ref.testCaseId);
-      if (!tc) throw testCaseNotFound(ref.testCaseId);
-      const settings = await this.settingsOf(key);
-      const change = applyVerdict(tc, { setting: { to: setting, by, reason } }, settings.autoQuarantine, this.clock.now().toISOString());
-      const updated = await this.withOwners(ref.repo, tc, change.testCase);
-      if (change.changed) await this.store.tests.writeTestCases([updated], change.events, org.id);
+    return orBusy(this.lock.run(key, async () => {
+      const updated = await changeTestCase(this.store.tests, { repoKey: key, testCaseId: ref.testCaseId, orgId: org.id }, async (tc) => {
+        const { autoQuarantine } = await this.settingsOf(key);
+        return this.decide(ref.repo, tc, applyVerdict(tc, { setting: { to: setting, by, reason } }, autoQuarantine, this.clock.now().toISOString()));
+      });
+      if (!updated) throw testCaseNotFound(ref.testCaseId);
       return this.describe(key, updated);
-    });
+    }));
   }
 
   async getTestCase(org: Org, ref: TestCaseRef) {
@@ -279,21 +280,21 @@ export class FlakyTestService {
     return toTestCaseRecord(tc, history, results);
   }
 
+  private async decide(repo: RepoRef, before: TestCase, change: { testCase: TestCase; events: TestCaseEvent[]; changed: boolean }): Promise<TestCaseDecision> {
+    return { ...change, testCase: await this.withOwners(repo, before, change.testCase) };
+  }
+
   /** Owners are looked up when a test enters quarantine, where the listing shows them. */
   private async withOwners(repo: RepoRef, before: TestCase, after: TestCase): Promise<TestCase> {
     if (after.quarantinedAt === null || before.quarantinedAt !== null) return after;
     return { ...after, codeowners: await this.codeOwners.ownersOf(repo, after.file).catch(() => after.codeowners) };
   }
 
-  private async settingsOf(key: string): Promise<FlakySettings> {
-    return { ...DEFAULT_FLAKY_SETTINGS, ...(await this.store.tests.getFlakySettings(key)) };
+  private settingsOf(key: string): Promise<FlakySettings> {
+    return flakySettingsOf(this.store.tests, key);
   }
 }
 
 function testCaseNotFound(id: string): ServiceError {
   return new ServiceError(404, 'test_case_not_found', 'Test case not found', `no test case ${id} in this repository`);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

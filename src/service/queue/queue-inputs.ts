@@ -1,3 +1,4 @@
+import type { StackRequest } from './stack-members.js';
 import type { PriorityName } from '../../domain/priority.js';
 import type { RepoRef } from '../../domain/repo.js';
 import type { QueueSettings } from '../../domain/settings.js';
@@ -19,6 +20,8 @@ export interface SubmitPullRequestInput extends PullRequestRefInput {
   /** A priority name or a value 0–255; absent: the default for a new entry, unchanged for an active one. */
   priority?: PriorityName | number;
   noBatch?: boolean;
+  /** Queue the PR with the members of its stack below it (docs/stacks.md). */
+  stack?: StackRequest;
 }
 
 export interface SetImpactedTargetsInput extends QueueRefInput {

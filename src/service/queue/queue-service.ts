@@ -20,6 +20,7 @@ import { invalidState, notFound } from '../errors.js';
 import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
+import { membersToQueue } from './stack-members.js';
 import type {
   CreateQueueInput,
   PullRequestRefInput,
@@ -100,43 +101,57 @@ export class QueueService extends QueueReads {
 
   /** `read.pullRequest`: the PR as the caller has just read it from the git host (a `/merge` comment), not read again. */
   async submitPullRequest(org: Org, input: SubmitPullRequestInput, read: { pullRequest?: PullRequestInfo } = {}): Promise<SubmittedPullRequestRecord> {
-    const key = this.keyOf(org, input);
     const prNumber = input.pr.number;
+    // A stack member is queued with the members below it, in the queue of the branch the stack lands on.
+    const { members, target } = await membersToQueue(this.gitHost, input.repo, prNumber, input.stack);
+    const key = this.keyOf(org, target ? { ...input, targetBranch: target } : input);
     const priority = input.priority === undefined ? null : resolvePriority(input.priority);
-    const entryId = this.newId();
-    const readFacts = (q: QueueDoc) => readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, prNumber, read.pullRequest);
+    const ids = new Map(members.map((m) => [m.number, this.newId()]));
+    const readFacts = (q: QueueDoc, n: number) =>
+      readPullRequestFacts({ gitHost: this.gitHost, store: this.store }, q, n, n === prNumber ? read.pullRequest : undefined);
 
-    // The git host is asked only for a new entry (a re-submit changes priority and noBatch only),
-    // and before the queue's write lock is taken, so a slow host does not hold up other writers.
+    // The git host is asked only for new entries (a re-submit changes priority, noBatch and the stack
+    // place only), and before the queue's write lock is taken, so a slow host does not hold up other writers.
     const before = await this.templateQueues.queueFor(org, input.repo, key);
     if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
-    const activeBefore = activeEntryFor(before, prNumber);
-    let fetched: PullRequestFacts | null = activeBefore ? null : await readFacts(before);
+    const fetched = new Map<number, PullRequestFacts>();
+    for (const m of members) if (!activeEntryFor(before, m.number)) fetched.set(m.number, await readFacts(before, m.number));
 
     const { queue, result: entry, changed } = await this.writer.update(
       key,
       async (current) => {
         assertAccepting(current);
-        const active = current === before ? activeBefore : activeEntryFor(current, prNumber);
-        const facts = active ? factsOf(active) : (fetched ??= await readFacts(current));
-        const submitted = submitEntry(
-          current,
-          { entryId, prNumber, priority, noBatch: input.noBatch ?? null, ...facts },
-          this.clock.now(),
-        );
-        if (active && sameSubmission(active, submitted.entry)) return { unchanged: true, result: active };
-        return { queue: submitted.queue, result: submitted.entry };
+        let next = current;
+        let named: Entry | null = null;
+        let same = true;
+        for (const m of members) {
+          const active = activeEntryFor(next, m.number);
+          let facts = active ? factsOf(active) : fetched.get(m.number);
+          if (!facts) fetched.set(m.number, (facts = await readFacts(next, m.number)));
+          const submitted = submitEntry(
+            next,
+            { entryId: ids.get(m.number)!, prNumber: m.number, priority, noBatch: input.noBatch ?? null, ...facts, ...(m.place ? { stack: m.place } : {}) },
+            this.clock.now(),
+          );
+          same &&= !!active && sameSubmission(active, submitted.entry);
+          next = submitted.queue;
+          if (m.number === prNumber) named = submitted.entry;
+        }
+        if (same) return { unchanged: true, result: activeEntryFor(current, prNumber)! };
+        return { queue: next, result: named! };
       },
       before,
     );
-    // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
-    if (entry.state === 'NOT_READY' && !fetched && this.notifier.recheckPullRequest) this.notifier.recheckPullRequest(queue.id, entry.id);
-    else if (changed) {
+    for (const m of members) {
+      const stored = activeEntryFor(queue, m.number);
+      if (!stored) continue;
+      // Submitting again is how a user says "it is ready now": read it again at once, not at the next poll.
+      if (stored.state === 'NOT_READY' && !fetched.has(m.number)) this.notifier.recheckPullRequest?.(queue.id, stored.id);
       // A PR the host described has a head: the engine need not read it again at once.
-      if (fetched?.prSha) this.notifier.pullRequestRead?.(queue.id, entry.id);
-      this.notifier.notify(queue.id);
+      else if (changed && fetched.get(m.number)?.prSha) this.notifier.pullRequestRead?.(queue.id, stored.id);
     }
+    if (changed) this.notifier.notify(queue.id);
     // The stored document may hold later changes of the same batch (queue-doc-writer.ts): answer with the PR as stored.
     const activeNow = activeEntryFor(queue, prNumber);
     const stored = activeNow?.id === entry.id ? activeNow : entryIn(queue, entry.id);

@@ -3,8 +3,10 @@ import type { Org } from '../../domain/org.js';
 import { API_SETTINGS_SOURCE, isManagedByFile, REPO_CONFIG_PATH, type QueueTemplate } from '../../domain/queue-template.js';
 import { repoKey, type RepoRef } from '../../domain/repo.js';
 import { ConflictError } from '../../store/errors.js';
+import { LOST, retryOnConflict } from '../../store/store.js';
 import type { QueueTemplateStore } from '../../store/template-store.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import type { QueueSettingsPatch } from './queue-inputs.js';
 import { settingsPatchOf } from './queue-service.js';
 import { assertSettingsInBounds } from './settings-bounds.js';
@@ -79,21 +81,29 @@ export class QueueTemplateService {
 
   /** Omitted settings stay unchanged. Queues already created from it keep their own settings. */
   async update(org: Org, input: QueueTemplateInput): Promise<QueueTemplateRecord> {
-    const current = await this.load(org, input);
     const settings = settingsPatchOf(input);
     assertSettingsInBounds(settings);
-    const next: QueueTemplate = { ...current, settings: { ...current.settings, ...settings }, updatedAt: this.clock.now().toISOString() };
-    await this.store.templates.putTemplate(next);
+    // Under the condition that its settings and manager are as read: a concurrent change (another
+    // replica's, or the settings file taking it over) is read again, and this one applied over it.
+    const next = await orBusy(retryOnConflict(`queue template ${input.pattern}`, async () => {
+      const current = await this.load(org, input);
+      const changes = { settings: { ...current.settings, ...settings }, updatedAt: this.clock.now().toISOString() };
+      const expected = { settings: current.settings, settingsSource: current.settingsSource };
+      return (await this.store.templates.updateTemplate(current.repoKey, current.pattern, expected, changes)) ? { ...current, ...changes } : LOST;
+    }));
     return toTemplateRecord(next);
   }
 
   /** Queues created from it stay. Deleting a missing template answers `deleted: false`. */
   async delete(org: Org, input: TemplateRefInput): Promise<{ deleted: boolean }> {
     assertOwnsRepo(org, input.repo);
-    const current = await this.store.templates.getTemplate(repoKey(input.repo), input.pattern);
-    if (!current) return { deleted: false };
-    assertNotManaged(current);
-    return { deleted: await this.store.templates.deleteTemplate(current.repoKey, current.pattern) };
+    // Only while it is still managed through the API: a settings file that took it over meanwhile keeps it.
+    return orBusy(retryOnConflict(`queue template ${input.pattern}`, async () => {
+      const current = await this.store.templates.getTemplate(repoKey(input.repo), input.pattern);
+      if (!current) return { deleted: false };
+      assertNotManaged(current);
+      return (await this.store.templates.deleteTemplate(current.repoKey, current.pattern, { settingsSource: current.settingsSource })) ? { deleted: true } : LOST;
+    }));
   }
 
   private async load(org: Org, input: TemplateRefInput): Promise<QueueTemplate> {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Org } from '../../domain/org.js';
-import { API_SETTINGS_SOURCE, isManagedByFile, type QueueTemplate } from '../../domain/queue-template.js';
+import { isManagedByFile } from '../../domain/queue-template.js';
 import { repoKey, type RepoRef } from '../../domain/repo.js';
 import { defaultSettings, type QueueSettings } from '../../domain/settings.js';
 import { queueEvents } from '../../events/queue-events.js';
@@ -12,6 +12,7 @@ import { newQueueDoc, type QueueDoc } from '../../domain/queue.js';
 import type { QueueSettingsPatch } from '../queue/queue-inputs.js';
 import { QueueDocWriter } from '../queue/queue-doc-writer.js';
 import type { RepoConfig } from './repo-config.js';
+import { putFileTemplate, releaseFileTemplate } from './file-templates.js';
 import { assertSettingsInBounds } from '../queue/settings-bounds.js';
 
 /** What applying the file changed, for the commit status that reports it. */
@@ -48,15 +49,12 @@ export class RepoConfigService {
     const patterns = new Map(queues.flatMap((q) => (q.pattern === undefined ? [] : [[q.pattern, q.settings] as const])));
     const existingTemplates = await store.templates.listTemplates({ repoKey: key });
     for (const [pattern, settings] of patterns) {
-      const existing = existingTemplates.find((t) => t.pattern === pattern);
-      const template: QueueTemplate = { orgId: org.id, repo: { ...repo }, repoKey: key, pattern, settings, settingsSource: source, createdAt: existing?.createdAt ?? now, updatedAt: now };
-      await store.templates.putTemplate(template);
+      await putFileTemplate(store.templates, { orgId: org.id, repo: { ...repo }, repoKey: key, pattern, settings, settingsSource: source, createdAt: now, updatedAt: now });
       applied.templates++;
     }
     for (const t of existingTemplates) {
       if (patterns.has(t.pattern) || !isManagedByFile(t.settingsSource)) continue;
-      await store.templates.putTemplate({ ...t, settingsSource: API_SETTINGS_SOURCE, updatedAt: now });
-      applied.released++;
+      if (await releaseFileTemplate(store.templates, key, t.pattern, now)) applied.released++;
     }
 
     const branches = new Map(queues.flatMap((q) => (q.branch === undefined ? [] : [[q.branch, q.settings] as const])));

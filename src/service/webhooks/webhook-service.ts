@@ -5,11 +5,12 @@ import type { Clock } from '../../domain/clock.js';
 import type { DeliveryStatus, SubscriptionFormat } from '../../domain/webhook-delivery.js';
 import { patternIsKnown } from '../../events/event-filter.js';
 import type { OutboundDelivery, OutboxStore, WebhookSubscription } from '../../store/outbox-store.js';
-import type { ServerStore } from '../../store/store.js';
+import { LOST, retryOnConflict, type ServerStore } from '../../store/store.js';
 import { ReceiverNetworks } from '../../webhooks/receiver-networks.js';
 import { receiverUrlProblem } from '../../webhooks/receiver-url.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import { ServiceError } from '../errors.js';
+import { orBusy } from '../busy.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
@@ -117,27 +118,19 @@ export class WebhookService {
   }
 
   async update(org: Org, input: UpdateWebhookInput): Promise<WebhookRecord & { secret?: string }> {
-    const current = await this.owned(org, input.id);
+    await this.owned(org, input.id);
     if (input.url !== undefined) await this.checkUrl(input.url);
     if (input.events !== undefined) checkEvents(input.events);
     if (input.repo) assertOwnsRepo(org, input.repo);
-    const next: WebhookSubscription = { ...current, updatedAt: this.deps.clock.now().toISOString() };
-    if (input.url !== undefined) next.url = input.url;
-    if (input.events !== undefined) next.events = [...new Set(input.events)];
-    if (input.format !== undefined) next.format = input.format;
-    if (input.repo !== undefined) {
-      next.repo = input.repo ? { host: input.repo.host, owner: input.repo.owner, name: input.repo.name } : null;
-      next.repoKey = input.repo ? repoKey(input.repo) : null;
-    }
-    if (input.branch !== undefined) next.branch = input.branch;
-    if (input.description !== undefined) next.description = input.description;
-    if (input.enabled !== undefined) {
-      next.enabled = input.enabled;
-      // Enabled again (by a user): the failing streak starts over.
-      if (input.enabled) Object.assign(next, { disabledReason: null, failingSince: null });
-    }
-    if (input.rotateSecret) next.secret = newWebhookSecret();
-    await this.deps.store.outbox.putSubscription(next);
+    const changes = subscriptionChanges(input);
+    // Only the fields given change, and only while they are as read: a delivery attempt recording a
+    // failing streak meanwhile keeps its fields, and this change keeps the person's.
+    const next = await orBusy(retryOnConflict(`webhook ${input.id}`, async () => {
+      const current = await this.owned(org, input.id);
+      const set = { ...changes, updatedAt: this.deps.clock.now().toISOString() };
+      const expected = Object.fromEntries(Object.keys(changes).map((k) => [k, current[k as keyof WebhookSubscription]]));
+      return (await this.deps.store.outbox.updateSubscription(current.id, expected, set)) ? { ...current, ...set } : LOST;
+    }));
     return input.rotateSecret ? { ...toRecord(next), secret: next.secret } : toRecord(next);
   }
 
@@ -169,9 +162,10 @@ export class WebhookService {
         { path: 'deliveryId', message: 'no such delivery' },
       ]);
     }
-    const next: OutboundDelivery = { ...delivery, status: 'pending', retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
-    await this.deps.store.outbox.putDelivery(next);
-    return toDeliveryRecord(next);
+    // Only the fields of the schedule: an attempt recording its outcome meanwhile keeps it.
+    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
+    await this.deps.store.outbox.updateDelivery(delivery.id, {}, schedule);
+    return toDeliveryRecord((await this.deps.store.outbox.getDelivery(delivery.id)) ?? { ...delivery, ...schedule });
   }
 
   private async checkUrl(url: string): Promise<void> {
@@ -187,6 +181,27 @@ export class WebhookService {
     }
     return s;
   }
+}
+
+/** The fields an update sets (besides updatedAt). */
+function subscriptionChanges(input: UpdateWebhookInput): Partial<WebhookSubscription> {
+  const next: Partial<WebhookSubscription> = {};
+  if (input.url !== undefined) next.url = input.url;
+  if (input.events !== undefined) next.events = [...new Set(input.events)];
+  if (input.format !== undefined) next.format = input.format;
+  if (input.repo !== undefined) {
+    next.repo = input.repo ? { host: input.repo.host, owner: input.repo.owner, name: input.repo.name } : null;
+    next.repoKey = input.repo ? repoKey(input.repo) : null;
+  }
+  if (input.branch !== undefined) next.branch = input.branch;
+  if (input.description !== undefined) next.description = input.description;
+  if (input.enabled !== undefined) {
+    next.enabled = input.enabled;
+    // Enabled again (by a user): the failing streak starts over.
+    if (input.enabled) Object.assign(next, { disabledReason: null, failingSince: null });
+  }
+  if (input.rotateSecret) next.secret = newWebhookSecret();
+  return next;
 }
 
 function checkEvents(events: string[]): void {

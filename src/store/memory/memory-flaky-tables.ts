@@ -3,7 +3,8 @@ import type { TestCase } from '../../domain/quarantine.js';
 import { latestFlakyCommits } from '../../domain/detection-evidence.js';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MemoryOutbox } from './memory-outbox.js';
-import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { allStillAsRead, fieldsHold } from '../fields-hold.js';
+import { LOST, type TestCaseCounts, type TestCaseStore, type TestUploadWrite } from '../store.js';
 
 /** Flaky-test data in memory, for the simulation store; copies in and out, as a real adapter. */
 export class MemoryFlakyTables implements TestCaseStore {
@@ -30,9 +31,10 @@ export class MemoryFlakyTables implements TestCaseStore {
     return copy(this.uploads.get(key(repoKey, uploadId)) ?? null);
   }
 
-  async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+  async commitTestUpload(write: TestUploadWrite): Promise<boolean | typeof LOST> {
     const k = key(write.upload.repoKey, write.upload.uploadId);
     if (this.uploads.has(k)) return false;
+    if (!allStillAsRead(write.asRead, (tc) => this.cases.get(key(tc.repoKey, tc.testCaseId)))) return LOST;
     // Copied whole before anything is stored: a write that cannot be read stores nothing, its claim included.
     const w = copy(write);
     this.uploads.set(k, w.upload);
@@ -70,6 +72,13 @@ export class MemoryFlakyTables implements TestCaseStore {
           (tc.status !== 'healthy' || tc.quarantinedAt !== null || (tc.lastFailedAt != null && tc.lastFailedAt >= failedSince)),
       ),
     );
+  }
+
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    const stored = this.cases.get(key(expected.repoKey, expected.testCaseId));
+    if (!stored || !fieldsHold(stored, expected)) return false;
+    await this.writeTestCases([next], events, orgId);
+    return true;
   }
 
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
@@ -132,6 +141,13 @@ export class MemoryFlakyTables implements TestCaseStore {
 
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     return copy(this.settings.get(repoKey) ?? null);
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    const stored = this.settings.get(repoKey) ?? null;
+    if (expected === null ? stored !== null : stored === null || !fieldsHold(stored, expected)) return false;
+    this.settings.set(repoKey, copy(next));
+    return true;
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {

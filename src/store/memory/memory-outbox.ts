@@ -1,4 +1,5 @@
 import type { OutboxEvent } from '../../events/event-types.js';
+import { fieldsHold } from '../fields-hold.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -37,6 +38,13 @@ export class MemoryOutbox implements OutboxStore {
 
   async putSubscription(s: WebhookSubscription): Promise<void> {
     if (this.subscriptions.has(s.id)) this.subscriptions.set(s.id, copy(s));
+  }
+
+  async updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean> {
+    const s = this.subscriptions.get(id);
+    if (!s || !fieldsHold(s, expected)) return false;
+    this.subscriptions.set(id, copy({ ...s, ...changes }));
+    return true;
   }
 
   async deleteSubscription(id: string): Promise<boolean> {
@@ -91,6 +99,13 @@ export class MemoryOutbox implements OutboxStore {
 
   async putDelivery(d: OutboundDelivery): Promise<void> {
     if (this.deliveries.has(d.id)) this.deliveries.set(d.id, copy(d));
+  }
+
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    const d = this.deliveries.get(id);
+    if (!d || !fieldsHold(d, expected)) return false;
+    this.deliveries.set(id, copy({ ...d, ...changes }));
+    return true;
   }
 
   async getDelivery(id: string): Promise<OutboundDelivery | null> {

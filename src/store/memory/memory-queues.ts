@@ -43,10 +43,10 @@ export class MemoryQueues implements QueueStore {
 
   async commitQueue(queue: QueueDoc, expectedVersion: number, archive?: Archive): Promise<boolean> {
     if (queue.version !== expectedVersion + 1) throw new Error(`version must be ${expectedVersion + 1}, not ${queue.version}`);
-    for (const e of archive?.entries ?? []) this.entries.set(e.id, deepFreeze(e));
-    for (const r of archive?.runs ?? []) this.runs.set(r.id, deepFreeze(r));
     const current = this.queues.get(queue.id);
     if (!current || current.version !== expectedVersion) return false;
+    for (const e of archive?.entries ?? []) this.entries.set(e.id, deepFreeze(e));
+    for (const r of archive?.runs ?? []) this.runs.set(r.id, deepFreeze(r));
     this.queues.set(queue.id, freezeOver(current, queue));
     this.outbox.insertEvents(archive?.events);
     return true;

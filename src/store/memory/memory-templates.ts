@@ -1,5 +1,6 @@
 import type { QueueTemplate } from '../../domain/queue-template.js';
 import { ConflictError } from '../errors.js';
+import { fieldsHold } from '../fields-hold.js';
 import type { QueueTemplateStore } from '../template-store.js';
 
 const keyOf = (repoKey: string, pattern: string) => `${repoKey}\n${pattern}`;
@@ -17,6 +18,13 @@ export class MemoryTemplates implements QueueTemplateStore {
     this.rows.set(keyOf(template.repoKey, template.pattern), structuredClone(template));
   }
 
+  async updateTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate>, changes: Partial<QueueTemplate>): Promise<boolean> {
+    const row = this.rows.get(keyOf(repoKey, pattern));
+    if (!row || !fieldsHold(row, expected)) return false;
+    this.rows.set(keyOf(repoKey, pattern), structuredClone({ ...row, ...changes, repoKey, pattern }));
+    return true;
+  }
+
   async getTemplate(repoKey: string, pattern: string): Promise<QueueTemplate | null> {
     const row = this.rows.get(keyOf(repoKey, pattern));
     return row ? structuredClone(row) : null;
@@ -29,8 +37,9 @@ export class MemoryTemplates implements QueueTemplateStore {
       .map((t) => structuredClone(t));
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return this.rows.delete(keyOf(repoKey, pattern));
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    const row = this.rows.get(keyOf(repoKey, pattern));
+    return !!row && fieldsHold(row, expected) && this.rows.delete(keyOf(repoKey, pattern));
   }
 }
 

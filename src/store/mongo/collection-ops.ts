@@ -7,13 +7,17 @@ export async function findOne<T extends Document>(collection: Collection<T>, fil
   return (await collection.findOne(filter, { projection: { _id: 0 } })) as T | null;
 }
 
+/**
+ * Sorted by the server, spilling to disk when no index serves the sort (history over 30 days can be
+ * large). `_commit` is the archive's tag of an unconfirmed commit (archive-writes.ts), never read.
+ */
 export async function findMany<T extends Document>(
   collection: Collection<T>,
   filter: Filter<T>,
   sort: Record<string, 1 | -1>,
   limit = 0,
 ): Promise<T[]> {
-  return (await collection.find(filter, { projection: { _id: 0 }, sort, limit }).toArray()) as T[];
+  return (await collection.find(filter, { projection: { _id: 0, _commit: 0 }, sort, limit, allowDiskUse: true }).toArray()) as T[];
 }
 
 /** Upserts by `id`: writing the same archive twice leaves one copy. */
@@ -62,4 +66,13 @@ export async function deleteInBatches<T extends Document>(collection: Collection
     if (ids.length === 0) return deleted;
     deleted += (await collection.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
   }
+}
+
+/**
+ * The filter of a compare-and-set on fields (fields-hold.ts): each field equal to the value given
+ * (null matches a missing field). An object or array matches only with its fields in the stored
+ * order, so `expected` must hold the values as read, not rebuilt.
+ */
+export function fieldsFilter(expected: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, v ?? null]));
 }

@@ -2,23 +2,27 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { testCaseOutboxEvents } from '../../events/test-case-events.js';
 import type { MongoOutbox } from './outbox-collection.js';
 import type { MongoCounters } from './counters.js';
-import { findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
+import { fieldsFilter, findOne, isDuplicateKey, retryOnDuplicate } from './collection-ops.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { LOST, type TestCaseCounts, type TestCaseStore, type TestUploadWrite } from '../store.js';
+import { allStillAsRead } from '../fields-hold.js';
+import { claimUpload, completeUpload, giveClaimBack, readUpload, type StoredUpload } from './upload-claims.js';
 
 type StoredResult = TestResult & { seq: number };
 type StoredEvent = TestCaseEvent & { seq: number };
 type StoredSettings = FlakySettings & { repoKey: string };
 
 const NO_ID = { projection: { _id: 0 } } as const;
+/** Test cases read at once when an upload checks the ones it decided on. */
+const READ_BATCH = 500;
 
 /**
  * Test cases and the rest of the flaky-test data. Single-document writes only (no transactions); results
  * and events are numbered by counters (counters.ts), so ties keep their insertion order.
  */
 export class MongoFlakyCollections implements TestCaseStore {
-  private readonly uploads: Collection<TestUpload>;
+  private readonly uploads: Collection<StoredUpload>;
   private readonly results: Collection<StoredResult>;
   private readonly cases: Collection<TestCase>;
   private readonly events: Collection<StoredEvent>;
@@ -57,36 +61,45 @@ export class MongoFlakyCollections implements TestCaseStore {
   }
 
   async getTestUpload(repoKey: string, uploadId: string): Promise<TestUpload | null> {
-    return (await this.uploads.findOne({ repoKey, uploadId }, NO_ID)) as TestUpload | null;
+    return readUpload(this.uploads, repoKey, uploadId);
   }
 
-  /**
-   * The claim (the upload document) is written last: a write interrupted before it leaves no
-   * answer, so the client's retry writes it all again. Everything before it is idempotent (results
-   * upserted by upload and test case, test cases replaced, events upserted by content, outbox events
-   * by id), so the retry writes nothing twice; of two identical uploads at once, one claims it.
-   */
-  async commitTestUpload(w: TestUploadWrite): Promise<boolean> {
-    const { repoKey, uploadId } = w.upload;
-    if (await this.uploads.findOne({ repoKey, uploadId }, { projection: { _id: 1 } })) return false;
-    await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
-    if (w.results.length > 0) {
-      const first = await this.counters.reserve('test_results', w.results.length);
-      const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
-        replaceOne: {
-          filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
-          replacement: { ...r, seq: first + i },
-          upsert: true,
-        },
-      }));
-      await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
-    }
-    await this.writeTestCases(w.testCases, w.events, w.orgId);
+  /** Claimed first, written, then marked complete (upload-claims.ts): of two identical uploads at once, one writes. */
+  async commitTestUpload(w: TestUploadWrite): Promise<boolean | typeof LOST> {
+    const { repoKey } = w.upload;
+    if (!(await claimUpload(this.uploads, w.upload))) return false;
     try {
-      await this.uploads.insertOne({ ...w.upload });
+      // Checked once claimed, before anything is written: a change landing in between is written over.
+      if (!(await this.stillAsRead(w.asRead ?? []))) {
+        await giveClaimBack(this.uploads, w.upload);
+        return LOST;
+      }
+      await this.results.deleteMany({ repoKey, at: { $lt: w.keepResultsSince } });
+      if (w.results.length > 0) {
+        const first = await this.counters.reserve('test_results', w.results.length);
+        const ops: AnyBulkWriteOperation<StoredResult>[] = w.results.map((r, i) => ({
+          replaceOne: {
+            filter: { repoKey: r.repoKey, uploadId: r.uploadId, testCaseId: r.testCaseId },
+            replacement: { ...r, seq: first + i },
+            upsert: true,
+          },
+        }));
+        await retryOnDuplicate(() => this.results.bulkWrite(ops, { ordered: false }));
+      }
+      await this.writeTestCases(w.testCases, w.events, w.orgId);
     } catch (err) {
-      if (isDuplicateKey(err)) return false;
+      await giveClaimBack(this.uploads, w.upload).catch(() => undefined);
       throw err;
+    }
+    await completeUpload(this.uploads, w.upload);
+    return true;
+  }
+
+  private async stillAsRead(asRead: TestCase[]): Promise<boolean> {
+    for (let at = 0; at < asRead.length; at += READ_BATCH) {
+      const batch = asRead.slice(at, at + READ_BATCH);
+      const stored = new Map((await this.getTestCases(batch[0]!.repoKey, batch.map((tc) => tc.testCaseId))).map((tc) => [tc.testCaseId, tc]));
+      if (!allStillAsRead(batch, (tc) => stored.get(tc.testCaseId))) return false;
     }
     return true;
   }
@@ -107,6 +120,14 @@ export class MongoFlakyCollections implements TestCaseStore {
     return (await this.cases.find(filter, NO_ID).toArray()) as TestCase[];
   }
 
+  /** The test case first, under its condition; its events only once it is written. */
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    const filter = { ...fieldsFilter(expected), repoKey: expected.repoKey, testCaseId: expected.testCaseId };
+    if ((await this.cases.replaceOne(filter, { ...next })).matchedCount !== 1) return false;
+    await this.writeEvents(events, [next], orgId);
+    return true;
+  }
+
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     if (testCases.length > 0) {
       const ops: AnyBulkWriteOperation<TestCase>[] = testCases.map((tc) => ({
@@ -114,6 +135,10 @@ export class MongoFlakyCollections implements TestCaseStore {
       }));
       await this.cases.bulkWrite(ops, { ordered: false });
     }
+    await this.writeEvents(events, testCases, orgId);
+  }
+
+  private async writeEvents(events: TestCaseEvent[], testCases: TestCase[], orgId: string | undefined): Promise<void> {
     if (events.length > 0) {
       const first = await this.counters.reserve('test_case_events', events.length);
       const ops: AnyBulkWriteOperation<StoredEvent>[] = events.map((e, i) => ({
@@ -127,7 +152,7 @@ export class MongoFlakyCollections implements TestCaseStore {
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
     if (testCaseIds.length === 0) return [];
     const rows = await this.results
-      .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .find({ repoKey, testCaseId: { $in: testCaseIds }, at: { $gte: since } }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 }, allowDiskUse: true })
       .toArray();
     return rows as TestResult[];
   }
@@ -149,7 +174,7 @@ export class MongoFlakyCollections implements TestCaseStore {
     const picked = new Set(latest.flatMap((l) => l.commits.map((c) => `${l._id}\n${c}`)));
     const shas = [...new Set([scope.commitSha, ...latest.flatMap((l) => l.commits)])];
     const rows = await this.results
-      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 } })
+      .find({ ...base, $or: [{ branch: { $in: scope.targetBranches } }, { commitSha: { $in: shas } }] }, { projection: { _id: 0, seq: 0 }, sort: { at: 1, seq: 1 }, allowDiskUse: true })
       .toArray();
     // A commit picked for one test case brings only that test case's results on it.
     return (rows as TestResult[]).filter(
@@ -165,6 +190,20 @@ export class MongoFlakyCollections implements TestCaseStore {
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     const doc = await this.settings.findOne({ repoKey }, { projection: { _id: 0, repoKey: 0 } });
     return doc as FlakySettings | null;
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    if (expected === null) {
+      try {
+        await this.settings.insertOne({ ...next, repoKey });
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    }
+    const { matchedCount } = await this.settings.replaceOne({ ...fieldsFilter(expected), repoKey }, { ...next, repoKey });
+    return matchedCount === 1;
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {

@@ -17,7 +17,7 @@ export class MongoInbox implements InboxStore {
   }
 
   async createIndexes(): Promise<void> {
-    await this.inbox.createIndexes([{ key: { id: 1 }, unique: true }, { key: { status: 1, nextAttemptAt: 1 } }]);
+    await this.inbox.createIndexes([{ key: { id: 1 }, unique: true }, { key: { status: 1, nextAttemptAt: 1, receivedAt: 1 } }]);
   }
 
   async acceptInbound(delivery: InboxDelivery): Promise<boolean> {
@@ -36,6 +36,7 @@ export class MongoInbox implements InboxStore {
     return retried.modifiedCount > 0;
   }
 
+  /** Read in the index's order, so the server stops at `limit`: due deliveries are never sorted in memory with their payloads. */
   async dueInbound(now: string, limit: number): Promise<InboxDelivery[]> {
     return this.inbox.find({ status: 'pending', nextAttemptAt: { $lte: now } }, NO_ID).sort({ nextAttemptAt: 1, receivedAt: 1 }).limit(limit).toArray();
   }

@@ -1,10 +1,13 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Lease, LeaseStore } from '../lease-store.js';
+import { LAYOUT } from './layout.js';
 
 interface LeaseDoc {
   _id: string;
   holder: string;
   expiresAt: number;
+  layoutHolder?: string;
+  layout?: number;
 }
 
 /**
@@ -19,11 +22,16 @@ export class MongoLeases implements LeaseStore {
     this.leases = db.collection('leases');
   }
 
+  async createIndexes(): Promise<void> {
+    await this.leases.createIndexes([{ key: { expiresAt: 1 } }]);
+  }
+
   async takeLease(name: string, holder: string, now: number, expiresAt: number): Promise<Lease> {
     try {
       const taken = await this.leases.findOneAndUpdate(
         { _id: name, $or: [{ holder }, { expiresAt: { $lte: now } }] },
-        { $set: { holder, expiresAt } },
+        // The layout its holder writes (layout.ts): an earlier version's take or renewal sets neither field.
+        { $set: { holder, expiresAt, layoutHolder: holder, layout: LAYOUT } },
         { upsert: true, returnDocument: 'after' },
       );
       if (taken) return toLease(taken);

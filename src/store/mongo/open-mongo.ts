@@ -4,6 +4,8 @@ import { MongoCounters } from './counters.js';
 import { MongoFlakyCollections } from './flaky-collections.js';
 import { MongoInbox } from './inbox-collection.js';
 import { MongoTemplates } from './template-collection.js';
+import { assertSupportedServer } from './server-version.js';
+import { checkLayout } from './layout.js';
 import { MongoLeases } from './mongo-leases.js';
 import { MongoOrgs } from './mongo-orgs.js';
 import { MongoServer } from './mongo-server.js';
@@ -11,11 +13,15 @@ import { MongoOutbox } from './outbox-collection.js';
 import { MongoQueueCollections } from './queue-collection.js';
 import { MongoTargetCollections } from './target-collections.js';
 
-/** Connects and opens the store on `dbName`; the client is closed with the store (or when opening fails). */
+/**
+ * Connects, refuses a server older than MIN_MONGODB_VERSION, and opens the store on `dbName`; the
+ * client is closed with the store (or when opening fails).
+ */
 export async function connectMongo(uri: string, dbName: string, options: MongoClientOptions = {}): Promise<Store> {
   const client = new MongoClient(uri, { ignoreUndefined: true, ...options });
   await client.connect();
   try {
+    await assertSupportedServer(client.db(dbName));
     return await openMongoOnDb(client.db(dbName), () => client.close());
   } catch (err) {
     await client.close();
@@ -27,8 +33,9 @@ export async function connectMongo(uri: string, dbName: string, options: MongoCl
  * The store on an open database (tests pass a recording one), its indexes created (creating an
  * existing index is a no-op); `close` ends what `db` was opened with. Documents are stored as the
  * domain objects themselves (plus MongoDB's own `_id`, never read back), apart from queues
- * (queue-collection.ts). No write needs a replica set: a queue commit writes its archive (idempotent
- * upserts), its pages and staged events, then a compare-and-set on `version`.
+ * (queue-collection.ts). No write needs a replica set: a queue commit writes its archive (tagged with
+ * the commit until it lands), its pages and staged events, then a compare-and-set on `version`. The
+ * layout check runs last (layout.ts): it refuses to open beside a replica of an earlier layout.
  */
 export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise<Store> {
   const counters = new MongoCounters(db);
@@ -40,7 +47,9 @@ export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise
   const server = new MongoServer(db);
   const inbox = new MongoInbox(db);
   const templates = new MongoTemplates(db);
-  await Promise.all([queues, targets, orgs, tests, server, outbox, inbox, templates, counters].map((role) => role.createIndexes()));
+  const leases = new MongoLeases(db);
+  await Promise.all([queues, targets, orgs, tests, server, outbox, inbox, templates, counters, leases].map((role) => role.createIndexes()));
+  await checkLayout(db);
   return {
     kind: 'mongo',
     queues,
@@ -48,7 +57,7 @@ export async function openMongoOnDb(db: Db, close: () => Promise<void>): Promise
     orgs,
     tests,
     server,
-    leases: new MongoLeases(db),
+    leases,
     outbox,
     inbox,
     templates,

@@ -1,8 +1,9 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mongodb';
-import { DELIVERY_STATUSES } from '../../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
-import { deleteInBatches, retryOnDuplicate } from './collection-ops.js';
+import { fieldsFilter, retryOnDuplicate } from './collection-ops.js';
+import { dueDeliveries } from './due-deliveries.js';
+import { pruneOutbox } from './outbox-prune.js';
 import type { MongoCounters } from './counters.js';
 
 /**
@@ -14,6 +15,12 @@ import type { MongoCounters } from './counters.js';
  * commit's staged events never stand in for this one's: two commits racing for one version may make
  * events with the same id. Events a stopped committer left staged are settled a minute later by
  * looking for their commit in the queue document.
+ *
+ * Events are numbered when they are staged, before the compare-and-set: the next commit of that queue
+ * can only read the queue after this one landed, so it numbers its events after these, whichever
+ * replica makes it. Until a staged event is confirmed or discarded, no event numbered after it is
+ * handed out (`undispatchedEvents`), so one PR's events are fanned out in commit order even when a
+ * committer stops between its compare-and-set and its confirmation (they then wait for the settling).
  */
 /** Documents written by earlier versions carried their commits' events here. */
 export const PENDING_EVENTS = 'pendingEvents';
@@ -36,6 +43,12 @@ interface StagedEvent {
   queueId: string;
   writtenAt: string;
   event: OutboxEvent;
+  /** Its place in the outbox, reserved at staging (absent on events staged by the previous layout). */
+  seq?: number;
+}
+interface NumberedEvent {
+  event: OutboxEvent;
+  seq?: number | undefined;
 }
 const SETTLES_MS = 60_000;
 /** Documents read per round trip by housekeeping, so no reply grows with history. */
@@ -65,7 +78,7 @@ export class MongoOutbox implements OutboxStore {
         { key: { seq: 1 }, unique: true },
         { key: { dispatched: 1, seq: 1 } },
       ]),
-      this.staged.createIndexes([{ key: { commitId: 1 } }, { key: { writtenAt: 1 } }]),
+      this.staged.createIndexes([{ key: { commitId: 1 } }, { key: { writtenAt: 1 } }, { key: { seq: 1 } }]),
       this.subscriptions.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { orgId: 1, enabled: 1 } },
@@ -98,17 +111,20 @@ export class MongoOutbox implements OutboxStore {
   /** Stores events directly (test-case changes, a deleted queue's), when an enabled webhook could receive them. */
   async insertEvents(events: readonly OutboxEvent[] | undefined, options: { requiresQueueGone?: string } = {}): Promise<void> {
     const marks = options.requiresQueueGone ? { requiresQueueGone: options.requiresQueueGone, writtenAt: new Date().toISOString() } : {};
-    await this.write(await this.keep(events), marks);
+    await this.write((await this.keep(events)).map((event) => ({ event })), marks);
   }
 
-  /** Stores the kept events of a queue commit, not to be sent before the commit is confirmed. */
-  async stage(events: readonly OutboxEvent[], queueId: string, commitId: string): Promise<void> {
+  /** Numbers the kept events of a queue commit and stores them, not to be sent before the commit is confirmed; answers them numbered. */
+  async stage(events: readonly OutboxEvent[], queueId: string, commitId: string): Promise<NumberedEvent[]> {
     const writtenAt = new Date().toISOString();
-    await this.staged.insertMany(events.map((event) => ({ commitId, queueId, writtenAt, event })), { ordered: false });
+    const first = await this.counters.reserve('outbox', events.length);
+    const staged = events.map((event, i) => ({ commitId, queueId, writtenAt, event, seq: first + i }));
+    await this.staged.insertMany(staged.map((s) => ({ ...s })), { ordered: false });
+    return staged.map(({ event, seq }) => ({ event, seq }));
   }
 
-  /** The commit landed: its events go to the outbox (those given, else those staged). */
-  async confirm(commitId: string, events?: readonly OutboxEvent[]): Promise<void> {
+  /** The commit landed: its events go to the outbox with their numbers (those given, else those staged). */
+  async confirm(commitId: string, events?: readonly NumberedEvent[]): Promise<void> {
     if (events) await this.write(events, {});
     else for await (const batch of this.stagedBatches(commitId)) await this.write(batch, {});
     await this.staged.deleteMany({ commitId });
@@ -119,24 +135,29 @@ export class MongoOutbox implements OutboxStore {
     await this.staged.deleteMany({ commitId });
   }
 
-  private async *stagedBatches(commitId: string): AsyncGenerator<OutboxEvent[]> {
-    const batch: OutboxEvent[] = [];
-    for await (const s of this.staged.find({ commitId }, { projection: { _id: 0, event: 1 } })) {
-      batch.push(s.event);
+  private async *stagedBatches(commitId: string): AsyncGenerator<NumberedEvent[]> {
+    const batch: NumberedEvent[] = [];
+    for await (const s of this.staged.find({ commitId }, { projection: { _id: 0, event: 1, seq: 1 } })) {
+      batch.push({ event: s.event, seq: s.seq });
       if (batch.length === BATCH) yield batch.splice(0);
     }
     if (batch.length > 0) yield batch;
   }
 
-  /** Inserts events whose id is new, numbered in one block of the outbox sequence. */
-  private async write(events: readonly OutboxEvent[], marks: EventMarks): Promise<void> {
+  /**
+   * Inserts events whose id is new, with their number (reserved at staging), or else numbered in one
+   * block of the outbox sequence now.
+   */
+  private async write(events: readonly NumberedEvent[], marks: EventMarks): Promise<void> {
     if (events.length === 0) return;
-    const existing = new Set((await this.events.find({ id: { $in: events.map((e) => e.id) } }, { projection: { _id: 0, id: 1 } }).toArray()).map((e) => e.id));
-    const fresh = [...new Map(events.filter((e) => !existing.has(e.id)).map((e) => [e.id, e])).values()];
+    const ids = events.map((e) => e.event.id);
+    const existing = new Set((await this.events.find({ id: { $in: ids } }, { projection: { _id: 0, id: 1 } }).toArray()).map((e) => e.id));
+    const fresh = [...new Map(events.filter((e) => !existing.has(e.event.id)).map((e) => [e.event.id, e])).values()];
     if (fresh.length === 0) return;
-    const first = await this.counters.reserve('outbox', fresh.length);
-    const ops: AnyBulkWriteOperation<EventDoc>[] = fresh.map((e, i) => ({
-      updateOne: { filter: { id: e.id }, update: { $setOnInsert: { ...e, ...marks, seq: first + i, dispatched: false } }, upsert: true },
+    const unnumbered = fresh.filter((e) => e.seq === undefined).length;
+    let next = unnumbered > 0 ? await this.counters.reserve('outbox', unnumbered) : 0;
+    const ops: AnyBulkWriteOperation<EventDoc>[] = fresh.map(({ event, seq }) => ({
+      updateOne: { filter: { id: event.id }, update: { $setOnInsert: { ...event, ...marks, seq: seq ?? next++, dispatched: false } }, upsert: true },
     }));
     await retryOnDuplicate(() => this.events.bulkWrite(ops, { ordered: false }));
   }
@@ -166,6 +187,11 @@ export class MongoOutbox implements OutboxStore {
     await this.subscriptions.replaceOne({ id: s.id }, { ...s });
   }
 
+  async updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean> {
+    const { matchedCount } = await this.subscriptions.updateOne({ ...fieldsFilter(expected), id }, { $set: { ...changes } });
+    return matchedCount === 1;
+  }
+
   /**
    * The subscription goes first: from then on none of its deliveries is due (only enabled
    * subscriptions' are), and a fan-out that read it just before may still add some, which
@@ -179,7 +205,10 @@ export class MongoOutbox implements OutboxStore {
 
   async undispatchedEvents(limit: number): Promise<StoredEvent[]> {
     await this.settleStaged();
-    const docs = await this.events.find({ dispatched: false }, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray();
+    // Read before the outbox: a staged event confirmed in between is then found in the outbox.
+    const held = await this.staged.findOne({ seq: { $gt: 0 } }, { projection: { _id: 0, seq: 1 }, sort: { seq: 1 } });
+    const filter = held?.seq === undefined ? { dispatched: false } : { dispatched: false, seq: { $lt: held.seq } };
+    const docs = await this.events.find(filter, { projection: { _id: 0 }, sort: { seq: 1 }, limit }).toArray();
     const ready: StoredEvent[] = [];
     for (const { dispatched: _, requiresQueueGone, writtenAt, ...e } of docs) {
       if (requiresQueueGone && (await this.queues.findOne({ id: requiresQueueGone }, { projection: { _id: 1 } }))) {
@@ -218,32 +247,9 @@ export class MongoOutbox implements OutboxStore {
     return doc as StoredEvent | null;
   }
 
-  /**
-   * The server filters out deliveries not yet due and those of disabled (or deleted) subscriptions
-   * before anything is counted; walking the rest in outbox order, a delivery behind an earlier
-   * pending one of its PR is skipped, until `limit` are due (as SQLite's statement does).
-   */
+  /** See due-deliveries.ts. */
   async dueDeliveries(now: string, limit: number): Promise<OutboundDelivery[]> {
-    const enabled = (await this.subscriptions.find({ enabled: true }, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
-    if (enabled.length === 0 || limit <= 0) return [];
-    const cursor = this.deliveries.find(
-      { status: 'pending', subscriptionId: { $in: enabled }, nextAttemptAt: { $lte: now } },
-      { projection: { _id: 0 }, sort: { seq: 1 }, batchSize: Math.max(limit, 100) },
-    );
-    const due: OutboundDelivery[] = [];
-    try {
-      for await (const d of cursor) {
-        const earlier = await this.deliveries.findOne(
-          { subscriptionId: d.subscriptionId, orderKey: d.orderKey, status: 'pending', seq: { $lt: d.seq } },
-          { projection: { _id: 1 } },
-        );
-        if (!earlier) due.push(d as OutboundDelivery);
-        if (due.length >= limit) break;
-      }
-    } finally {
-      await cursor.close();
-    }
-    return due;
+    return dueDeliveries(this.subscriptions, this.deliveries, now, limit);
   }
 
   async claimDelivery(id: string, expectedNextAttemptAt: string, until: string): Promise<boolean> {
@@ -253,6 +259,11 @@ export class MongoOutbox implements OutboxStore {
 
   async putDelivery(d: OutboundDelivery): Promise<void> {
     await this.deliveries.replaceOne({ id: d.id }, { ...d });
+  }
+
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    const { matchedCount } = await this.deliveries.updateOne({ ...fieldsFilter(expected), id }, { $set: { ...changes } });
+    return matchedCount === 1;
   }
 
   async getDelivery(id: string): Promise<OutboundDelivery | null> {
@@ -271,26 +282,8 @@ export class MongoOutbox implements OutboxStore {
     return { rows: rows as OutboundDelivery[], total };
   }
 
-  /**
-   * In batches: finished deliveries created before `before` (counted, as on SQLite), the deliveries
-   * of deleted subscriptions, then dispatched events before `before` that no delivery refers to.
-   */
+  /** See outbox-prune.ts. */
   async pruneOutbox(before: string): Promise<number> {
-    let pruned = 0;
-    for (const status of DELIVERY_STATUSES.filter((s) => s !== 'pending')) {
-      pruned += await deleteInBatches(this.deliveries, { status, createdAt: { $lt: before } });
-    }
-    const subscriptionIds = (await this.subscriptions.find({}, { projection: { _id: 0, id: 1 } }).toArray()).map((s) => s.id);
-    await deleteInBatches(this.deliveries, { subscriptionId: { $nin: subscriptionIds } });
-    for (let after = 0; ; ) {
-      const batch = await this.events
-        .find({ dispatched: true, seq: { $gt: after }, at: { $lt: before } }, { projection: { _id: 0, id: 1, seq: 1 }, sort: { seq: 1 }, limit: BATCH })
-        .toArray();
-      if (batch.length === 0) break;
-      after = batch[batch.length - 1]!.seq;
-      const referenced = new Set(await this.deliveries.distinct('eventId', { eventId: { $in: batch.map((e) => e.id) } }));
-      await this.events.deleteMany({ id: { $in: batch.filter((e) => !referenced.has(e.id)).map((e) => e.id) } });
-    }
-    return pruned;
+    return pruneOutbox({ events: this.events, subscriptions: this.subscriptions, deliveries: this.deliveries }, before);
   }
 }

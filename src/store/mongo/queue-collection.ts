@@ -5,7 +5,8 @@ import type { QueueDoc, Unit } from '../../domain/queue.js';
 import type { TestRun } from '../../domain/run.js';
 import { changeSnapshot, headOf, snapshotOf, type QueueHead, type QueueSnapshot } from '../queue-rows.js';
 import type { Archive, QueueStore, RunFilter } from '../store.js';
-import { conflictOnDuplicate, deleteInBatches, findMany, upsertAll } from './collection-ops.js';
+import { conflictOnDuplicate, deleteInBatches, findMany } from './collection-ops.js';
+import { confirmArchive, dropArchive, stageArchive } from './archive-writes.js';
 import { COMMITS_KEPT, PENDING_EVENTS, type MongoOutbox } from './outbox-collection.js';
 import { allRows, PageMap, type PageWrite, type QueuePage } from './queue-pages.js';
 import type { OutboxEvent } from '../../events/event-types.js';
@@ -80,12 +81,14 @@ export class MongoQueueCollections implements QueueStore {
         { key: { queueId: 1, prNumber: 1, seq: -1 } },
         { key: { queueId: 1, stateChangedAt: 1 } },
         { key: { stateChangedAt: 1 } },
+        { key: { _commit: 1 }, sparse: true },
       ]),
       this.runs.createIndexes([
         { key: { id: 1 }, unique: true },
         { key: { queueId: 1, finishedAt: -1 } },
         { key: { queueId: 1, 'prs.prNumber': 1 } },
         { key: { finishedAt: 1, createdAt: 1 } },
+        { key: { _commit: 1 }, sparse: true },
       ]),
     ]);
   }
@@ -130,8 +133,6 @@ export class MongoQueueCollections implements QueueStore {
     if (queue.version !== expectedVersion + 1) {
       throw new Error(`commitQueue: queue.version must be ${expectedVersion + 1}, got ${queue.version}`);
     }
-    await upsertAll(this.entries, archive?.entries ?? []);
-    await upsertAll(this.runs, archive?.runs ?? []);
     let loaded = this.loaded.get(queue.id);
     if (loaded?.snapshot.doc.version !== expectedVersion) {
       loaded = (await this.load({ id: queue.id })) ?? undefined;
@@ -159,13 +160,19 @@ export class MongoQueueCollections implements QueueStore {
     if (size > MAX_UPDATE_BYTES) {
       throw new Error(`queue ${queue.repoKey} ${queue.branch}: the commit's update is ${(size / 2 ** 20).toFixed(1)} MiB, over the ${MAX_UPDATE_BYTES / 2 ** 20} MiB MongoDB is given`);
     }
+    await stageArchive(this.entries, archive?.entries, commitId);
+    await stageArchive(this.runs, archive?.runs, commitId);
     const kept = await this.stage(archive?.events, queue.id, commitId);
     await this.insertPages(written);
     const result = await this.queues.updateOne({ id: queue.id, version: expectedVersion }, update);
     if (result.matchedCount !== 1) {
       await this.undo(written, kept.length > 0 && commitId);
+      await dropArchive(this.entries, archive?.entries, commitId);
+      await dropArchive(this.runs, archive?.runs, commitId);
       return false;
     }
+    await confirmArchive(this.entries, archive?.entries);
+    await confirmArchive(this.runs, archive?.runs);
     if (written.replaced.length > 0) await this.pages.deleteMany({ _id: { $in: written.replaced } });
     if (kept.length > 0) await this.outbox.confirm(commitId, kept);
     if (pages) this.loaded.set(queue.id, { snapshot, pages });
@@ -244,11 +251,10 @@ export class MongoQueueCollections implements QueueStore {
     throw new Error(`queue ${JSON.stringify(filter)} kept changing while being read`);
   }
 
-  /** Decides which events to keep before anything is written, and stages those. */
-  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string): Promise<OutboxEvent[]> {
+  /** Decides which events to keep before anything is written, and stages those, numbered. */
+  private async stage(events: readonly OutboxEvent[] | undefined, queueId: string, commitId: string) {
     const kept = await this.outbox.keep(events);
-    if (kept.length > 0) await this.outbox.stage(kept, queueId, commitId);
-    return kept;
+    return kept.length > 0 ? await this.outbox.stage(kept, queueId, commitId) : [];
   }
 
   private async insertPages(written: PageWrite): Promise<void> {

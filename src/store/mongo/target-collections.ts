@@ -44,7 +44,7 @@ export class MongoTargetCollections implements TargetStore {
 
   async createIndexes(): Promise<void> {
     await Promise.all([
-      this.headers.createIndexes([{ key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true }, { key: { usedAt: 1 } }, { key: { repoKey: 1, usedAt: 1 } }]),
+      this.headers.createIndexes([{ key: { repoKey: 1, prNumber: 1, sha: 1 }, unique: true }, { key: { usedAt: 1 } }, { key: { repoKey: 1, usedAt: 1, prNumber: 1, sha: 1 } }]),
       this.chunks.createIndexes([{ key: { repoKey: 1, prNumber: 1, sha: 1, generation: 1, index: 1 }, unique: true }]),
     ]);
   }

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { QueueTemplate } from '../../domain/queue-template.js';
 import { ConflictError } from '../errors.js';
 import type { QueueTemplateStore } from '../template-store.js';
-import { isDuplicateKey } from './collection-ops.js';
+import { fieldsFilter, isDuplicateKey } from './collection-ops.js';
 
 const NO_ID = { projection: { _id: 0 } } as const;
 
@@ -15,7 +15,7 @@ export class MongoTemplates implements QueueTemplateStore {
   }
 
   async createIndexes(): Promise<void> {
-    await this.templates.createIndexes([{ key: { repoKey: 1, pattern: 1 }, unique: true }, { key: { orgId: 1 } }]);
+    await this.templates.createIndexes([{ key: { repoKey: 1, pattern: 1 }, unique: true }, { key: { orgId: 1, repoKey: 1, pattern: 1 } }]);
   }
 
   async insertTemplate(template: QueueTemplate): Promise<void> {
@@ -32,6 +32,11 @@ export class MongoTemplates implements QueueTemplateStore {
     await this.templates.replaceOne({ repoKey: template.repoKey, pattern: template.pattern }, structuredClone(template), { upsert: true });
   }
 
+  async updateTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate>, changes: Partial<QueueTemplate>): Promise<boolean> {
+    const { matchedCount } = await this.templates.updateOne({ ...fieldsFilter(expected), repoKey, pattern }, { $set: { ...changes, repoKey, pattern } });
+    return matchedCount === 1;
+  }
+
   async getTemplate(repoKey: string, pattern: string): Promise<QueueTemplate | null> {
     return this.templates.findOne({ repoKey, pattern }, NO_ID);
   }
@@ -41,7 +46,7 @@ export class MongoTemplates implements QueueTemplateStore {
     return this.templates.find(query, NO_ID).sort({ repoKey: 1, pattern: 1 }).toArray();
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return (await this.templates.deleteOne({ repoKey, pattern })).deletedCount > 0;
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    return (await this.templates.deleteOne({ ...fieldsFilter(expected), repoKey, pattern })).deletedCount > 0;
   }
 }

@@ -4,24 +4,13 @@ import { byTestCaseIdInTurns, turnLoop } from './in-turns.js';
 import type { SqliteOutboxTable } from './outbox-table.js';
 import type { DetectionScope, FlakySettings, TestCaseEvent, TestResult, TestUpload } from '../../domain/flaky.js';
 import type { TestCase } from '../../domain/quarantine.js';
-import type { TestCaseCounts, TestCaseStore, TestUploadWrite } from '../store.js';
+import { LOST, type TestCaseCounts, type TestCaseStore, type TestUploadWrite } from '../store.js';
 import { parseDoc, parseDocs } from './json-docs.js';
+import { resultOf, type ResultRow } from './result-rows.js';
+import { allStillAsRead, fieldsHold } from '../fields-hold.js';
 
 /** Rows (results, test cases, events) written per transaction of a large upload: a few ms each. */
 export const ROWS_PER_TRANSACTION = 100;
-
-interface ResultRow {
-  repo_key: string;
-  test_case_id: string;
-  upload_id: string;
-  commit_sha: string;
-  branch: string | null;
-  outcome: TestResult['outcome'];
-  failed_attempts: number;
-  passed_attempts: number;
-  at: string;
-  ignored: number;
-}
 
 /** Test cases and the rest of the flaky-test data (tables of migration 3). */
 export class SqliteFlakyTables implements TestCaseStore {
@@ -109,8 +98,10 @@ export class SqliteFlakyTables implements TestCaseStore {
       for (const r of results) this.stmt.insertResult.run({ ...r, ignored: r.ignoredForDetection ? 1 : 0 });
     });
 
-    this.commitTx = db.transaction((w: TestUploadWrite): boolean => {
+    this.commitTx = db.transaction((w: TestUploadWrite): boolean | typeof LOST => {
       const { upload } = w;
+      if (this.stmt.upload.get(upload.repoKey, upload.uploadId) !== undefined) return false;
+      if (!this.stillAsRead(w)) return LOST;
       if (this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes !== 1) return false;
       this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
       this.insertResultsTx(w.results);
@@ -130,9 +121,11 @@ export class SqliteFlakyTables implements TestCaseStore {
    * in a few neighbouring pages, where ids in upload order (random UUIDs) dirty a page per row
    * and index (20,000 newly flaky tests wrote 535 MB to the WAL in upload order, 308 MB sorted).
    */
-  private async commitInSlices(w: TestUploadWrite): Promise<boolean> {
+  private async commitInSlices(w: TestUploadWrite): Promise<boolean | typeof LOST> {
     const { upload } = w;
     if (this.stmt.upload.get(upload.repoKey, upload.uploadId) !== undefined) return false;
+    // Checked before the first slice only: a change landing while the slices are written is written over.
+    if (!this.stillAsRead(w)) return LOST;
     this.stmt.pruneResults.run(upload.repoKey, w.keepResultsSince);
     const results = await byTestCaseIdInTurns(w.results);
     for (let at = 0; at < results.length; at += ROWS_PER_TRANSACTION) {
@@ -165,6 +158,10 @@ export class SqliteFlakyTables implements TestCaseStore {
     return this.stmt.insertUpload.run(upload.repoKey, upload.uploadId, JSON.stringify(upload)).changes === 1;
   }
 
+  private stillAsRead(w: TestUploadWrite): boolean {
+    return allStillAsRead(w.asRead, (tc) => parseDoc<TestCase>(this.stmt.testCase.get(tc.repoKey, tc.testCaseId)));
+  }
+
   private upsertCase(tc: TestCase): void {
     this.stmt.upsertCase.run({
       repoKey: tc.repoKey,
@@ -180,7 +177,7 @@ export class SqliteFlakyTables implements TestCaseStore {
     return parseDoc<TestUpload>(this.stmt.upload.get(repoKey, uploadId));
   }
 
-  async commitTestUpload(write: TestUploadWrite): Promise<boolean> {
+  async commitTestUpload(write: TestUploadWrite): Promise<boolean | typeof LOST> {
     const rows = write.results.length + write.testCases.length + write.events.length;
     return rows <= ROWS_PER_TRANSACTION ? this.commitTx.immediate(write) : this.commitInSlices(write);
   }
@@ -201,6 +198,15 @@ export class SqliteFlakyTables implements TestCaseStore {
 
   async writeTestCases(testCases: TestCase[], events: TestCaseEvent[], orgId?: string): Promise<void> {
     this.writeTx.immediate(testCases, events, orgId);
+  }
+
+  async updateTestCase(expected: TestCase, next: TestCase, events: TestCaseEvent[], orgId?: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const stored = parseDoc<TestCase>(this.stmt.testCase.get(expected.repoKey, expected.testCaseId));
+      if (!stored || !fieldsHold(stored, expected)) return false;
+      this.writeTx([next], events, orgId);
+      return true;
+    }).immediate();
   }
 
   async testResults(repoKey: string, testCaseIds: string[], since: string): Promise<TestResult[]> {
@@ -228,6 +234,15 @@ export class SqliteFlakyTables implements TestCaseStore {
 
   async getFlakySettings(repoKey: string): Promise<FlakySettings | null> {
     return parseDoc<FlakySettings>(this.stmt.settings.get(repoKey));
+  }
+
+  async updateFlakySettings(repoKey: string, expected: FlakySettings | null, next: FlakySettings): Promise<boolean> {
+    return this.db.transaction(() => {
+      const stored = parseDoc<FlakySettings>(this.stmt.settings.get(repoKey));
+      if (expected === null ? stored !== null : stored === null || !fieldsHold(stored, expected)) return false;
+      this.stmt.putSettings.run(repoKey, JSON.stringify(next));
+      return true;
+    }).immediate();
   }
 
   async putFlakySettings(repoKey: string, settings: FlakySettings): Promise<void> {
@@ -260,19 +275,4 @@ export class SqliteFlakyTables implements TestCaseStore {
     if (ownerKeys.length === 0) return [];
     return this.stmt.counts.all(JSON.stringify(ownerKeys)) as TestCaseCounts[];
   }
-}
-
-function resultOf(r: ResultRow): TestResult {
-  return {
-    repoKey: r.repo_key,
-    testCaseId: r.test_case_id,
-    uploadId: r.upload_id,
-    commitSha: r.commit_sha,
-    branch: r.branch,
-    outcome: r.outcome,
-    failedAttempts: r.failed_attempts,
-    passedAttempts: r.passed_attempts,
-    at: r.at,
-    ignoredForDetection: r.ignored === 1,
-  };
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/event-types.js';
 import { parseDoc, parseDocs } from './json-docs.js';
+import { fieldsHold } from '../fields-hold.js';
 import { eventsToKeep, type DeliveryFilter, type FannedOutEvent, type OutboundDelivery, type OutboxStore, type StoredEvent, type WebhookSubscription } from '../outbox-store.js';
 
 /**
@@ -133,6 +134,16 @@ export class SqliteOutboxTable implements OutboxStore {
     this.stmt.putSub.run(JSON.stringify(s), s.id);
   }
 
+  async updateSubscription(id: string, expected: Partial<WebhookSubscription>, changes: Partial<WebhookSubscription>): Promise<boolean> {
+    // IMMEDIATE: the read and the write hold the file's write lock, so no other process writes between.
+    return this.db.transaction(() => {
+      const s = parseDoc<WebhookSubscription>(this.stmt.subById.get(id));
+      if (!s || !fieldsHold(s, expected)) return false;
+      this.stmt.putSub.run(JSON.stringify({ ...s, ...changes }), id);
+      return true;
+    }).immediate();
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.stmt.deleteSubDeliveries.run(id);
@@ -163,6 +174,16 @@ export class SqliteOutboxTable implements OutboxStore {
 
   async putDelivery(d: OutboundDelivery): Promise<void> {
     this.stmt.putDelivery.run({ id: d.id, status: d.status, nextAttemptAt: d.nextAttemptAt, doc: JSON.stringify(d) });
+  }
+
+  async updateDelivery(id: string, expected: Partial<OutboundDelivery>, changes: Partial<OutboundDelivery>): Promise<boolean> {
+    return this.db.transaction(() => {
+      const d = parseDoc<OutboundDelivery>(this.stmt.deliveryById.get(id));
+      if (!d || !fieldsHold(d, expected)) return false;
+      const next = { ...d, ...changes, id };
+      this.stmt.putDelivery.run({ id, status: next.status, nextAttemptAt: next.nextAttemptAt, doc: JSON.stringify(next) });
+      return true;
+    }).immediate();
   }
 
   async getDelivery(id: string): Promise<OutboundDelivery | null> {

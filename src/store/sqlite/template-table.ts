@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { QueueTemplate } from '../../domain/queue-template.js';
 import { ConflictError } from '../errors.js';
+import { fieldsHold } from '../fields-hold.js';
 import type { QueueTemplateStore } from '../template-store.js';
 
 /** Queue templates in SQLite; the table is created here (IF NOT EXISTS), like the inbox's. */
@@ -18,7 +19,7 @@ const SCHEMA = `
 export class SqliteTemplateTable implements QueueTemplateStore {
   private readonly stmt;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
     this.stmt = {
       insert: db.prepare('INSERT INTO queue_templates (repo_key, pattern, org_id, doc) VALUES (@repoKey, @pattern, @orgId, @doc)'),
@@ -47,6 +48,16 @@ export class SqliteTemplateTable implements QueueTemplateStore {
     this.stmt.put.run(rowOf(template));
   }
 
+  async updateTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate>, changes: Partial<QueueTemplate>): Promise<boolean> {
+    return this.db.transaction(() => {
+      const doc = this.stmt.get.get(repoKey, pattern) as string | undefined;
+      const row = doc === undefined ? null : (JSON.parse(doc) as QueueTemplate);
+      if (!row || !fieldsHold(row, expected)) return false;
+      this.stmt.put.run(rowOf({ ...row, ...changes, repoKey, pattern }));
+      return true;
+    }).immediate();
+  }
+
   async getTemplate(repoKey: string, pattern: string): Promise<QueueTemplate | null> {
     const doc = this.stmt.get.get(repoKey, pattern) as string | undefined;
     return doc === undefined ? null : (JSON.parse(doc) as QueueTemplate);
@@ -57,8 +68,12 @@ export class SqliteTemplateTable implements QueueTemplateStore {
     return docs.map((d) => JSON.parse(d) as QueueTemplate);
   }
 
-  async deleteTemplate(repoKey: string, pattern: string): Promise<boolean> {
-    return this.stmt.delete.run(repoKey, pattern).changes > 0;
+  async deleteTemplate(repoKey: string, pattern: string, expected: Partial<QueueTemplate> = {}): Promise<boolean> {
+    return this.db.transaction(() => {
+      const doc = this.stmt.get.get(repoKey, pattern) as string | undefined;
+      if (doc === undefined || !fieldsHold(JSON.parse(doc) as QueueTemplate, expected)) return false;
+      return this.stmt.delete.run(repoKey, pattern).changes > 0;
+    }).immediate();
   }
 }
 

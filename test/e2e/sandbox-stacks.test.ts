@@ -1,0 +1,73 @@
+import { SandboxService } from './sandbox-service.js';
+
+/**
+ * A plain chain in the sandbox, through the REST API as a user drives it: #1 on main, #2 on #1's
+ * branch, #3 on #2's. Submitting the top with `stack: {below: true}` queues the three as one unit:
+ * one CI run, and every member merged onto main (the upper ones retargeted to main as they land).
+ */
+const REPO = { host: 'github.com', owner: 'acme', name: 'stacks' };
+const QUEUE = { repo: REPO, targetBranch: 'main' };
+let svc: SandboxService;
+
+beforeEach(async () => {
+  svc = await SandboxService.start();
+  await svc.ok('createQueue', { ...QUEUE, concurrency: 2 });
+});
+afterEach(async () => {
+  await svc.stop();
+});
+
+async function chain(bad: number | null = null): Promise<number[]> {
+  const prs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const stackOn = prs.at(-1);
+    prs.push((await svc.openPull(REPO, `layer ${i + 1}`, { bad: bad === i + 1, ciMinutes: 10, ...(stackOn ? { stackOn } : {}) })).number);
+  }
+  return prs;
+}
+
+test('the top of a 3-member chain, submitted with the PRs below, lands the whole chain with one CI run', async () => {
+  const prs = await chain();
+  const submitted = await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: prs[2] }, stack: { below: true } });
+  expect(submitted.body.prNumber).toBe(prs[2]);
+  await svc.settle();
+  const queue = await svc.ok('getQueue', QUEUE);
+  expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs);
+  expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
+
+  await svc.advanceMinutes(12);
+  for (const n of prs) expect((await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: n } })).body.state).toBe('MERGED');
+  expect(svc.sandbox.mergedInOrder(REPO)).toEqual(prs);
+  for (const n of prs) expect(svc.sandbox.pullRequest(REPO, n)!.baseBranch).toBe('main');
+  expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
+});
+
+test('submitting layer 2 of 3 queues only layers 1 and 2', async () => {
+  const prs = await chain();
+  await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: prs[1] }, stack: { below: true } });
+  await svc.settle();
+  const queue = await svc.ok('getQueue', QUEUE);
+  expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs.slice(0, 2));
+});
+
+test('a broken middle layer: the bottom lands, the middle fails with its tests, the top leaves naming it', async () => {
+  await svc.ok('updateQueue', { ...QUEUE, flakeRetries: 0 });
+  const prs = await chain(2);
+  await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: prs[2] }, stack: { below: true } });
+  await svc.advanceMinutes(40);
+  const states = [];
+  for (const n of prs) states.push((await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: n } })).body);
+  expect(states.map((s) => s.state)).toEqual(['MERGED', 'FAILED', 'FAILED']);
+  expect(states[1].reason.code).toBe('tests_failed');
+  expect(states[2].reason.code).toBe('stack_member_failed');
+  expect(states[2].reason.message).toContain(`#${prs[1]}`);
+  expect(svc.sandbox.mergedInOrder(REPO)).toEqual([prs[0]]);
+});
+
+test('a stack named by its PRs is refused, naming the field, when it leaves out the submitted PR', async () => {
+  const prs = await chain();
+  const res = await svc.api('submitPullRequest', { ...QUEUE, pr: { number: prs[2] }, stack: { prs: [prs[0], prs[1]] } });
+  expect(res.status).toBe(400);
+  expect(res.body.errors).toEqual([{ path: 'stack.prs', message: expect.stringContaining(`#${prs[2]}`) }]);
+  expect((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests).toEqual([]);
+});
