@@ -57,9 +57,12 @@ export class Merger {
     const facts: Fact[] = [];
     for (let i = 0; i < due.length; ) {
       if (!(await mayAct())) break;
+      // A natively stacked PR lands through the stack merge even alone (the members above it left):
+      // GitHub refuses it the merge API.
       const stack = nativeStackAt(due, i);
-      const step = stack.length > 1 && this.o.gitHost.mergeStack ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
-      i += stack.length > 1 && this.o.gitHost.mergeStack ? stack.length : 1;
+      const native = stack[0]!.stack?.kind === 'native' && this.o.gitHost.mergeStack !== undefined;
+      const step = native ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
+      i += native ? stack.length : 1;
       facts.push(...step.facts);
       if (step.stop) break;
     }

@@ -3,6 +3,7 @@ import type { RepoRef } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { Engine } from '../../engine/engine.js';
 import type { GitHost } from '../../githost/githost.js';
+import type { PullRequestStack } from '../../domain/stack.js';
 
 /** The engine's part: it records facts for the queues they concern and reconciles them. */
 export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
@@ -55,6 +56,11 @@ export class GitHostEvents {
   /** A branch moved (a push): the queues targeting it read its head again. */
   async branchMoved(repo: RepoRef, branch: string): Promise<void> {
     await this.deps.engine.branchMoved(repo, branch);
+  }
+
+  /** The stack the pull request is in (a command on a member acts in the queue of the stack's target); null: none. */
+  async readStack(repo: RepoRef, prNumber: number): Promise<PullRequestStack | null> {
+    return (await this.deps.gitHost.getStack?.(repo, prNumber)) ?? null;
   }
 
   /** The pull request as the git host has it now (a comment command's target branch); null if unknown. */
