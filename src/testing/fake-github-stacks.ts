@@ -10,9 +10,9 @@ export interface FakeStack {
 
 /** GitHub's answer about an asynchronous merge (`PUT …/merge-async`, `GET …/merge-async/{uuid}`). */
 export type MergeAsyncResult =
-  | { status: 'pending'; details: { uuid: string } }
-  | { status: 'merged'; details: { sha: string } }
-  | { status: 'enqueued'; details: Record<string, never> }
+  | { status: 'pending'; details: { uuid: string; message: string; merge_method: string; merge_action: string; expected_head_sha: string } }
+  | { status: 'merged'; details: { message: string; sha: string } }
+  | { status: 'enqueued'; details: { message: string } }
   | { status: 'failed'; details: { message: string } };
 
 /** One `PUT …/pulls/{n}/merge-async`: run when it has been polled `pollsBeforeRun` times. */
@@ -21,6 +21,7 @@ export interface FakeMergeRequest {
   pr: number;
   sha: string;
   method: string;
+  action: string;
   polls: number;
   result: MergeAsyncResult | null;
 }
@@ -125,23 +126,30 @@ export class FakeStacks {
     return null;
   }
 
+  /**
+   * `PUT …/merge-async`: 200 when merged already or put in the merge queue, 400 when it cannot merge
+   * (closed, draft), 409 with the request already pending for the PR, else 202 with a new request.
+   */
   private submitMerge(pr: number, body: Record<string, unknown>): Reply {
     const pull = this.world.pulls.get(pr);
     if (!pull) return notFound();
-    if (pull.merged) return [200, { status: 'merged', details: { sha: pull.mergeCommitSha } }];
-    if (pull.state !== 'open') return [200, { status: 'failed', details: { message: `Pull request #${pr} is closed` } }];
-    if (pull.draft) return [200, { status: 'failed', details: { message: `Pull request #${pr} is a draft` } }];
-    if (body.merge_action === 'merge_queue') return [200, { status: 'enqueued', details: {} }];
+    if (pull.merged) return [200, { status: 'merged', details: { message: 'Pull request already merged', sha: pull.mergeCommitSha } }];
+    if (pull.state !== 'open') return [400, { status: 'failed', details: { message: `Pull request #${pr} is closed` } }];
+    if (pull.draft) return [400, { status: 'failed', details: { message: `Pull request #${pr} is a draft` } }];
+    if (body.merge_action === 'merge_queue') return [200, { status: 'enqueued', details: { message: 'Pull request added to the merge queue' } }];
+    const pending = [...this.mergeRequests.values()].find((r) => r.pr === pr && r.result === null);
+    if (pending) return [409, pendingResult(pending)];
     const uuid = `merge-${++this.seq}`;
-    this.mergeRequests.set(uuid, { uuid, pr, sha: String(body.sha ?? pull.head), method: String(body.merge_method ?? 'merge'), polls: 0, result: null });
-    return [202, { status: 'pending', details: { uuid } }];
+    const request = { uuid, pr, sha: String(body.sha ?? pull.head), method: String(body.merge_method ?? 'merge'), action: String(body.merge_action ?? 'default'), polls: 0, result: null };
+    this.mergeRequests.set(uuid, request);
+    return [202, pendingResult(request)];
   }
 
   private pollMerge(pr: number, uuid: string): Reply {
     const request = this.mergeRequests.get(uuid);
     if (!request || request.pr !== pr) return notFound();
     if (!request.result) {
-      if (request.polls++ < this.pollsBeforeRun) return [200, { status: 'pending', details: { uuid } }];
+      if (request.polls++ < this.pollsBeforeRun) return [200, pendingResult(request)];
       request.result = this.run(request);
     }
     return [200, request.result];
@@ -168,7 +176,7 @@ export class FakeStacks {
     this.world.landStack(base, merged, members);
     if (stack) this.afterLanding(stack, members.length);
     for (const p of members) this.world.emit('closed', p);
-    return { status: 'merged', details: { sha: merged } };
+    return { status: 'merged', details: { message: 'Pull request successfully merged', sha: merged } };
   }
 
   /** The members left above the landed ones form the stack, its new bottom based on the stack's base. */
@@ -211,14 +219,18 @@ export class FakeStacks {
     return {
       id: stack.id,
       number: stack.number,
-      size: stack.prs.length,
-      base: { ref: stack.base, sha: this.world.refs.get(stack.base) ?? null },
+      base: { ref: stack.base },
+      open: stack.prs.some((n) => this.world.pulls.get(n)!.state === 'open'),
       pull_requests: stack.prs.map((n) => {
         const p = this.world.pulls.get(n)!;
-        return { number: n, state: p.state, draft: p.draft, merged_at: p.merged ? '2026-11-24T09:00:00Z' : null, head: { ref: this.world.headRefOf(p), sha: p.head } };
+        return { number: n, state: p.state, draft: p.draft, merged_at: p.merged ? '2026-11-24T09:00:00Z' : null, head: { ref: this.world.headRefOf(p), sha: p.head }, base: { ref: p.base } };
       }),
     };
   }
+}
+
+function pendingResult(r: FakeMergeRequest): MergeAsyncResult {
+  return { status: 'pending', details: { uuid: r.uuid, message: '', merge_method: r.method, merge_action: r.action, expected_head_sha: r.sha } };
 }
 
 function numbers(value: unknown): number[] {

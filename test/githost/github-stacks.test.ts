@@ -156,19 +156,32 @@ describe('mergeStack', () => {
     scope.done();
   });
 
-  test('answered at once: merged (it was already), failed (a draft); refused: 409 is pr_updated', async () => {
+  test('answered at once: merged already (200), cannot merge (400, a draft); a request pending for another head (409) is pr_updated', async () => {
     const scope = nock(API)
       .put(`${R}/pulls/3/merge-async`)
-      .reply(200, { status: 'merged', details: { sha: 'before' } })
+      .reply(200, { status: 'merged', details: { message: 'Pull request already merged', sha: 'before' } })
       .put(`${R}/pulls/3/merge-async`)
-      .reply(200, { status: 'failed', details: { message: 'Pull request #3 is a draft' } })
+      .reply(400, { status: 'failed', details: { message: 'Pull request #3 is a draft' } })
       .put(`${R}/pulls/3/merge-async`)
-      .reply(409, { message: 'Head branch was modified. Review and try the merge again.' });
+      .reply(409, { status: 'pending', details: { uuid: 'u0', message: '', merge_method: 'merge', merge_action: 'direct_merge', expected_head_sha: 'older' } })
+      .put(`${R}/pulls/3/merge-async`)
+      .reply(409, { message: 'Conflict' });
     const gitHost = host();
     await expect(gitHost.mergeStack(repo, 3, opts)).resolves.toEqual({ ok: true, sha: 'before' });
-    await expect(gitHost.mergeStack(repo, 3, opts)).resolves.toMatchObject({ ok: false, code: 'merge_conflict', message: 'Pull request #3 is a draft' });
+    await expect(gitHost.mergeStack(repo, 3, opts)).resolves.toEqual({ ok: false, code: 'merge_conflict', message: 'Pull request #3 is a draft' });
+    await expect(gitHost.mergeStack(repo, 3, opts)).resolves.toMatchObject({ ok: false, code: 'pr_updated', message: expect.stringContaining('older') });
     await expect(gitHost.mergeStack(repo, 3, opts)).resolves.toMatchObject({ ok: false, code: 'pr_updated' });
     expect(slept).toEqual([]);
+    scope.done();
+  });
+
+  test('a request already pending for the tested head (made before a crash) is polled to its end', async () => {
+    const scope = nock(API)
+      .put(`${R}/pulls/3/merge-async`)
+      .reply(409, { status: 'pending', details: { uuid: 'u0', message: '', merge_method: 'merge', merge_action: 'direct_merge', expected_head_sha: 's3' } })
+      .get(`${R}/pulls/3/merge-async/u0`)
+      .reply(200, { status: 'merged', details: { message: '', sha: 'landed' } });
+    await expect(host().mergeStack(repo, 3, opts)).resolves.toEqual({ ok: true, sha: 'landed' });
     scope.done();
   });
 

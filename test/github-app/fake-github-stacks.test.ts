@@ -54,6 +54,8 @@ describe('native stacks', () => {
     expect(status).toBe(202);
     const { uuid } = (submitted as { details: { uuid: string } }).details;
     expect(fake.merged).toEqual([]); // in the background: nothing yet
+    // Asked again while it is pending: 409 with the pending request.
+    expect(call('PUT', '/pulls/2/merge-async', { sha: 'head2' })).toEqual([409, { status: 'pending', details: { uuid, message: '', merge_method: 'merge', merge_action: 'direct_merge', expected_head_sha: 'head2' } }]);
     const [, result] = call('GET', `/pulls/2/merge-async/${uuid}`);
     expect(result).toMatchObject({ status: 'merged', details: { sha: fake.refs.get('main') } });
     expect(fake.merged).toEqual([1, 2]);
@@ -86,7 +88,9 @@ describe('native stacks', () => {
     expect(call('GET', `/pulls/3/merge-async/${uuid}`)[1]).toMatchObject({ status: 'failed', details: { message: expect.stringContaining('Head branch was modified') } });
     expect(fake.merged).toEqual([]);
     expect(fake.refs.get('main')).toBe('base0');
-    expect(call('PUT', '/pulls/3/merge-async', { merge_action: 'merge_queue', sha: 'head3b' })[1]).toEqual({ status: 'enqueued', details: {} });
+    expect(call('PUT', '/pulls/3/merge-async', { merge_action: 'merge_queue', sha: 'head3b' })[1]).toMatchObject({ status: 'enqueued' });
+    fake.pulls.get(3)!.draft = true;
+    expect(call('PUT', '/pulls/3/merge-async', { sha: 'head3b' })).toEqual([400, { status: 'failed', details: { message: 'Pull request #3 is a draft' } }]);
   });
 });
 

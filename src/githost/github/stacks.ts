@@ -34,7 +34,7 @@ interface StackResource {
   id: number;
   number: number;
   base: { ref: string };
-  pull_requests: { number: number; state: string; draft?: boolean; merged_at?: string | null; head: { ref: string; sha: string } }[];
+  pull_requests: { number: number; state: string; draft?: boolean; merged_at?: string | null; head: { ref: string; sha: string }; base?: { ref: string } }[];
 }
 
 /**
@@ -60,7 +60,7 @@ async function readNativeStack(octokit: Octokit, repo: RepoRef, number: number):
   let below = stack.base.ref;
   for (const p of stack.pull_requests) {
     const state = p.merged_at ? 'merged' : p.state === 'open' ? 'open' : 'closed';
-    if (state === 'open') members.push({ number: p.number, headSha: p.head.sha, headRef: p.head.ref, baseRef: below, state, draft: p.draft ?? false });
+    if (state === 'open') members.push({ number: p.number, headSha: p.head.sha, headRef: p.head.ref, baseRef: p.base?.ref ?? below, state, draft: p.draft ?? false });
     below = p.head.ref;
   }
   return { kind: 'native', id: `native:${stack.id}`, number: stack.number, target: stack.base.ref, members: members.slice(0, MAX_STACK_MEMBERS) };
@@ -107,13 +107,20 @@ async function openPulls(octokit: Octokit, repo: RepoRef): Promise<StackPull[]> 
   return pulls;
 }
 
-type MergeAsyncAnswer = { status: 'pending'; details: { uuid: string } } | { status: 'merged'; details: { sha: string } } | { status: 'enqueued' } | { status: 'failed'; details: { message: string } };
+type MergeAsyncAnswer =
+  | { status: 'pending'; details: { uuid: string; expected_head_sha?: string } }
+  | { status: 'merged'; details: { sha: string } }
+  | { status: 'enqueued' }
+  | { status: 'failed'; details: { message: string } };
 
 /**
  * GitHub's asynchronous merge of every member up to `topPrNumber`, pinned to its head, polled with a
- * doubling pause until it ends. A failure mentioning a changed head is `pr_updated`; any other (a
- * member's rules, a conflict) is `merge_conflict`. Still pending after STACK_MERGE_TIMEOUT_MS: throws
- * (the engine retries; a merge that landed meanwhile answers `merged` to the next submission).
+ * doubling pause until it ends. GitHub answers a PR that cannot merge (closed, a draft) at once with
+ * 400, and a request already pending for the PR (one made before a crash or a timeout) with 409 and
+ * that request, which is polled when it is pinned to the same head. A failure mentioning a changed
+ * head is `pr_updated`; any other (a member's rules, a conflict) is `merge_conflict`. Still pending
+ * after STACK_MERGE_TIMEOUT_MS: throws (the engine retries; a merge that landed meanwhile answers
+ * `merged` to the next submission).
  */
 export async function mergeStack(octokit: Octokit, repo: RepoRef, topPrNumber: number, opts: { expectedSha: string; method: MergeMethod }, timing: StackMergeTiming): Promise<MergeResult> {
   let answer: MergeAsyncAnswer;
@@ -128,9 +135,14 @@ export async function mergeStack(octokit: Octokit, repo: RepoRef, topPrNumber: n
     answer = data as MergeAsyncAnswer;
   } catch (error) {
     const status = httpStatus(error);
-    if (status === 409) return { ok: false, code: 'pr_updated', message: gitHubMessage(error) };
-    if (status === 405 || status === 422) return { ok: false, code: 'merge_conflict', message: gitHubMessage(error) };
-    throw error;
+    const result = mergeAsyncResult(error);
+    if ((status === 400 || status === 409) && result) answer = result;
+    else if (status === 409) return { ok: false, code: 'pr_updated', message: gitHubMessage(error) };
+    else if (status === 405 || status === 422) return { ok: false, code: 'merge_conflict', message: gitHubMessage(error) };
+    else throw error;
+  }
+  if (answer.status === 'pending' && answer.details.expected_head_sha && answer.details.expected_head_sha !== opts.expectedSha) {
+    return { ok: false, code: 'pr_updated', message: `a stack merge of #${topPrNumber} pinned to ${answer.details.expected_head_sha} is pending, not one of the tested head ${opts.expectedSha}` };
   }
   const deadline = timing.now() + STACK_MERGE_TIMEOUT_MS;
   for (let pause = FIRST_POLL_MS; answer.status === 'pending'; pause = Math.min(pause * 2, MAX_POLL_MS)) {
@@ -149,4 +161,11 @@ export async function mergeStack(octokit: Octokit, repo: RepoRef, topPrNumber: n
       return { ok: false, code: /head branch was modified|has been updated|sha/i.test(message) ? 'pr_updated' : 'merge_conflict', message };
     }
   }
+}
+
+/** The merge result GitHub sends with a 400 or a 409, if that is what the error carries. */
+function mergeAsyncResult(error: unknown): MergeAsyncAnswer | null {
+  const data = typeof error === 'object' && error !== null && 'response' in error ? (error.response as { data?: unknown } | undefined)?.data : undefined;
+  if (typeof data !== 'object' || data === null || !('status' in data) || !('details' in data)) return null;
+  return ['pending', 'merged', 'enqueued', 'failed'].includes(String(data.status)) ? (data as MergeAsyncAnswer) : null;
 }
