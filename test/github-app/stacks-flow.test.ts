@@ -66,6 +66,22 @@ test('a 5-member native stack lands with one CI run and one stack merge: the tar
   for (const n of [1, 2, 3, 4, 5]) expect(await h.pr(org, n)).toMatchObject({ state: 'MERGED' });
 });
 
+test("a native stack whose target requires the queue's own status lands: GitHub checks it on every member, so the queue says it passed on each before the stack merge", async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', requiredStatuses: ['ci'] });
+  (h.fake.requiredContexts as string[]).push('mergeq (main)');
+  h.fake.stacks.requiredStatuses = ['mergeq (main)']; // checked when the stack merge runs, no bypass
+  h.fake.openStack([1, 2, 3]);
+  await h.comment(3, '/merge');
+  const statusesBefore = h.fake.writes.statuses;
+
+  await ciPasses([1, 2, 3]);
+  expect(h.fake.merged).toEqual([1, 2, 3]);
+  const merge = h.fake.requests.findIndex((r) => r.path === '/pulls/3/merge-async');
+  const passedFirst = h.fake.requests.slice(0, merge).filter((r) => r.method === 'POST' && /^\/statuses\/head[123]$/.test(r.path));
+  expect(passedFirst.map((r) => r.path).slice(-3)).toEqual(['/statuses/head1', '/statuses/head2', '/statuses/head3']);
+  expect(h.fake.writes.statuses - statusesBefore).toBe(6); // passed before the merge, then "Merged"
+});
+
 test('/merge on layer 2 of 4 queues layers 1 and 2 only, and lands them', async () => {
   h.fake.openChain([1, 2, 3, 4]);
   await h.comment(2, '/merge');
