@@ -26,6 +26,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
+# The web page's files (HTML, CSS, JavaScript; no build step), served at /ui/.
+COPY ui ./ui
 # The image's `node` user (uid 1000) owns the SQLite folder; MongoDB deployments leave it empty.
 RUN mkdir -p /data && chown node:node /data
 USER node

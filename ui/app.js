@@ -1,4 +1,6 @@
 // The mergeq web page: plain DOM, no build step. Every text goes in through textContent (never HTML).
+import { autoEnqueueControl, mergeWindowsControl } from './policy-forms.js';
+
 const main = document.getElementById('main');
 const live = document.getElementById('live');
 let csrfToken = null;
@@ -46,6 +48,8 @@ const eta = (p) => {
 const dateTime = (iso) => new Date(iso).toLocaleString([], { dateStyle: 'short', timeStyle: 'medium' });
 const duration = (seconds) => (seconds === null || seconds === undefined ? '—' : seconds < 90 ? `${Math.round(seconds)} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
 const stateBadge = (state, label = state) => el('span', { class: `state state-${state}` }, label);
+// Who broke what (docs/verdicts.md): the verdict's code as a badge, then its one line.
+const verdictCell = (p) => (p.verdict ? el('span', { class: 'verdict' }, stateBadge(`verdict-${p.verdict.code}`, p.verdict.code), ' ', p.verdict.message) : (p.reason?.message ?? ''));
 
 function show(title, ...content) {
   document.title = `${title} · mergeq`;
@@ -106,12 +110,16 @@ function signedOut(message) {
 }
 
 async function queuesView() {
-  const { queues } = await api('queues');
+  const { queues, failingWebhooks = [] } = await api('queues');
   const rows = queues.map((q) => [
     el('a', { href: queueHref(q.repo, q.branch) }, `${q.repo.owner}/${q.repo.name} · ${q.branch}`),
-    stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
+    q.mergeHold ? el('span', {}, stateBadge(q.state), el('span', { class: 'held' }, ` · held: ${q.mergeHold.message}`)) : stateBadge(q.state), q.mode, String(q.depth), String(q.runsInFlight), String(q.mergedLastHour), String(q.failedLastHour), duration(q.p50TimeInQueueSeconds),
   ]);
   show('Queues', el('h1', {}, 'Queues'),
+    failingWebhooks.map((w) => el('p', { class: 'notice', role: 'status' },
+      `${w.format === 'slack_blocks' || w.format === 'teams' ? 'Chat channel' : 'Webhook'} ${w.id} (${w.format}, ${w.url}) `
+      + (w.enabled ? `has failed every delivery since ${dateTime(w.failingSince)}` : `is disabled: ${w.disabledReason ?? 'by a user'}`)
+      + '. The queues go on without it; its delivery log says why (mergeq webhook deliveries).')),
     queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])
       : el('p', {}, 'No queues yet. Create one with the createQueue operation of the API.'));
 }
@@ -169,8 +177,10 @@ async function queueView(params) {
     p.position === null ? '—' : String(p.position),
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
     stateBadge(p.state), p.priorityName,
-    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p)) : (p.estimateReason?.message ?? '—'),
-    p.reason?.message ?? '',
+    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
+      : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'),
+    whyOf(p),
+    p.verdict ? verdictCell(p) : '—',
   ]);
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
@@ -188,13 +198,20 @@ async function queueView(params) {
       queue.state !== 'draining' ? el('button', { type: 'button', class: 'danger', onclick: setState('draining') }, 'Drain') : null,
       el('a', { class: 'button', href: `#/settings?${new URLSearchParams({ repo: repoParam, branch })}` }, 'Settings')),
     el('h2', {}, `Pull requests (${prs.length})`),
-    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason'], rows, [3, 5]) : el('p', { class: 'muted' }, 'The queue is empty.'),
+    prs.length ? table('In queue order', ['#', 'Pull request', 'State', 'Priority', 'ETA', 'Reason', 'Verdict'], rows, [3, 5, 6]) : el('p', { class: 'muted' }, 'The queue is empty.'),
     el('h2', {}, `Runs in flight (${runsInFlight.length})`),
     runsInFlight.length ? el('ul', { class: 'runs' }, runsInFlight.map((r) => runCard(r, repoParam, branch))) : el('p', { class: 'muted' }, 'No runs in flight.'),
     endedSection(recentlyEnded, repoParam, branch),
     el('h2', {}, 'Flaky and quarantined tests'),
     el('div', { id: 'flaky-tests' }, el('p', { class: 'muted' }, 'Loading…')));
   loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
+}
+
+// Why a PR is where it is: what holds it back, what keeps it not ready (the git host's note), else its reason.
+function whyOf(p) {
+  if (p.mergeHold) return `Held: ${p.mergeHold.message}`;
+  if (p.state === 'NOT_READY' && p.readinessNote) return `Not ready: ${p.readinessNote}`;
+  return p.reason?.message ?? '';
 }
 
 // A freeze or closed merge windows: the queue tests but merges nothing (docs/queue-policies.md).
@@ -227,11 +244,11 @@ function freezeControl(queue, repoParam, branch) {
 function endedSection(ended, repoParam, branch) {
   const rows = ended.map((p) => [
     el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
-    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '',
+    stateBadge(p.state), el('time', { datetime: p.endedAt }, time(p.endedAt)), p.reason?.message ?? '', p.verdict ? verdictCell(p) : '—',
   ]);
   return el('section', { 'aria-labelledby': 'ended-title' },
     el('h2', { id: 'ended-title' }, `Merged or failed in the last 24 hours (${ended.length})`),
-    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason'], rows, [2]) : el('p', { class: 'muted' }, 'None yet.'));
+    ended.length ? table('The latest first', ['Pull request', 'State', 'Ended', 'Reason', 'Verdict'], rows, [2, 4]) : el('p', { class: 'muted' }, 'None yet.'));
 }
 
 // The page of the flaky-test list shown, kept across live refreshes of the same repository.
@@ -283,25 +300,33 @@ const SETTINGS = [
   { name: 'commandsEnabled', kind: 'bool', help: 'accept /merge comment commands' },
   { name: 'statusCheckEnabled', kind: 'bool', help: 'report a commit status on PRs' },
   { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
-  { name: 'mergeWindows', kind: 'json', help: 'when the queue may merge, as JSON: {"timeZone": "Europe/Berlin", "windows": [{"days": ["mon", "tue"], "start": "09:00", "end": "17:00"}]}; empty: at any time' },
+  { name: 'mergeWindows', kind: 'form', control: mergeWindowsControl, help: 'when the queue may merge: weekly windows in a time zone, each some days from a time to a time (24:00: midnight); no window: at any time' },
   { name: 'holdMode', kind: 'enum', options: ['merge', 'start'], help: 'what a freeze or closed merge windows hold back: merges, or new runs too' },
   { name: 'enqueueLabel', kind: 'text', help: 'the label that submits a PR when a user with write access adds it (and cancels it when removed); empty: none' },
-  { name: 'autoEnqueue', kind: 'json', help: 'submit PRs by themselves once approved and green, as JSON: {"enabled": true, "authors": ["renovate[bot]"]} (authors null: every author)' },
+  { name: 'autoEnqueue', kind: 'form', control: autoEnqueueControl, help: 'submit PRs without a /merge once they are ready, from every author or only some' },
 ];
+
+/** The form of each setting that is an object (policy-forms.js), by its node. */
+const controls = new WeakMap();
 
 function settingInput(setting, value) {
   const id = `setting-${setting.name}`;
+  if (setting.kind === 'form') {
+    const control = setting.control(el, value);
+    controls.set(control.node, control);
+    return control.node;
+  }
   const common = { id, name: setting.name, 'aria-describedby': `${id}-help ${id}-error` };
   if (setting.kind === 'bool') return el('input', { ...common, type: 'checkbox', checked: value === true });
   if (setting.kind === 'enum') return el('select', common, setting.options.map((o) => el('option', { value: o, selected: o === value }, o)));
   if (setting.kind === 'list') return el('textarea', { ...common, rows: 3 }, (value ?? []).join('\n'));
-  if (setting.kind === 'json') return el('textarea', { ...common, rows: 4, spellcheck: 'false' }, value == null ? '' : JSON.stringify(value, null, 2));
   if (setting.kind === 'text') return el('input', { ...common, type: 'text', value: value ?? '' });
   return el('input', { ...common, type: 'number', inputmode: 'numeric', value: String(value) });
 }
 
 // A field's value as updateQueue takes it; what does not parse is sent as typed, for the server to name.
 function settingValue(setting, input) {
+  if (setting.kind === 'form') return controls.get(input).value();
   if (setting.kind === 'bool') return input.checked;
   if (setting.kind === 'list') {
     const lines = input.value.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -309,14 +334,6 @@ function settingValue(setting, input) {
   }
   if (setting.kind === 'int') return /^-?\d+$/.test(input.value.trim()) ? Number(input.value) : input.value;
   if (setting.kind === 'text') return input.value.trim() || null;
-  if (setting.kind === 'json') {
-    if (!input.value.trim()) return null;
-    try {
-      return JSON.parse(input.value);
-    } catch {
-      return input.value;
-    }
-  }
   return input.value;
 }
 
@@ -354,14 +371,23 @@ async function settingsView(params) {
         errors.get(settingOf(problem.path))?.append(`${inside}${problem.message} `);
       }
       summary.textContent = `Not saved: ${err.message}`;
-      if (err.problems?.length) inputs.get(settingOf(err.problems[0].path))?.focus();
+      const first = err.problems?.[0];
+      const input = first && inputs.get(settingOf(first.path));
+      if (input && controls.has(input)) controls.get(input).problem(first.path);
+      else input?.focus();
     }
   } },
-  SETTINGS.map((s) => el('div', { class: 'setting' },
-    el('label', { for: `setting-${s.name}` }, s.name),
-    inputs.get(s.name),
-    el('span', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
-    errors.get(s.name))),
+  SETTINGS.map((s) => s.kind === 'form'
+    ? el('fieldset', { class: 'setting-form', 'aria-describedby': `setting-${s.name}-help setting-${s.name}-error` },
+      el('legend', {}, s.name),
+      el('p', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
+      inputs.get(s.name),
+      errors.get(s.name))
+    : el('div', { class: 'setting' },
+      el('label', { for: `setting-${s.name}` }, s.name),
+      inputs.get(s.name),
+      el('span', { class: 'muted', id: `setting-${s.name}-help` }, s.help),
+      errors.get(s.name))),
   el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save'), el('a', { class: 'button', href: back }, 'Cancel')),
   summary);
   show(`Settings · ${queue.repo.owner}/${queue.repo.name} · ${branch}`,
@@ -383,12 +409,19 @@ async function pullView(params) {
   const { pullRequest: pr, runs } = await api(`pull?${new URLSearchParams({ repo: repoParam, branch, number: String(number) })}`);
   const doAction = (action) => () => act(() => api(`pull/${action}`, { method: 'POST', body: { repo: repoParam, branch, number } }), `#${number}: ${action} done`);
   const r = pr.readiness;
-  const check = (ok, text) => el('li', {}, ok ? '✔ ' : '✘ ', text, ok ? '' : ' (not yet)');
+  // UNSPECIFIED with a note: the git host could not tell (none configured, PR unknown), so nothing is known to be wrong.
+  const unknown = r.gitHubMergeability === 'UNSPECIFIED' && r.note;
+  const check = (ok, text) => el('li', {}, unknown ? '? ' : ok ? '✔ ' : '✘ ', text, unknown ? ' (unknown)' : ok ? '' : ' (not yet)');
   show(`#${pr.prNumber} ${pr.prTitle}`,
     el('p', {}, el('a', { href: `#/queue?${new URLSearchParams({ repo: repoParam, branch })}` }, `← ${repoParam.split('/').slice(1).join('/')} · ${branch}`)),
     el('h1', {}, `#${pr.prNumber} ${pr.prTitle}`),
-    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`, pr.estimatedMergeAt ? ` · ETA ${eta(pr)}` : '', ` · by ${pr.prAuthor}`),
+    el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`,
+      pr.estimatedMergeAt ? ` · ETA ${eta(pr)}${pr.mergeHold ? ' (after the hold ends)' : ''}` : pr.estimateReason?.code === 'queue_held' ? ' · ETA: held' : '',
+      pr.prAuthor ? ` · by ${pr.prAuthor}` : ''),
+    pr.state === 'NOT_READY' && r.note ? el('p', { id: 'note', class: 'notice', role: 'status' }, el('strong', {}, 'Not ready: '), r.note) : null,
+    pr.mergeHold ? el('p', { id: 'hold', class: 'notice', role: 'status' }, el('strong', {}, 'Held: '), pr.mergeHold.message) : null,
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,
+    pr.verdict ? verdictSection(pr.verdict) : null,
     pr.isCurrentlySubmittedToQueue ? el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'danger', onclick: doAction('cancel') }, 'Cancel'),
       ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(pr.state) ? el('button', { type: 'button', onclick: doAction('restart') }, 'Restart tests') : null) : null,
@@ -398,9 +431,29 @@ async function pullView(params) {
       check(r.gitHubMergeability === 'MERGEABLE', `Mergeable (${r.gitHubMergeability})`),
       r.requiresImpactedTargets ? check(r.hasImpactedTargets, 'Impacted targets uploaded') : null),
     el('h2', {}, 'Timeline'),
-    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), el('div', {}, t.reason.message)))),
+    el('ol', { class: 'timeline' }, pr.history.map((t) => el('li', {}, el('time', { datetime: t.at }, dateTime(t.at)), ' ', stateBadge(t.state), t.verdict ? [' ', stateBadge(`verdict-${t.verdict.code}`, t.verdict.code)] : null, el('div', {}, t.reason.message)))),
     el('h2', {}, `Runs (${runs.length})`),
     runs.length ? el('ul', { class: 'runs' }, runs.map((run) => runCard(run, repoParam, branch, [number]))) : el('p', { class: 'muted' }, 'No runs yet.'));
+}
+
+// The verdict with what a person acts on: the failing tests and runs of a culprit, whom a bystander paid for.
+function verdictSection(v) {
+  const e = v.evidence;
+  const runLink = (r) => (r.url ? el('a', { href: r.url, rel: 'noreferrer' }, `${r.kind} run ${r.prNumbers.map((n) => `#${n}`).join('+')}`) : `${r.kind} run`);
+  const details = [];
+  if (v.code === 'culprit') {
+    details.push(...e.failedTests.map((t) => el('li', {}, el('code', {}, t.name), t.firstFailureLine ? ` — ${t.firstFailureLine}` : '')));
+    details.push(el('li', {}, `Isolated by ${e.isolation.method.replace('_', ' ')}: ${e.isolation.step}`));
+    for (const r of e.isolation.bisectionRuns) details.push(el('li', {}, runLink(r), ` (${r.status})`));
+  } else if (v.code === 'bystander') {
+    details.push(el('li', {}, `Culprit: ${e.culprits.map((c) => `#${c.prNumber}`).join(', ') || 'no longer known'}; it cost ${e.cost.runs} run(s), ${e.cost.minutes} CI minute(s)`));
+  } else if (v.code === 'flaky') {
+    details.push(...e.tests.map((t) => el('li', {}, el('code', {}, t.name), t.knownFlaky ? ' (known flaky)' : '')));
+  }
+  return el('section', { id: 'verdict', 'aria-labelledby': 'verdict-title' },
+    el('h2', { id: 'verdict-title' }, 'Verdict ', stateBadge(`verdict-${v.code}`, v.code)),
+    el('p', {}, v.message),
+    details.length ? el('ul', {}, details) : null);
 }
 
 async function act(fn, done) {

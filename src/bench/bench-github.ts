@@ -5,8 +5,11 @@
  * `retry-after`, and does not happen), with a fake CI that passes every test branch a while after it
  * is pushed. Per case it reports the wall time from the first `/merge` to the last merge, the writes
  * per merged PR by kind, the peak writes in any minute, the refused writes, and the ceiling GitHub's
- * 500 writes an hour put on merged PRs an hour at that cost. Queues merge with `merge_commit` (passed
- * runs fast-forward the target) unless a case says otherwise. `--only <case prefix>` runs one case.
+ * 500 writes an hour put on merged PRs an hour at that cost, how long each `/merge` waited for its
+ * first word (a 👍, a status or a comment) and how many merged PRs were left with a pending status.
+ * Queues merge with `merge_commit` (passed runs fast-forward the target) unless a case says otherwise;
+ * a case may scale GitHub's limits down (then the fake and the App's budget both keep the scaled ones).
+ * `--only <case prefix>` runs one case.
  * Everything runs on 127.0.0.1 and stops by itself.
  */
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -33,6 +36,8 @@ interface Mode {
   /** Between two `/merge` comments (0: all at once). */
   arrivalMs: number;
   timeoutMs: number;
+  /** GitHub's limits scaled down (default: 80 a minute, 500 an hour), for the fake and the App's budget alike. */
+  limits?: { perMinute: number; perHour: number; hourMs: number };
 }
 
 const BURST = { prs: 20, ciMs: 1_000, arrivalMs: 0, timeoutMs: 10 * 60_000 };
@@ -50,6 +55,25 @@ const MODES: Mode[] = [
     arrivalMs: 12_000,
     timeoutMs: 40 * 60_000,
   },
+  // A busy queue: a /merge every 3 s for 3 minutes, batches of 4, CI 1 s.
+  {
+    name: 'busy: one /merge every 3 s, batching 4',
+    settings: { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1 },
+    prs: 60,
+    ciMs: 1_000,
+    arrivalMs: 3_000,
+    timeoutMs: 15 * 60_000,
+  },
+  // GitHub's limits scaled down to 20 a minute and 150 in ten minutes: the default squash queue.
+  {
+    name: 'scaled limits (20/min, 150 per 10 min), squash',
+    settings: { concurrency: 4, mergeMethod: 'squash' },
+    prs: 40,
+    ciMs: 1_000,
+    arrivalMs: 3_000,
+    timeoutMs: 40 * 60_000,
+    limits: { perMinute: 20, perHour: 150, hourMs: 10 * 60_000 },
+  },
 ];
 
 interface Outcome {
@@ -66,11 +90,16 @@ interface Outcome {
   ceilingPrsPerHour: number;
   /** From each PR's `/merge` to its merge, median and 90th percentile. */
   timeInQueueSeconds: { p50: number; p90: number };
+  /** From each `/merge` to the first write on its PR (👍, status, comment): the longest, and how many over 60 s. */
+  firstWord: { maxSeconds: number; over60s: number };
+  /** Merged PRs whose head still has a pending `mergeq (main)` status at the end. */
+  pendingLeft: number;
 }
 
 async function runMode(mode: Mode): Promise<Outcome> {
   const fake = new FakeGitHub();
-  const limits = fake.limitWrites(80, HOUR_LIMIT);
+  const scaled = mode.limits ?? { perMinute: 80, perHour: HOUR_LIMIT, hourMs: 3_600_000 };
+  const limits = fake.limitWrites(scaled.perMinute, scaled.perHour, Date.now, scaled.hourMs);
   for (let n = 1; n <= mode.prs; n++) fake.openPull(n);
   fake.permissions.set('maintainer', 'write');
   const api = await serveFakeGitHub(fake);
@@ -83,7 +112,7 @@ async function runMode(mode: Mode): Promise<Outcome> {
       dataDir,
       mongodbUri: null,
       logLevel: 'silent',
-      gitHost: { kind: 'github', appId: 1, privateKey, webhookSecret: SECRET, apiUrl: api.url },
+      gitHost: { kind: 'github', appId: 1, privateKey, webhookSecret: SECRET, apiUrl: api.url, ...(mode.limits ? { writeBudget: mode.limits } : {}) },
       warnings: [],
     },
     { logger: pino({ level: 'silent' }) },
@@ -147,7 +176,9 @@ async function runMode(mode: Mode): Promise<Outcome> {
       for (const n of fake.merged) if (!mergedAt.has(n)) mergedAt.set(n, Date.now());
     }, 100);
     let commentId = 5000;
+    const commentOf = new Map<number, number>();
     for (let n = 1; n <= mode.prs; n++) {
+      commentOf.set(n, commentId + 1);
       if (mode.arrivalMs > 0 && n > 1) await new Promise((resolve) => setTimeout(resolve, mode.arrivalMs));
       submittedAt.set(n, Date.now());
       await deliver('issue_comment', {
@@ -174,6 +205,12 @@ async function runMode(mode: Mode): Promise<Outcome> {
     const writesPerMergedPr = merged ? total / merged : Infinity;
     const inQueue = [...mergedAt].map(([n, at]) => (at - submittedAt.get(n)!) / 1000).sort((a, b) => a - b);
     const quantile = (q: number) => (inQueue.length ? inQueue[Math.min(inQueue.length - 1, Math.floor(q * inQueue.length))]! : NaN);
+    const firstWordSeconds = [...submittedAt].map(([n, at]) => {
+      const paths = [`/issues/comments/${commentOf.get(n)}/reactions`, `/statuses/head${n}`, `/issues/${n}/comments`];
+      const first = fake.requests.find((r) => r.method === 'POST' && paths.includes(r.path) && r.at >= at);
+      return ((first?.at ?? Date.now()) - at) / 1000;
+    });
+    const pendingLeft = fake.merged.filter((n) => fake.statuses.get(`head${n}`)?.find((st) => st.context === 'mergeq (main)')?.state === 'pending').length;
     return {
       mode: mode.name,
       prs: mode.prs,
@@ -186,6 +223,8 @@ async function runMode(mode: Mode): Promise<Outcome> {
       refusedWrites: limits.refused,
       ceilingPrsPerHour: Math.floor(HOUR_LIMIT / writesPerMergedPr),
       timeInQueueSeconds: { p50: quantile(0.5), p90: quantile(0.9) },
+      firstWord: { maxSeconds: Math.max(...firstWordSeconds), over60s: firstWordSeconds.filter((sec) => sec > 60).length },
+      pendingLeft,
     };
   } finally {
     fake.onBranchPushed = null;
@@ -198,12 +237,12 @@ async function runMode(mode: Mode): Promise<Outcome> {
 function printTable(outcomes: Outcome[]): void {
   const kinds = Object.keys(outcomes[0]!.writes) as WriteKind[];
   const per = (o: Outcome, k: WriteKind) => (o.merged ? (o.writes[k] / o.merged).toFixed(2) : '-');
-  console.log("\nGitHub's content limits on (80 writes a minute, 500 an hour); the App's write budget at the same limits\n");
-  const head = ['case', 'PRs', 'CI (s)', 'merged', 'wall (s)', 'in queue p50/p90 (s)', 'writes/PR', ...kinds.map((k) => `${k}/PR`), 'peak/min', 'refused', 'ceiling (PRs/h)'];
+  console.log("\nGitHub's content limits on (80 writes a minute, 500 an hour, unless a case scales them down); the App's write budget at the same limits\n");
+  const head = ['case', 'PRs', 'CI (s)', 'merged', 'wall (s)', 'in queue p50/p90 (s)', 'writes/PR', ...kinds.map((k) => `${k}/PR`), 'peak/min', 'refused', 'ceiling (PRs/h)', 'first word max (s)', '/merge unanswered 60 s', 'pending left'];
   console.log(head.join(' | '));
   for (const o of outcomes) {
     const row = [o.mode, o.prs, o.ciSeconds, o.merged, o.wallSeconds.toFixed(0), `${o.timeInQueueSeconds.p50.toFixed(0)}/${o.timeInQueueSeconds.p90.toFixed(0)}`, o.writesPerMergedPr.toFixed(2)];
-    console.log([...row, ...kinds.map((k) => per(o, k)), o.peakWritesPerMinute, o.refusedWrites, o.ceilingPrsPerHour].join(' | '));
+    console.log([...row, ...kinds.map((k) => per(o, k)), o.peakWritesPerMinute, o.refusedWrites, o.ceilingPrsPerHour, o.firstWord.maxSeconds.toFixed(1), o.firstWord.over60s, o.pendingLeft].join(' | '));
   }
 }
 

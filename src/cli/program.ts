@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
 import { packageVersion } from './package-version.js';
 import { reportError } from './report-error.js';
+import { sayWhereSettingsCameFrom } from './settings-origin.js';
 
 export interface ProgramDef {
   description: string;
@@ -34,7 +35,11 @@ export async function runProgram(def: ProgramDef, argv: string[], io: CliIo, opt
       writeErr: (text) => void ctx.io.stderr.write(text),
     })
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', def.helpAfter);
+    .option('--verbose', 'say where MERGEQ_URL and MERGEQ_TOKEN came from (a flag, the environment or .env)')
+    .addHelpText('after', def.helpAfter)
+    .hook('preAction', (_program, action) => {
+      if (program.opts<{ verbose?: boolean }>().verbose) sayWhereSettingsCameFrom(io, action.opts());
+    });
   def.register(program, ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -8,7 +8,8 @@ This is the single-file mergeq CLI the service serves at /cli/mergeq.mjs: it nee
 and nothing else. It talks to the service over HTTP; \`mergeq serve\` and the admin commands are in the
 full CLI (npm ci in a clone of mergeq).
 
-Environment: MERGEQ_URL (the service), MERGEQ_TOKEN (an API token); --url and --token override them.
+Environment: MERGEQ_URL (the service), MERGEQ_TOKEN (an API token), also read from .env in the
+working folder (the environment wins); --url and --token override them; --verbose says which it used.
 
 Examples:
   $ curl -fsS "$MERGEQ_URL/cli/mergeq.mjs" -o mergeq.mjs

@@ -13,6 +13,7 @@ import { registerTokenCreate } from './commands/token-create.js';
 import { registerTokenList } from './commands/token-list.js';
 import { registerTokenRevoke } from './commands/token-revoke.js';
 import { registerWebhook } from './commands/webhook.js';
+import { registerMcp } from './commands/mcp.js';
 import { runProgram } from './program.js';
 import { registerRemoteCommands } from './remote-commands.js';
 
@@ -96,4 +97,5 @@ function register(program: Command, ctx: CliContext): void {
   registerDoctor(program, ctx);
   registerSetupGitHub(program, ctx);
   registerRemoteCommands(program, ctx);
+  registerMcp(program, ctx);
 }

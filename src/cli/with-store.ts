@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { createLogger } from '../server/logger.js';
-import { DataDirError, openStore } from '../store/open.js';
+import { DataDirError, MongoUnreachableError, openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { CliIo } from './cli-io.js';
 
@@ -15,7 +15,7 @@ export async function withStore<T>(config: Config, io: CliIo, fn: (store: Store)
   try {
     store = await openStore({ mongodbUri: config.mongodbUri ?? undefined, dataDir: config.dataDir, logger });
   } catch (err) {
-    if (err instanceof DataDirError) throw err;
+    if (err instanceof DataDirError || err instanceof MongoUnreachableError) throw err;
     const where = config.mongodbUri ? 'MongoDB (MONGODB_URI)' : `SQLite in ${config.dataDir}`;
     throw new Error(`cannot open the store, ${where}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }

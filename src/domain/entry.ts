@@ -1,6 +1,7 @@
 import type { PrState } from './states.js';
 import type { Reason } from './reasons.js';
 import type { StackKind } from './stack.js';
+import type { Verdict } from './verdict/verdict.js';
 
 export const MERGEABILITY = ['MERGEABLE', 'NOT_MERGEABLE', 'IN_PROGRESS', 'UNSPECIFIED'] as const;
 export type Mergeability = (typeof MERGEABILITY)[number];
@@ -28,6 +29,8 @@ export interface Transition {
   state: PrState;
   at: string;
   reason: Reason;
+  /** Said when the transition removed or restarted the PR (src/domain/verdict/), at the commit that made it. */
+  verdict?: Verdict;
 }
 
 /** A request to merge, recorded before the git host is asked, so a crash cannot merge twice. */

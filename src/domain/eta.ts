@@ -1,4 +1,5 @@
 import { runDurations } from './eta-durations.js';
+import { afterHold, holdForEstimates, holdsBack, type EstimateHold } from './eta-hold.js';
 import { preemptionsPerMs } from './eta-preemption.js';
 import { restartChancePerPr } from './eta-restarts.js';
 import { mergeRanges, type MergeRange } from './eta-range.js';
@@ -15,7 +16,9 @@ export interface MergeEstimate {
   estimatedMergeAt: string | null;
   /** Where the merge should fall with `confidence` (0.8); null exactly when `estimatedMergeAt` is. */
   estimatedMergeRange: MergeRange | null;
-  reason: { code: 'queue_paused' | 'not_ready' | 'no_ci_history'; message: string } | null;
+  reason: { code: 'queue_paused' | 'not_ready' | 'no_ci_history' | 'queue_held'; message: string } | null;
+  /** The freeze or closed merge windows keeping the PR from merging at the time of the estimate (absent: none). */
+  hold?: EstimateHold;
 }
 
 /** How many recent finished runs the history looks at. */
@@ -67,9 +70,11 @@ export function remainingRunMs(history: Pick<CiHistory, 'medianRunMs' | 'duratio
  * it left out; in parallel mode its lane), every unit ahead for a unit without a run in single mode.
  * A failure among those still undecided sends it back for about one more run time, weighted by the
  * chance of one; flake reruns add their share of a run too. The range (`mergeRanges`) walks the same
- * plan with drawn run times, failures and reruns.
+ * plan with drawn run times, failures and reruns. A freeze or closed merge windows (eta-hold.ts) move
+ * the PRs they hold back past their end, or, with no end set, leave them without an estimate
+ * (`queue_held`); each such estimate names the hold.
  */
-export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
+export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'settings' | 'entries' | 'units' | 'runs' | 'freeze'>, history: CiHistory, now: Date): Map<string, MergeEstimate> {
   const estimates = new Map<string, MergeEstimate>();
   const active = queue.entries.filter((e) => isActive(e.state));
   const none = (reason: MergeEstimate['reason']) => ({ estimatedMergeAt: null, estimatedMergeRange: null, reason });
@@ -79,18 +84,36 @@ export function estimateMergeTimes(queue: Pick<QueueDoc, 'id' | 'state' | 'setti
     return estimates;
   }
   if (history.medianRunMs === null) {
-    for (const e of active) if (!estimates.has(e.id)) estimates.set(e.id, none({ code: 'no_ci_history', message: 'no test run has finished yet to estimate from' }));
+    const held = holdForEstimates(queue, now);
+    for (const e of active) {
+      if (estimates.has(e.id)) continue;
+      const hold = held && holdsBack(held, [e]) ? { hold: held.shown } : {};
+      estimates.set(e.id, { ...none({ code: 'no_ci_history', message: 'no test run has finished yet to estimate from' }), ...hold });
+    }
     return estimates;
   }
   const plan = planQueue(queue, now);
   const points = pointEstimates(plan, { ...history, medianRunMs: history.medianRunMs });
   const ranges = mergeRanges(plan, history, queue.id);
+  const held = holdForEstimates(queue, now);
+  const entryOf = new Map(queue.entries.map((e) => [e.id, e]));
   plan.units.forEach((unit, i) => {
-    const at = points[i]!;
-    const range = ranges[i]!;
+    let at = points[i]!;
+    let { earliestMs, latestMs } = ranges[i]!;
+    const hold = held && holdsBack(held, unit.entryIds.map((id) => entryOf.get(id)!)) ? held : null;
+    if (hold && hold.endMs === null) {
+      // Frozen until someone unfreezes it: no time can be promised.
+      const message = `held: ${hold.shown.message}; no estimate until it is lifted`;
+      for (const id of unit.entryIds) estimates.set(id, { ...none({ code: 'queue_held', message }), hold: hold.shown });
+      return;
+    }
+    if (hold) {
+      const startsLater = !unit.decided && unit.run === null;
+      [at, earliestMs, latestMs] = [at, earliestMs, latestMs].map((ms) => afterHold(hold, hold.endMs!, ms, startsLater, plan.nowMs)) as [number, number, number];
+    }
     // The range always holds the point: both are read side by side.
-    const estimatedMergeRange = { earliest: iso(Math.min(range.earliestMs, at)), latest: iso(Math.max(range.latestMs, at)), confidence: range.confidence };
-    for (const id of unit.entryIds) estimates.set(id, { estimatedMergeAt: iso(at), estimatedMergeRange, reason: null });
+    const estimatedMergeRange = { earliest: iso(Math.min(earliestMs, at)), latest: iso(Math.max(latestMs, at)), confidence: ranges[i]!.confidence };
+    for (const id of unit.entryIds) estimates.set(id, { estimatedMergeAt: iso(at), estimatedMergeRange, reason: null, ...(hold ? { hold: hold.shown } : {}) });
   });
   return estimates;
 }

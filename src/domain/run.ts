@@ -30,6 +30,8 @@ export interface FailedTest {
   name: string;
   knownFlaky: boolean;
   quarantined: boolean;
+  /** The first line of its failure message in the JUnit report; absent when it gave none. */
+  firstFailureLine?: string;
 }
 
 /**

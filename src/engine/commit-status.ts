@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import type { CommitStatusReport } from '../githost/githost.js';
 import { waitingSince } from '../planner/all-admission.js';
+import { verdictStatusLine } from './verdict-comment.js';
 
 /** A suspect being rerun because its run failed only on known flaky or quarantined tests. */
 export function forgivenAsFlake(entry: Entry): boolean {
@@ -23,13 +24,15 @@ export function statusContext(branch: string): string {
  * a moving position is not. Null: nothing to say — a PR that merged before anything was said about it
  * (the merged PR says it).
  */
+export const QUEUED_KEY = 'QUEUED';
+
 export function commitStatusKey(entry: Entry): string | null {
   if (entry.state === 'FAILED' || entry.state === 'CANCELLED') return `${entry.state}|${entry.reason?.code ?? ''}`;
   if (entry.state === 'MERGED') return entry.reported?.status === undefined ? null : 'MERGED';
   if (forgivenAsFlake(entry)) return `${entry.state}|flaky_tests|${entry.reason!.message}`;
   if (entry.state === 'NOT_READY') return waitingSince(entry) ? 'NOT_READY|all_targets_wait' : 'NOT_READY';
   if (heldByPolicy(entry)) return `TESTS_PASSED|merge_held|${entry.reason!.message}`;
-  return 'QUEUED';
+  return QUEUED_KEY;
 }
 
 /** `eta`: the entry's estimated merge time (src/domain/eta.ts), said while it is queued: "Queued #3 · ETA 14:05 UTC". */
@@ -60,6 +63,6 @@ export function commitStatusFor(entry: Entry, position: number | undefined, bran
       return make('success', 'Merged');
     case 'FAILED':
     case 'CANCELLED':
-      return make('failure', entry.reason?.message ?? entry.state.toLowerCase());
+      return make('failure', verdictStatusLine(entry) ?? entry.reason?.message ?? entry.state.toLowerCase());
   }
 }

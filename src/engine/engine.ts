@@ -7,7 +7,7 @@ import { repoKey } from '../domain/repo.js';
 import type { FailedTest, StatusCheck } from '../domain/run.js';
 import { isActive } from '../domain/states.js';
 import type { GitHost, PullRequestInfo } from '../githost/githost.js';
-import { markReported, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
+import { markReported, markReporting, recordPullRequest, recordStatusChecks, recordTestResults } from '../planner/index.js';
 import type { LeaseStore, QueueStore, TargetStore } from '../store/store.js';
 import { Actuator } from './actuation.js';
 import type { Clock } from '../domain/clock.js';
@@ -44,6 +44,8 @@ export interface EngineOptions {
   effectRetryMs?: number;
   /** How long a PR's state must hold before its status and comment say it (0: at once). */
   reportDebounceMs?: number;
+  /** How long a PR is in the queue before its queued status is said (0: at once; see statusChannel). */
+  queuedStatusAfterMs?: number;
   /** Told the wall time of every reconcile, finished or failed (the service's metrics). */
   onReconciled?: (queueId: string, seconds: number) => void;
   /** Told every queue document the engine commits, ended entries still in it (the ETA range's coverage). */
@@ -139,7 +141,7 @@ export class Engine {
     });
     const estimates = new MergeEstimates(store.queues);
     this.reporter = new Reporter({
-      channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now())), commentChannel(gitHost)],
+      channels: [statusChannel(gitHost, (doc) => estimates.of(doc, clock.now()), options.queuedStatusAfterMs ?? 0), commentChannel(gitHost)],
       clock,
       scheduler,
       logger,
@@ -147,6 +149,19 @@ export class Engine {
       retryMs: effectRetryMs,
       onReported: async (queueId, entryId, channel, key) => {
         await this.recordFacts(queueId, (q) => markReported(q, entryId, channel, key), { reconcile: false });
+      },
+      onReporting: async (queueId, entryId, channel, key) => {
+        let write = false;
+        await this.recordFacts(
+          queueId,
+          (q) => {
+            const marked = markReporting(q, entryId, channel, key);
+            write = marked.write;
+            return marked.queue;
+          },
+          { reconcile: false },
+        );
+        return write;
       },
       queueIdle: (queueId) => this.worker.idle(queueId),
       maxWaitMs: REPORT_MAX_WAIT_MS,

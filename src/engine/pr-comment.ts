@@ -4,6 +4,7 @@ import type { PullRequestComment } from '../githost/githost.js';
 import { waitEndsAt, waitingSince } from '../planner/all-admission.js';
 import { failingChecks } from '../planner/verdict.js';
 import { forgivenAsFlake } from './commit-status.js';
+import { verdictCommentLines } from './verdict-comment.js';
 
 /**
  * The hidden first line of a PR's status comment: one comment per queue (target branch), found again
@@ -45,6 +46,7 @@ export function prCommentFor(entry: Entry, context: PrCommentContext): PullReque
   if (checks.length > 0) lines.push('', 'Failing checks:', ...checks.map((c) => `- ${checkLink(c)}`));
   const forgiven = entry.state === 'MERGED' ? lastFlakeForgiven(entry) : null;
   if (forgiven) lines.push('', `A failed run was forgiven as a flake on the way: ${sentence(forgiven)}`);
+  lines.push(...verdictCommentLines(entry));
   return { marker, body: lines.join('\n') };
 }
 

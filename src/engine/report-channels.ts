@@ -2,17 +2,22 @@ import type { Entry } from '../domain/entry.js';
 import { positionsOf } from '../domain/position.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { GitHost } from '../githost/githost.js';
-import { commitStatusFor, commitStatusKey } from './commit-status.js';
+import { commitStatusFor, commitStatusKey, QUEUED_KEY } from './commit-status.js';
 import type { MergeEstimate } from '../domain/eta.js';
 import { prCommentFor, prCommentKey } from './pr-comment.js';
 import type { ReportChannel } from './reporter.js';
 
-/** The commit status `mergeq (<branch>)` on the PR head (`statusCheckEnabled`), with a queued PR's ETA. */
-export function statusChannel(gitHost: GitHost, estimates: (doc: QueueDoc) => Promise<ReadonlyMap<string, MergeEstimate>>): ReportChannel {
+/**
+ * The commit status `mergeq (<branch>)` on the PR head (`statusCheckEnabled`), with a queued PR's ETA.
+ * `queuedAfterMs`: the queued status is said only of a PR still in the queue that long after it joined
+ * (nothing said before): one that merges sooner hears the 👍 of its `/merge` and its merge, no status.
+ */
+export function statusChannel(gitHost: GitHost, estimates: (doc: QueueDoc) => Promise<ReadonlyMap<string, MergeEstimate>>, queuedAfterMs = 0): ReportChannel {
   return {
     name: 'status',
     enabled: (doc) => doc.settings.statusCheckEnabled && gitHost.kind !== 'none',
     key: commitStatusKey,
+    holdMs: (entry, key) => (key === QUEUED_KEY && entry.reported?.status === undefined ? queuedAfterMs : 0),
     // A head not known yet (the git host could not be asked at submission) has nothing to carry it.
     speaksFor: (_doc, entry) => entry.prSha !== '',
     write: async (doc, entry) => {

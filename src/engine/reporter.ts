@@ -4,6 +4,7 @@ import type { QueueDoc } from '../domain/queue.js';
 import { isActive } from '../domain/states.js';
 import type { Clock } from '../domain/clock.js';
 import type { Scheduler, TimerHandle } from '../domain/scheduler.js';
+import { owesFinalReport } from '../planner/index.js';
 import { describeError, isTransient } from './retry.js';
 
 /** One thing said on a PR about its entry (the commit status, the comment). */
@@ -13,6 +14,8 @@ export interface ReportChannel {
   enabled(doc: QueueDoc): boolean;
   /** What decides the report: it is said again only when this changes; null: nothing to say now. */
   key(entry: Entry): string | null;
+  /** How long `key` must hold before it is said, when longer than the reporter's debounce. */
+  holdMs?(entry: Entry, key: string): number;
   /** Whether this entry speaks for its PR (an older submission of a PR submitted again does not). */
   speaksFor?(doc: QueueDoc, entry: Entry): boolean;
   /** Says it on the git host. */
@@ -30,6 +33,12 @@ export interface ReporterOptions {
   retryMs: number;
   /** Records that `key` was said (persisted with the entry, so a restart does not say it again). */
   onReported(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<void>;
+  /**
+   * Before the first write on a channel about an entry in the queue: records that `key` is on its
+   * way, so that the entry ending meanwhile, or a restart, still owes the PR its final word. False:
+   * the entry has ended (or gone) meanwhile, and nothing is written: its final word, if any, says it.
+   */
+  onReporting(queueId: string, entryId: string, channel: ReportChannelName, key: string): Promise<boolean>;
   /** Resolves when the queue's own work (reconciles) is done for now: reports give way to it. */
   queueIdle(queueId: string): Promise<void>;
   /** How long a report gives way at most, so that a queue always busy still gets its PRs told. */
@@ -58,6 +67,10 @@ export class Reporter {
   private readonly pending = new Map<string, Pending>();
   /** The document last offered per queue: a report is written with its queue's latest document. */
   private readonly offered = new Map<string, QueueDoc>();
+  /** The key being written per report (queue|entry|channel): its marks' commits do not ask for it again. */
+  private readonly inFlight = new Map<string, string>();
+  /** Ended entries whose last word their channel will not say (disabled, or no longer speaking for the PR): being marked settled. */
+  private readonly settling = new Set<string>();
   private timer: TimerHandle | null = null;
   private timerAt: number | null = null;
   private draining: Promise<void> | null = null;
@@ -76,12 +89,13 @@ export class Reporter {
     const now = this.options.clock.now().getTime();
     const changed = prev && prev.settings === doc.settings ? changedEntries(prev, doc) : doc.entries;
     for (const channel of this.options.channels) {
-      if (!channel.enabled(doc)) continue;
+      const enabled = channel.enabled(doc);
       for (const entry of changed) {
         const id = `${doc.id}|${entry.id}|${channel.name}`;
-        const key = channel.key(entry);
-        if (key === null || entry.reported?.[channel.name] === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
+        const key = enabled ? channel.key(entry) : null;
+        if (key === null || entry.reported?.[channel.name] === key || this.inFlight.get(id) === key || (channel.speaksFor && !channel.speaksFor(doc, entry))) {
           this.pending.delete(id);
+          if (key !== this.inFlight.get(id) && owesFinalReport(entry, channel.name)) this.settle(doc.id, entry, channel.name, id);
           continue;
         }
         const known = this.pending.get(id);
@@ -89,7 +103,7 @@ export class Reporter {
           this.pending.set(id, { ...known, entry });
           continue;
         }
-        const dueAt = isActive(entry.state) ? now + this.options.debounceMs : now;
+        const dueAt = isActive(entry.state) ? now + Math.max(this.options.debounceMs, channel.holdMs?.(entry, key) ?? 0) : now;
         this.pending.set(id, { doc, entry, channel, key, dueAt, failures: 0 });
       }
     }
@@ -162,7 +176,13 @@ export class Reporter {
       const p = this.pending.get(id);
       if (!p || p.dueAt > this.options.clock.now().getTime()) continue;
       this.pending.delete(id);
+      this.inFlight.set(id, p.key);
       try {
+        // The first word on a channel about a PR in the queue is marked on its way first: a PR told
+        // anything is told how it ended. (A first word that is the last needs no mark.)
+        const firstWhileActive = p.entry.reported?.[p.channel.name] === undefined && isActive(p.entry.state);
+        const write = !firstWhileActive || (await this.options.onReporting(p.doc.id, p.entry.id, p.channel.name, p.key));
+        if (!write) continue;
         // A queued PR is said with its queue's latest document (its position); an ended one with the
         // document it ended in (its deciding run, which the latest may have archived).
         const doc = isActive(p.entry.state) ? (this.offered.get(p.doc.id) ?? p.doc) : p.doc;
@@ -175,8 +195,22 @@ export class Reporter {
         this.logRefusal(err, p, retry);
         const retryAt = this.options.clock.now().getTime() + this.options.retryMs;
         if (retry && !this.pending.has(id)) this.pending.set(id, { ...p, failures: p.failures + 1, dueAt: retryAt });
+        // A final word given up is marked said anyway: the entry is no longer kept for it.
+        if (!retry && !isActive(p.entry.state)) await this.options.onReported(p.doc.id, p.entry.id, p.channel.name, p.key).catch(() => undefined);
+      } finally {
+        this.inFlight.delete(id);
       }
     }
+  }
+
+  /** Marks an ended entry's channel settled (its state said), once, so that it can be archived. */
+  private settle(queueId: string, entry: Entry, channel: ReportChannelName, id: string): void {
+    if (this.settling.has(id)) return;
+    this.settling.add(id);
+    void this.options
+      .onReported(queueId, entry.id, channel, entry.state)
+      .catch((err: unknown) => this.options.logger.warn({ err, queueId, pr: entry.prNumber, report: channel }, 'could not mark a report settled'))
+      .finally(() => this.settling.delete(id));
   }
 
   private logRefusal(err: unknown, p: Pending, retry: boolean): void {

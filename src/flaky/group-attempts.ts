@@ -9,6 +9,8 @@ export interface UploadedTestCase extends TestIdentity {
   outcome: TestOutcome;
   failedAttempts: number;
   passedAttempts: number;
+  /** The first line of its last failure, when the report gave one. */
+  firstFailureLine?: string;
 }
 
 /**
@@ -45,6 +47,7 @@ export class AttemptGroups {
       this.byKey.set(key, tc);
     }
     if (a.outcome === 'failed') tc.failedAttempts++;
+    if (a.outcome === 'failed' && a.failureLine !== undefined) tc.firstFailureLine = a.failureLine;
     if (a.outcome === 'passed') tc.passedAttempts++;
     if (a.outcome !== 'skipped') tc.outcome = a.outcome;
   }

@@ -9,7 +9,11 @@ export interface JunitAttempt {
   parent: string | null;
   name: string;
   outcome: TestOutcome;
+  /** A failed attempt: the first line of its failure (the `message` attribute, else the element's text), at most 300 characters. */
+  failureLine?: string;
 }
+
+const MAX_FAILURE_LINE = 300;
 
 /** Deeper nesting than any reporter writes: refused, so that a hostile document cannot make the reader work for it. */
 export const MAX_JUNIT_DEPTH = 100;
@@ -30,7 +34,17 @@ export class JunitSyntaxError extends Error {
 type Frame =
   | { kind: 'root' | 'suites' | 'other' }
   | { kind: 'suite'; name: string | null; file: string | null }
-  | { kind: 'case'; identity: Omit<JunitAttempt, 'outcome'>; failed: boolean; skipped: boolean; reruns: number; flakyRuns: number };
+  | {
+      kind: 'case';
+      identity: Omit<JunitAttempt, 'outcome' | 'failureLine'>;
+      failed: boolean;
+      skipped: boolean;
+      reruns: number;
+      flakyRuns: number;
+      /** The first line of its `<failure>`/`<error>`; `waiting` while its text may still give it. */
+      failureLine: string | null;
+      waiting: boolean;
+    };
 
 const FAILED_CHILDREN = new Set(['failure', 'error']);
 const RERUN_CHILDREN = new Set(['rerunFailure', 'rerunError']);
@@ -62,6 +76,18 @@ export function junitReader(onAttempt: (attempt: JunitAttempt) => void): JunitRe
     if (stack.length > MAX_JUNIT_DEPTH) fail(`elements are nested more than ${MAX_JUNIT_DEPTH} levels deep`, 'refused');
     stack.push(frameOf(tag, stack[stack.length - 1]!));
   });
+  const failureText = (t: string) => {
+    const parent = stack[stack.length - 2];
+    if (parent?.kind === 'case' && parent.waiting) {
+      const line = firstLine(t);
+      if (line) {
+        parent.failureLine = line;
+        parent.waiting = false;
+      }
+    }
+  };
+  parser.on('text', failureText);
+  parser.on('cdata', failureText);
   parser.on('closetag', () => {
     const frame = stack.pop()!;
     if (frame.kind === 'case') emitAttempts(frame, onAttempt);
@@ -90,10 +116,16 @@ function frameOf(tag: SaxesTagPlain, parent: Frame): Frame {
     if (tag.name === 'testsuite') return { kind: 'suite', name: attr('name'), file: attr('file') ?? inSuite?.file ?? null };
     if (tag.name === 'testcase') {
       const identity = { file: attr('file') ?? inSuite?.file ?? null, classname: attr('classname'), parent: inSuite?.name ?? null, name: attr('name') ?? '' };
-      return { kind: 'case', identity, failed: false, skipped: false, reruns: 0, flakyRuns: 0 };
+      return { kind: 'case', identity, failed: false, skipped: false, reruns: 0, flakyRuns: 0, failureLine: null, waiting: false };
     }
   } else if (parent.kind === 'case') {
-    if (FAILED_CHILDREN.has(tag.name)) parent.failed = true;
+    if (FAILED_CHILDREN.has(tag.name)) {
+      parent.failed = true;
+      if (parent.failureLine === null) {
+        parent.failureLine = firstLine(attr('message') ?? '');
+        parent.waiting = parent.failureLine === null;
+      }
+    } else if (parent.waiting) parent.waiting = false;
     else if (tag.name === 'skipped') parent.skipped = true;
     else if (RERUN_CHILDREN.has(tag.name)) parent.reruns++;
     else if (FLAKY_CHILDREN.has(tag.name)) parent.flakyRuns++;
@@ -107,11 +139,17 @@ function frameOf(tag: SaxesTagPlain, parent: Frame): Frame {
  */
 function emitAttempts(tc: Extract<Frame, { kind: 'case' }>, onAttempt: (attempt: JunitAttempt) => void): void {
   if (tc.failed) {
-    for (let i = 0; i < 1 + tc.reruns; i++) onAttempt({ ...tc.identity, outcome: 'failed' });
+    const line = tc.failureLine === null ? {} : { failureLine: tc.failureLine };
+    for (let i = 0; i < 1 + tc.reruns; i++) onAttempt({ ...tc.identity, outcome: 'failed', ...line });
     return;
   }
   for (let i = 0; i < tc.flakyRuns; i++) onAttempt({ ...tc.identity, outcome: 'failed' });
   onAttempt({ ...tc.identity, outcome: tc.skipped ? 'skipped' : 'passed' });
+}
+
+function firstLine(value: string): string | null {
+  const line = value.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '');
+  return line === undefined ? null : line.slice(0, MAX_FAILURE_LINE);
 }
 
 function text(value: string | undefined): string | null {

@@ -155,6 +155,7 @@ export function failedTestsForQueue(o: UploadOutcome): FailedTest[] {
       name: c.name,
       knownFlaky: o.after.get(id)?.status === 'flaky',
       quarantined: (o.after.get(id)?.quarantinedAt ?? null) !== null,
+      ...(c.firstFailureLine === undefined ? {} : { firstFailureLine: c.firstFailureLine }),
     }));
 }
 

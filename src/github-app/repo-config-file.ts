@@ -4,11 +4,7 @@ import { repoParams, type Octokit } from '../githost/github/github-client.js';
 import { readRepoFile } from '../githost/github/repo-file.js';
 import type { AppliedRepoConfig } from '../service/repo-settings/repo-config-service.js';
 import type { AppDeps } from './app-deps.js';
-
-/** The commit status that reports what became of the file at that commit. */
-export const REPO_CONFIG_STATUS_CONTEXT = 'mergeq/config';
-/** GitHub cuts a status description at 140 characters. */
-const MAX_DESCRIPTION = 140;
+import { reportRepoConfig } from './config-check.js';
 
 /** Whether a push's commits added, changed or removed the file. */
 export function touchesRepoConfig(commits: readonly { added?: string[]; modified?: string[]; removed?: string[] }[]): boolean {
@@ -16,9 +12,9 @@ export function touchesRepoConfig(commits: readonly { added?: string[]; modified
 }
 
 /**
- * Reads the file at `sha` of the default branch and applies it; one commit status on `sha` says the
- * outcome: failure naming the line of the first problem (and nothing changed), or success with what
- * changed. No file: what it managed is released, and a status says so only if there was any.
+ * Reads the file at `sha` of the default branch and applies it; one check run on `sha` says the
+ * outcome (config-check.ts): failure with each problem on its line (and nothing changed), or success
+ * listing what changed. No file: what it managed is released, and it is said only if there was any.
  */
 export async function applyRepoConfig(deps: AppDeps, octokit: Octokit, repo: RepoRef, sha: string): Promise<void> {
   const config = deps.repoConfig;
@@ -27,12 +23,12 @@ export async function applyRepoConfig(deps: AppDeps, octokit: Octokit, repo: Rep
   const parsed = text === null ? null : config.parse(text);
   if (parsed && !parsed.ok) {
     deps.logger.info({ repo: `${repo.owner}/${repo.name}`, sha, problem: parsed.problem }, `${REPO_CONFIG_PATH} does not validate; nothing changed`);
-    await postStatus(octokit, repo, sha, 'failure', `${REPO_CONFIG_PATH} ${parsed.problem}`);
+    await reportRepoConfig(octokit, repo, sha, { ok: false, title: `${REPO_CONFIG_PATH} ${parsed.problem}`, problems: parsed.problems, changes: [] });
     return;
   }
   const org = await deps.orgs.forOwner(repo.host, repo.owner);
   const applied = await config.service.apply(org, repo, fileSettingsSource(sha), parsed ? parsed.config : null);
-  if (parsed || applied.released > 0) await postStatus(octokit, repo, sha, 'success', summary(applied, parsed === null));
+  if (parsed || applied.released > 0) await reportRepoConfig(octokit, repo, sha, { ok: true, title: summary(applied, parsed === null), problems: [], changes: applied.changes });
 }
 
 /** The file's state on the default branch's head, when the App is installed on the repository. */
@@ -53,7 +49,3 @@ function summary(a: AppliedRepoConfig, removed: boolean): string {
   return `${REPO_CONFIG_PATH} applied: ${parts.join(', ')}`;
 }
 
-async function postStatus(octokit: Octokit, repo: RepoRef, sha: string, state: 'success' | 'failure', description: string): Promise<void> {
-  const cut = description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION - 1)}…` : description;
-  await octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', { ...repoParams(repo), sha, state, context: REPO_CONFIG_STATUS_CONTEXT, description: cut });
-}

@@ -103,6 +103,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       queueService: deps.queueService,
       quarantineService: deps.quarantineService,
       overview: deps.overview,
+      webhooks: deps.webhookService,
       bodyTimeoutMs: (deps.bodyBounds ?? DEFAULT_BODY_BOUNDS).timeoutMs,
     }),
   );

@@ -4,37 +4,37 @@ import { closestName } from '../domain/closest-name.js';
 import { settingsPatchOf } from '../service/queue/queue-service.js';
 import type { RepoConfigParse } from '../service/repo-settings/repo-config.js';
 import { mergeqYmlSchema } from './schemas/mergeq-yml.js';
-import { settingsFields } from './schemas/queue.js';
+import { keysAt } from './schemas/keys-at.js';
 
 /** Larger files are refused before they are parsed. */
 export const MAX_FILE_BYTES = 64 * 1024;
 
 /**
  * Reads `.github/mergeq.yml`: YAML, then the schema. A problem is told as `line N: path: message`,
- * the first in the file's order, with how many others there are; an unknown key is told with the
- * known one it most likely meant (`line 7: queues[0].concurency: unknown setting, did you mean concurrency?`).
+ * the first in the file's order, with how many others there are, and each on its own line
+ * (`problems`: a check run annotates each); an unknown key is told with the key valid at that path it
+ * most likely meant (`line 7: queues[0].concurency: unknown setting, did you mean concurrency?`,
+ * `line 9: queues[0].mergeWindows.windows[0].ends: unknown key, did you mean end?`), before the
+ * missing key it leaves behind.
  */
 export function parseMergeqYml(text: string): RepoConfigParse {
-  if (Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) return { ok: false, problem: `line 1: the file is larger than ${MAX_FILE_BYTES / 1024} KB` };
+  if (Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) return failed([{ line: 1, text: `the file is larger than ${MAX_FILE_BYTES / 1024} KB` }]);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    return { ok: false, problem: `line ${lines.linePos(e.pos[0]).line}: not valid YAML: ${e.message.split('\n')[0]}` };
+    return failed([{ line: lines.linePos(e.pos[0]).line, text: `not valid YAML: ${e.message.split('\n')[0]}` }]);
   }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (err) {
     // Aliases expanding past the bound (a "billion laughs" file).
-    return { ok: false, problem: `line 1: not valid YAML: ${(err as Error).message}` };
+    return failed([{ line: 1, text: `not valid YAML: ${(err as Error).message}` }]);
   }
   const parsed = mergeqYmlSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.flatMap((issue) => problemsOf(issue, doc, lines)).sort((a, b) => a.line - b.line);
-    const first = problems[0]!;
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-    return { ok: false, problem: `line ${first.line}: ${first.text}${more}` };
+    return failed(inFileOrder(parsed.error.issues.flatMap((issue) => problemsOf(issue, doc, lines))));
   }
   return {
     ok: true,
@@ -46,36 +46,57 @@ export function parseMergeqYml(text: string): RepoConfigParse {
   };
 }
 
-function problemsOf(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter): { line: number; text: string }[] {
+/** One problem of the file: its line, what it says, and the object it is in when it is an unknown key or a missing one. */
+interface Problem {
+  line: number;
+  text: string;
+  unknownIn?: string;
+  missingIn?: string;
+}
+
+function failed(problems: readonly Problem[]): RepoConfigParse {
+  const first = problems[0]!;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return { ok: false, problem: `line ${first.line}: ${first.text}${more}`, problems: problems.map(({ line, text }) => ({ line, message: text })) };
+}
+
+/**
+ * In the file's order, except that a key missing from an object that has an unknown key comes after
+ * that key: a misspelt `ends:` is named before the `end` it leaves missing.
+ */
+function inFileOrder(problems: Problem[]): Problem[] {
+  const unknownLine = new Map<string, number>();
+  for (const p of problems) if (p.unknownIn !== undefined) unknownLine.set(p.unknownIn, Math.max(unknownLine.get(p.unknownIn) ?? 0, p.line));
+  const order = (p: Problem) => (p.missingIn !== undefined && unknownLine.has(p.missingIn) ? unknownLine.get(p.missingIn)! + 0.5 : p.line);
+  return problems.map((p, i) => ({ p, i })).sort((a, b) => order(a.p) - order(b.p) || a.i - b.i).map(({ p }) => p);
+}
+
+function problemsOf(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter): Problem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
     const node = doc.getIn(path, true);
-    const known = knownKeys(path);
+    const known = keysAt(mergeqYmlSchema, path);
     return issue.keys.map((key) => {
       const pair = isMap(node) ? node.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined;
       const offset = (isScalar(pair?.key) ? pair.key.range?.[0] : undefined) ?? 0;
       const guess = closestName(key, known);
-      const what = path.length === 0 ? 'unknown key' : 'unknown setting';
-      return { line: lines.linePos(offset).line, text: `${pathText([...path, key])}: ${what}${guess ? `, did you mean ${guess}?` : ''}` };
+      const what = path.length === 2 ? 'unknown setting' : 'unknown key'; // a queue's own keys are its settings
+      return { line: lines.linePos(offset).line, text: `${pathText([...path, key])}: ${what}${guess ? `, did you mean ${guess}?` : ''}`, unknownIn: pathText(path) };
     });
   }
-  const node = nearestNode(doc, path);
+  const { node, depth } = nearestNode(doc, path);
   const offset = node?.range?.[0] ?? 0;
-  return [{ line: lines.linePos(offset).line, text: `${pathText(path) || 'the file'}: ${issue.message}` }];
+  const problem: Problem = { line: lines.linePos(offset).line, text: `${pathText(path) || 'the file'}: ${issue.message}` };
+  return [depth === path.length - 1 ? { ...problem, missingIn: pathText(path.slice(0, -1)) } : problem];
 }
 
-/** The keys an object of the file may have: the file's own at the top, a queue's below. */
-function knownKeys(path: (string | number)[]): string[] {
-  return path.length === 0 ? ['queues'] : ['branch', 'pattern', ...Object.keys(settingsFields)];
-}
-
-/** The node at `path`, or its closest ancestor present in the file (a missing field's map). */
-function nearestNode(doc: Document, path: (string | number)[]): { range?: [number, number, number] | null } | null {
+/** The node at `path`, or its closest ancestor present in the file (a missing field's map), and how deep it is. */
+function nearestNode(doc: Document, path: (string | number)[]): { node: { range?: [number, number, number] | null } | null; depth: number } {
   for (let n = path.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
-    if (node && typeof node === 'object' && 'range' in node) return node as { range?: [number, number, number] | null };
+    if (node && typeof node === 'object' && 'range' in node) return { node: node as { range?: [number, number, number] | null }, depth: n };
   }
-  return null;
+  return { node: null, depth: 0 };
 }
 
 function pathText(path: (string | number)[]): string {

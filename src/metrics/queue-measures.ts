@@ -1,6 +1,7 @@
 import type { Entry } from '../domain/entry.js';
 import { isInFlight, RUN_KINDS, type RunKind } from '../domain/run.js';
 import { isActive, type PrState } from '../domain/states.js';
+import { VERDICT_CODES, type VerdictCode } from '../domain/verdict/verdict.js';
 import type { QueueActivity } from '../service/metrics-service.js';
 
 export const CONCLUSIONS = ['merged', 'failed', 'cancelled'] as const;
@@ -23,6 +24,8 @@ export interface QueueMeasures {
   restarts: number;
   /** Entries held for restarting without end (`restart_loop`). */
   restartLoopHolds: number;
+  /** Verdicts given in the window (docs/verdicts.md), removals and restarts alike, by code. */
+  verdicts: Record<VerdictCode, number>;
   /** Submission to first TESTING, for entries first tested within the window. */
   waitSeconds: number[];
   /** Run creation to result, for runs that passed or failed within the window. */
@@ -46,6 +49,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     conclusions: { merged: 0, failed: 0, cancelled: 0 },
     restarts: 0,
     restartLoopHolds: 0,
+    verdicts: Object.fromEntries(VERDICT_CODES.map((c) => [c, 0])) as Record<VerdictCode, number>,
     waitSeconds: [],
     testSeconds: perKind(() => []),
     timeInQueueSeconds: [],
@@ -68,6 +72,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     }
     measures.restarts += restartsWithin(entry, within);
     measures.restartLoopHolds += entry.history.filter((t) => t.reason.code === 'restart_loop' && within(t.at)).length;
+    for (const step of entry.history) if (step.verdict && within(step.at)) measures.verdicts[step.verdict.code] += 1;
     const firstTest = entry.history.find((t) => t.state === 'TESTING');
     if (firstTest && within(firstTest.at)) measures.waitSeconds.push(secondsBetween(entry.submittedAt, firstTest.at));
   }

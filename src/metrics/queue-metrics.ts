@@ -2,6 +2,7 @@ import { Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueDoc } from '../domain/queue.js';
 import { repoFullName } from '../domain/repo.js';
 import { RUN_KINDS } from '../domain/run.js';
+import { VERDICT_CODES } from '../domain/verdict/verdict.js';
 import type { MetricsService } from '../service/metrics-service.js';
 import { CONCLUSIONS, measureQueue, type QueueMeasures } from './queue-measures.js';
 import type { EtaCoverage } from '../service/queue/eta-coverage.js';
@@ -11,6 +12,7 @@ import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
 import { defineHoldMetric, recordHold } from './hold-metrics.js';
 import { UntypedMetric } from './untyped.js';
+import { recordWebhookHealth } from './webhook-metrics.js';
 
 /** The content type of the exposition format these metrics are written in (0.0.4). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -46,6 +48,12 @@ function defineMetrics(registry: Registry) {
       name: 'mq_pr_conclusions_1h_total',
       help: 'Pull requests that left the queue in the last hour, by conclusion.',
       labelNames: [...QUEUE_LABELS, 'conclusion'],
+      registers,
+    }),
+    verdicts: new UntypedMetric({
+      name: 'mq_pr_verdicts_1h_total',
+      help: 'Verdicts given in the last hour (a PR removed or restarted), by verdict: culprit, bystander, flaky, infrastructure, conflict, policy, manual.',
+      labelNames: [...QUEUE_LABELS, 'verdict'],
       registers,
     }),
     restarts: new UntypedMetric({
@@ -120,6 +128,7 @@ export async function renderQueueMetrics(
   });
   recordHealth(health, healths);
   await recordTestCaseCounts(registry, service, orgId, activities.map((a) => a.queue));
+  recordWebhookHealth(registry, await service.webhookHealth(orgId, filter), now);
   const queues = activities.map((a) => a.queue);
   const text = `${await registry.metrics()}${reconcileDurations ? reconcileDurations.render(queues) : ''}`;
   return more ? `${text}${await more.render(queues)}` : text;
@@ -143,6 +152,7 @@ function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabel
   for (const conclusion of CONCLUSIONS) addTo(metrics.conclusions, { ...main, conclusion }, m.conclusions[conclusion]);
   addTo(metrics.restarts, main, m.restarts);
   addTo(metrics.restartLoopHolds, main, m.restartLoopHolds);
+  for (const verdict of VERDICT_CODES) addTo(metrics.verdicts, { ...main, verdict }, m.verdicts[verdict]);
   observeAll(metrics.waitDuration, main, m.waitSeconds);
   observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);
   for (const kind of RUN_KINDS) {

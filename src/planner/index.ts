@@ -35,4 +35,4 @@ export {
 } from './changes/commands.js';
 export { recordDirectMergeFacts, requiredChecksPassed, type DirectMergeFacts } from './changes/direct-merge.js';
 export { failForGitHostError } from './changes/git-host-failure.js';
-export { markReported } from './changes/report-marks.js';
+export { markReported, markReporting, owesAnyFinalReport, owesFinalReport } from './changes/report-marks.js';

@@ -1,6 +1,7 @@
 import type { QueueDoc } from '../domain/queue.js';
+import { withVerdicts } from '../domain/verdict/attach.js';
 import { queueEvents } from '../events/queue-events.js';
-import { archivable } from '../planner/index.js';
+import { archivable, owesAnyFinalReport } from '../planner/index.js';
 import type { Archive, QueueStore } from '../store/store.js';
 
 /** What a change decided: a new document to commit, or nothing to write. */
@@ -67,8 +68,10 @@ export class QueueCommitter {
         if (options.confirmUnchanged && base === current && (await reload())?.version !== base.version) return null;
         return { queue: base, changedTo: base, result: decided.result, changed: false };
       }
-      const stored = await this.commit(base, decided.queue, options);
-      return stored && { queue: stored, changedTo: decided.queue, result: decided.result, changed: true };
+      // Each removal or restart is given its verdict here, from the document that made it (its runs not yet archived).
+      const changedTo = withVerdicts(base, decided.queue);
+      const stored = await this.commit(base, changedTo, options);
+      return stored && { queue: stored, changedTo, result: decided.result, changed: true };
     });
   }
 
@@ -120,9 +123,11 @@ export class QueueCommitter {
   }
 }
 
-/** `next` without the ended entries and finished runs it no longer needs, and those as an archive. */
+/** `next` without the ended entries (their PRs told how they ended) and finished runs it no longer needs, and those as an archive. */
 function withoutArchivable(next: QueueDoc): { stored: QueueDoc; archive: Archive | undefined } {
-  const old = archivable(next);
+  const found = archivable(next);
+  // An ended entry whose PR is still owed its final word stays until it is said (a restart says it).
+  const old = { entries: found.entries.filter((e) => !owesAnyFinalReport(e)), runs: found.runs };
   if (old.entries.length === 0 && old.runs.length === 0) return { stored: next, archive: undefined };
   const entryIds = new Set(old.entries.map((e) => e.id));
   const runIds = new Set(old.runs.map((r) => r.id));

@@ -1,11 +1,14 @@
 import { activeEntryOf } from '../domain/active-entries.js';
 import type { Entry, Readiness } from '../domain/entry.js';
 import type { MergeEstimate, MergeRange } from '../domain/eta.js';
+import type { EstimateHold } from '../domain/eta-hold.js';
 import { positionsOf } from '../domain/position.js';
 import { SKIP_THE_LINE_PRIORITY } from '../domain/priority.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
+import { latestVerdict } from '../domain/verdict/attach.js';
+import type { Verdict } from '../domain/verdict/verdict.js';
 
 /** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
@@ -32,6 +35,14 @@ export interface EnqueuedPullRequestRecord {
   estimateReason: MergeEstimate['reason'];
   /** Why the PR is in its state (waiting for what, tested how, failed why); null before anything happened to it. */
   reason: Reason | null;
+  /** What keeps it NOT_READY, as the git host says it ("no git host is configured", "the pull request is closed"); null when nothing does. */
+  readinessNote: string | null;
+  /** The freeze or closed merge windows keeping it from merging now ("frozen until …: reason"), and their end; null when none does. */
+  mergeHold: EstimateHold | null;
+  /** Who broke what: the newest verdict of a removal or restart (docs/verdicts.md); null while there was none. */
+  verdict: Verdict | null;
+  /** The stack it is queued with (docs/stacks.md); null when it stands alone. */
+  stack: StackRecord | null;
 }
 
 /** Readiness as clients see it; the direct-merge bookkeeping stays internal. */
@@ -42,7 +53,7 @@ export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
   isCurrentlySubmittedToQueue: boolean;
   readiness: ReadinessRecord;
   testRunId: string | null;
-  history: { state: PrState; at: string; reason: Reason }[];
+  history: { state: PrState; at: string; reason: Reason; verdict: Verdict | null }[];
 }
 
 /** A reason as clients see it: its code and message, nothing the entry keeps beside them. */
@@ -50,7 +61,35 @@ export function toReasonRecord(reason: Reason): Reason {
   return { code: reason.code, message: reason.message };
 }
 
-export function toEnqueuedPullRequestRecord(entry: Entry, position: number | null, estimate: MergeEstimate | undefined): EnqueuedPullRequestRecord {
+/**
+ * `kind`: how the git host knows it (`declared`: named by a REST caller); `members`: the PRs of the
+ * stack in the queue, bottom up (null for an entry read from the archive).
+ */
+export interface StackRecord {
+  id: string;
+  kind: 'native' | 'chain' | 'declared';
+  position: number;
+  members: number[] | null;
+}
+
+function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null {
+  const place = entry.stack;
+  if (!place) return null;
+  const members = queue
+    ? queue.entries
+        .filter((e) => e.stack?.id === place.id && (isActive(e.state) || e.id === entry.id))
+        .sort((a, b) => a.stack!.position - b.stack!.position)
+        .map((e) => e.prNumber)
+    : null;
+  return { id: place.id, kind: place.kind ?? 'declared', position: place.position, members };
+}
+
+export function toEnqueuedPullRequestRecord(
+  entry: Entry,
+  position: number | null,
+  estimate: MergeEstimate | undefined,
+  queue: QueueDoc | null = null,
+): EnqueuedPullRequestRecord {
   return {
     id: entry.id,
     prNumber: entry.prNumber,
@@ -70,6 +109,10 @@ export function toEnqueuedPullRequestRecord(entry: Entry, position: number | nul
     estimatedMergeRange: estimate?.estimatedMergeRange ?? null,
     estimateReason: estimate?.reason ?? null,
     reason: entry.reason ? toReasonRecord(entry.reason) : null,
+    readinessNote: entry.readiness.note,
+    mergeHold: estimate?.hold ? { ...estimate.hold } : null,
+    verdict: latestVerdict(entry),
+    stack: toStackRecord(entry, queue),
   };
 }
 
@@ -82,7 +125,7 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
   const position = inQueue ? (positionsOf(queue).get(entry.id) ?? null) : null;
   const { readiness } = entry;
   return {
-    ...toEnqueuedPullRequestRecord(entry, position, inQueue ? estimates?.get(entry.id) : undefined),
+    ...toEnqueuedPullRequestRecord(entry, position, inQueue ? estimates?.get(entry.id) : undefined, queue),
     isCurrentlySubmittedToQueue: inQueue,
     readiness: {
       hasImpactedTargets: readiness.hasImpactedTargets,
@@ -94,6 +137,6 @@ export function toSubmittedPullRequestRecord(entry: Entry, queue: QueueDoc | nul
       note: readiness.note,
     },
     testRunId: entry.testRunId,
-    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason) })),
+    history: entry.history.map((t) => ({ state: t.state, at: t.at, reason: toReasonRecord(t.reason), verdict: t.verdict ?? null })),
   };
 }

@@ -63,7 +63,7 @@ export function toQueueRecordPage(
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
     enqueuedPullRequests: ordered
       .slice(offset, offset + limit)
-      .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id))),
+      .map(({ entry, position }) => toEnqueuedPullRequestRecord(entry, position, estimates?.get(entry.id), queue)),
     mergePath: s.mergeMethod === 'merge_commit' && !queue.fastForwardRefused ? 'fast_forward' : 'merge_api',
     fastForwardRefused: queue.fastForwardRefused ? { ...queue.fastForwardRefused } : null,
     ...mergeHoldRecord(queue, now),

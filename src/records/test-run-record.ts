@@ -1,4 +1,14 @@
+import type { Entry } from '../domain/entry.js';
 import type { CheckState, PublicRunStatus, RunKind, TestRun } from '../domain/run.js';
+import { runIdsOf } from '../domain/verdict/attach.js';
+import type { VerdictCode } from '../domain/verdict/verdict.js';
+
+/** A verdict that names the run as evidence: who it blamed or spared (docs/verdicts.md). */
+export interface RunVerdictRecord {
+  prNumber: number;
+  code: VerdictCode;
+  message: string;
+}
 
 /** A test run as getMergeQueueTestingDetails answers it (api.md, "TestRun"). */
 export interface TestRunRecord {
@@ -19,9 +29,15 @@ export interface TestRunRecord {
   dependentPrs: number[];
   /** The tests that failed on its test branch head, from uploaded results; null until some arrive. */
   failedTests: { testCaseId: string; name: string; knownFlaky: boolean; quarantined: boolean }[] | null;
+  /** The verdicts of the PRs it tested that name it as evidence, in merge order. */
+  verdicts: RunVerdictRecord[];
 }
 
-export function toTestRunRecord(run: TestRun): TestRunRecord {
+/**
+ * `entries`: the entries of the PRs it tested, as far as they are known (the queue document's, then
+ * the archive's); a verdict of one of them that names this run is listed.
+ */
+export function toTestRunRecord(run: TestRun, entries: ReadonlyMap<string, Entry> = new Map()): TestRunRecord {
   const numberOfEntry = new Map(run.prs.map((p) => [p.entryId, p.prNumber]));
   return {
     id: run.id,
@@ -41,6 +57,10 @@ export function toTestRunRecord(run: TestRun): TestRunRecord {
       const n = numberOfEntry.get(id);
       return n === undefined ? [] : [n];
     }),
-    failedTests: run.testResults ? run.testResults.failedTests.map((t) => ({ ...t })) : null,
+    failedTests: run.testResults ? run.testResults.failedTests.map((t) => ({ testCaseId: t.testCaseId, name: t.name, knownFlaky: t.knownFlaky, quarantined: t.quarantined })) : null,
+    verdicts: run.prs.flatMap((p) => {
+      const verdicts = (entries.get(p.entryId)?.history ?? []).flatMap((t) => (t.verdict && runIdsOf(t.verdict).includes(run.id) ? [t.verdict] : []));
+      return verdicts.map((v) => ({ prNumber: p.prNumber, code: v.code, message: v.message }));
+    }),
   };
 }

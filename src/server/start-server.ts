@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { Engine } from '../engine/engine.js';
+import { QUEUED_STATUS_AFTER_MS, REPORT_DEBOUNCE_MS } from '../engine/report-timing.js';
 import { createHttpApp } from '../http/app.js';
 import { metricsRenderer } from '../metrics/queue-metrics.js';
 import { ReconcileDurations } from '../metrics/reconcile-durations.js';
@@ -51,12 +52,6 @@ export interface RunningServer {
  * Builds the service from the configuration — store, git host, engine, services, HTTP app — and
  * listens. Fails (and releases what it opened) when any part cannot start.
  */
-/**
- * A PR's status and comment say a state once it has held this long: GitHub allows about one write a
- * second per installation, and a PR that is queued, tested and merged within seconds needs one word.
- */
-const REPORT_DEBOUNCE_MS = 2_000;
-
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -76,6 +71,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     clock,
     logger: logger.child({ component: 'engine' }),
     reportDebounceMs: REPORT_DEBOUNCE_MS,
+    queuedStatusAfterMs: QUEUED_STATUS_AFTER_MS,
     onReconciled: (queueId, seconds) => reconcileDurations.observe(queueId, seconds),
     onCommitted: (doc) => {
       etaCoverage.observe(doc).catch((err: unknown) => logger.warn({ err, queueId: doc.id }, 'noting the ETA ranges given failed'));

@@ -1,6 +1,8 @@
 import type { Entry } from '../domain/entry.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { TestRun } from '../domain/run.js';
+import type { SubscriptionFormat } from '../domain/webhook-delivery.js';
+import type { OutboxStore } from '../store/outbox-store.js';
 import type { OrgStore, QueueStore, TestCaseCounts, TestCaseStore } from '../store/store.js';
 
 /** What the metrics of one queue are computed from. */
@@ -12,12 +14,28 @@ export interface QueueActivity {
   runs: TestRun[];
 }
 
+/** Whether a webhook or chat channel delivers (mq_webhook_failing_seconds). */
+export interface WebhookHealth {
+  id: string;
+  format: SubscriptionFormat;
+  enabled: boolean;
+  failingSince: string | null;
+}
+
 /** Flaky, broken and quarantined test counts of one repository (its `repoKey`). */
 export type RepoTestCaseCounts = TestCaseCounts;
 
 /** What the Prometheus metrics read: queues with their recent history, and test case counts. */
 export class MetricsService {
-  constructor(private readonly store: { queues: QueueStore; orgs: OrgStore; tests: TestCaseStore }) {}
+  constructor(private readonly store: { queues: QueueStore; orgs: OrgStore; tests: TestCaseStore; outbox: Pick<OutboxStore, 'listSubscriptions'> }) {}
+
+  /** The organization's webhooks and chat channels (of one repository, or of all of it), with whether they deliver. */
+  async webhookHealth(orgId: string, filter: { repoKey?: string }): Promise<WebhookHealth[]> {
+    const subscriptions = await this.store.outbox.listSubscriptions(orgId);
+    return subscriptions
+      .filter((s) => filter.repoKey === undefined || s.repoKey === null || s.repoKey === filter.repoKey)
+      .map((s) => ({ id: s.id, format: s.format, enabled: s.enabled, failingSince: s.failingSince }));
+  }
 
   /**
    * The queues of an organization (optionally one repository) with their recent history, ordered by

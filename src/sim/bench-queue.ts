@@ -7,7 +7,7 @@ import { recommend } from './recommend.js';
 import { SCENARIOS } from './scenario.js';
 import { parseSeedRange, summarizeSeeds } from './seed-summary.js';
 import { defaultStrategies } from './strategies.js';
-import { describeSettings, formatSeedTable, formatTable } from './table.js';
+import { describeSettings, formatSeedTable, formatTable, formatVerdictShares } from './table.js';
 import { formatEtaErrors } from './eta-table.js';
 
 /**
@@ -86,6 +86,7 @@ if (opts.seeds) {
     console.error(`  ${r.name} done${r.extra.wallSeconds === undefined ? '' : ` in ${r.extra.wallSeconds}s`}`),
   );
   console.log(formatTable(result.strategies));
+  console.log(formatVerdictShares(result.strategies));
   console.log(formatEtaErrors([result.strategies]));
   for (const r of result.strategies) if (r.settings) console.log(`${r.name}: ${describeSettings(r.settings)}`);
   const { name, ...parameters } = result.scenario;

@@ -62,6 +62,8 @@ export interface StrategyResult {
     ciRuns: number;
     /** Reason codes of every recorded transition, counted (where the time goes). */
     reasons?: Record<string, number>;
+    /** Verdicts given (docs/verdicts.md), by code: how often a PR paid for another's failure (`bystander`). */
+    verdicts?: Record<string, number>;
     wallSeconds?: number;
     /**
      * Set when the simulation stopped early, at this virtual minute: the figures cover what happened

@@ -60,6 +60,8 @@ export interface SimulationOutput {
   ciRuns: number;
   /** Reason codes of every transition of every entry, counted. */
   reasons: Record<string, number>;
+  /** Verdicts given (docs/verdicts.md), by code: every removal and restart of every entry. */
+  verdicts: Record<string, number>;
   reconciles: number;
   wallMs: number;
   /** When the simulation stopped early (virtual minutes), and why; null when it ran to the close. */
@@ -167,6 +169,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     outcomes: outcomes.outcomes,
     ciRuns: sandbox.ci.runs.length,
     reasons: outcomes.reasons,
+    verdicts: outcomes.verdicts,
     reconciles,
     wallMs: performance.now() - started,
     stopped,
@@ -232,7 +235,11 @@ async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: 
   };
 }
 
-async function collectOutcomes(store: Store, queueId: string, prs: readonly SimPr[]): Promise<{ outcomes: PrOutcome[]; reasons: Record<string, number> }> {
+async function collectOutcomes(
+  store: Store,
+  queueId: string,
+  prs: readonly SimPr[],
+): Promise<{ outcomes: PrOutcome[]; reasons: Record<string, number>; verdicts: Record<string, number> }> {
   const doc = await store.queues.getQueueById(queueId);
   const archived = await store.queues.archivedEntriesEndedSince([queueId], new Date(0).toISOString());
   const byPr = new Map<number, Entry>();
@@ -241,13 +248,19 @@ async function collectOutcomes(store: Store, queueId: string, prs: readonly SimP
     if (!seen || seen.seq < e.seq) byPr.set(e.prNumber, e);
   }
   const reasons: Record<string, number> = {};
-  for (const e of byPr.values()) for (const h of e.history) reasons[h.reason.code] = (reasons[h.reason.code] ?? 0) + 1;
+  const verdicts: Record<string, number> = {};
+  for (const e of byPr.values()) {
+    for (const h of e.history) {
+      reasons[h.reason.code] = (reasons[h.reason.code] ?? 0) + 1;
+      if (h.verdict) verdicts[h.verdict.code] = (verdicts[h.verdict.code] ?? 0) + 1;
+    }
+  }
   const outcomes = prs.map((pr): PrOutcome => {
     const e = byPr.get(pr.index + 1);
     if (!e || (e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED')) return { state: 'UNRESOLVED', mergedAtMinutes: null };
     return { state: e.state, mergedAtMinutes: e.state === 'MERGED' ? (Date.parse(e.stateChangedAt) - START_MS) / MIN : null };
   });
-  return { outcomes, reasons };
+  return { outcomes, reasons, verdicts };
 }
 
 function minutesOf(ms: number | null): number | null {

@@ -8,6 +8,7 @@ const COLUMNS: [string, (r: StrategyResult) => string][] = [
   ['p95 min', (r) => r.timeInQueueP95Min.toFixed(1)],
   ['p50/oracle', (r) => r.p50VsOracle.toFixed(2)],
   ['CI runs/merged', (r) => r.ciRunsPerMerged.toFixed(2)],
+  ['bystanders/merged', (r) => (r.extra.verdicts === undefined || r.merged === 0 ? '-' : ((r.extra.verdicts.bystander ?? 0) / r.merged).toFixed(2))],
   ['merged', (r) => String(r.merged)],
   ['failed', (r) => String(r.failed)],
   ['good failed', (r) => `${r.goodFailed} (${(r.extra.goodFailedRate * 100).toFixed(1)}%)`],
@@ -53,6 +54,21 @@ function textTable<R>(columns: readonly [string, (r: R) => string][], rows: read
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/**
+ * Each strategy's verdicts (docs/verdicts.md) as shares of all it gave, most frequent first:
+ * `single: bystander 78% (412), culprit 12% (63), flaky 10% (51)`.
+ */
+export function formatVerdictShares(rows: readonly StrategyResult[]): string {
+  return rows
+    .map((r) => {
+      const counts = Object.entries(r.extra.verdicts ?? {}).sort((a, b) => b[1] - a[1]);
+      const total = counts.reduce((sum, [, n]) => sum + n, 0);
+      const shares = counts.map(([code, n]) => `${code} ${Math.round((n / total) * 100)}% (${n})`).join(', ');
+      return `${r.name}: verdicts ${total === 0 ? 'none' : shares}`;
+    })
+    .join('\n');
 }
 
 export function describeSettings(settings: StrategyResult['settings']): string {

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { connectMongo } from './mongo/open-mongo.js';
+
+export { MongoUnreachableError } from './mongo/open-mongo.js';
 import { makePrivateDir, makePrivateFile } from './private-files.js';
 import { openSqlite } from './sqlite/open-sqlite.js';
 import type { Store } from './store.js';

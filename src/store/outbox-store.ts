@@ -1,4 +1,5 @@
 import type { RepoRef } from '../domain/repo.js';
+import type { VerdictCode } from '../domain/verdict/verdict.js';
 import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../events/event-types.js';
 
@@ -24,6 +25,16 @@ export interface WebhookSubscription {
   failingSince: string | null;
   createdAt: string;
   updatedAt: string;
+  /** A chat channel's rules (slack_blocks, teams): absent for the other formats. */
+  chat?: ChatRules;
+}
+
+/** What a chat channel is sent, and whom it mentions (docs/notifications.md). */
+export interface ChatRules {
+  /** Pull-request events are sent only for a transition whose verdict is one of these. */
+  verdicts: VerdictCode[];
+  /** GitHub login (lower-case) → chat user: a Slack member id (U…) or a Teams user (e-mail or AAD id). */
+  mentions: Record<string, string>;
 }
 
 /** One event to one subscription. */

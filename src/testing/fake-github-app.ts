@@ -35,7 +35,7 @@ export class FakeGitHubApp {
     pull_requests: 'write',
     issues: 'write',
     statuses: 'write',
-    checks: 'read',
+    checks: 'write',
     administration: 'read',
     metadata: 'read',
   };

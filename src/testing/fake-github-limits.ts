@@ -21,18 +21,20 @@ export class ContentLimits {
     readonly perMinute: number,
     readonly perHour: number,
     private readonly now: () => number,
+    /** The length of the `perHour` window (an hour; shorter for GitHub's limits scaled down). */
+    private readonly hourMs = HOUR_MS,
   ) {}
 
   /** A refusal to answer, or null when the write may happen (then it is counted). */
   refuse(): LimitReply | null {
     const now = this.now();
-    while (this.accepted.length > 0 && this.accepted[0]! <= now - HOUR_MS) this.accepted.shift();
+    while (this.accepted.length > 0 && this.accepted[0]! <= now - this.hourMs) this.accepted.shift();
     const lastMinute = this.accepted.filter((t) => t > now - MINUTE_MS);
     const waitMs =
       lastMinute.length >= this.perMinute
         ? lastMinute[lastMinute.length - this.perMinute]! + MINUTE_MS - now
         : this.accepted.length >= this.perHour
-          ? this.accepted[this.accepted.length - this.perHour]! + HOUR_MS - now
+          ? this.accepted[this.accepted.length - this.perHour]! + this.hourMs - now
           : 0;
     if (waitMs > 0) {
       this.refused++;

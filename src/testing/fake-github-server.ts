@@ -9,9 +9,10 @@ export interface FakeGitHubServer {
 }
 
 /** Serves the fake GitHub's REST API over HTTP on 127.0.0.1, for a mergeq that talks to it as to GitHub. */
-export async function serveFakeGitHub(fake: { handle(method: string, uri: string, body: Record<string, unknown>): Reply }): Promise<FakeGitHubServer> {
+export async function serveFakeGitHub(fake: { handle(method: string, uri: string, body: Record<string, unknown>): Reply; held?: { gate(method: string, uri: string): Promise<void> | null } }): Promise<FakeGitHubServer> {
   const server = createServer((req, res) => {
-    void readJson(req).then((body) => {
+    void readJson(req).then(async (body) => {
+      await fake.held?.gate(req.method ?? 'GET', decodeURIComponent(req.url ?? '/'));
       const [status, data, headers] = fake.handle(req.method ?? 'GET', decodeURIComponent(req.url ?? '/'), body);
       const text = data === undefined ? '' : JSON.stringify(data);
       res.writeHead(status, { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...headers });

@@ -47,6 +47,15 @@ export interface FakeComment {
   edits: number;
 }
 
+/** A check run mergeq created on a commit (`POST /check-runs`). */
+export interface FakeCheckRun {
+  name: string;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  output: { title: string; summary: string; annotations: { path: string; start_line: number; end_line: number; annotation_level: string; message: string }[] };
+}
+
 /** Status, JSON body, headers. */
 export type Reply = [number, unknown?, Record<string, string>?];
 

@@ -3,6 +3,8 @@ import { FakeFiles } from './fake-github-files.js';
 import { branchDeleted, listPulls, retarget, type ChainWorld } from './fake-github-chains.js';
 import { ContentLimits } from './fake-github-limits.js';
 import { pullJson } from './fake-github-pulls.js';
+import { FakeChecks } from './fake-github-checks.js';
+import { HeldRequests } from './fake-github-holds.js';
 import { FakeStacks, STACK_MERGE_REFUSAL, type StackWorld } from './fake-github-stacks.js';
 import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
@@ -53,6 +55,10 @@ export class FakeGitHub {
   /** Comments on PRs, in the order they were created: mergeq's status comments and its replies to commands. */
   readonly comments: FakeComment[] = [];
   readonly reactions: { commentId: number; content: string }[] = [];
+  /** Check runs mergeq created, and whether it may. */
+  readonly checks = new FakeChecks(() => ++this.seq);
+  /** Requests held in flight (`held.hold`), which the servers await before handling them. */
+  readonly held = new HeldRequests();
   /** PR numbers in the order they merged (the merge API, or their head reaching `main` by a fast-forward). */
   readonly merged: number[] = [];
   /** PR numbers merged by a push of the target branch (a fast-forward), not by the merge API. */
@@ -200,11 +206,11 @@ export class FakeGitHub {
 
   /**
    * Turns on GitHub's secondary limits on content-creating requests for this installation: over
-   * `perMinute` in any minute or `perHour` in any hour (`now` says the time), a write is refused with
-   * 403 and `retry-after`, and does not happen.
+   * `perMinute` in any minute or `perHour` in any hour (`hourMs` long when the limits are scaled
+   * down; `now` says the time), a write is refused with 403 and `retry-after`, and does not happen.
    */
-  limitWrites(perMinute: number, perHour: number, now: () => number = Date.now): ContentLimits {
-    this.limits = new ContentLimits(perMinute, perHour, now);
+  limitWrites(perMinute: number, perHour: number, now: () => number = Date.now, hourMs?: number): ContentLimits {
+    this.limits = new ContentLimits(perMinute, perHour, now, hourMs);
     return this.limits;
   }
 
@@ -334,6 +340,8 @@ export class FakeGitHub {
     }
     if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map((p) => this.pullResource(p))];
     if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
+    const check = this.checks.route(route, body);
+    if (check) return check;
     if ((m = /^POST \/statuses\/([^/]+)$/.exec(route))) {
       const status = { context: String(body.context), state: String(body.state), target_url: (body.target_url as string | undefined) ?? null, description: String(body.description ?? '') };
       this.setStatus(m[1]!, status);

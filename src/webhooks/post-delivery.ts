@@ -1,66 +1,21 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Clock } from '../domain/clock.js';
+import { isChatFormat } from '../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../events/event-types.js';
 import type { WebhookSubscription } from '../store/outbox-store.js';
+import { postChat } from './chat/post-chat.js';
+import { guardedPost, type PostOptions, type PostResult } from './guarded-post.js';
 import { eventPayload, slackMessage } from './payload.js';
-import type { ReceiverNetworks } from './receiver-networks.js';
-import { resolveReceiver, type Lookup } from './resolve-receiver.js';
 import { signedHeaders } from './signing.js';
 
-export type PostResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
-
-export interface PostOptions {
-  networks: ReceiverNetworks;
-  timeoutMs: number;
-  stop?: AbortSignal | undefined;
-  lookup?: Lookup;
-}
+export type { PostOptions, PostResult } from './guarded-post.js';
 
 /**
- * What the delivery log says of a failure: never the receiver's own words (its error text, a TLS
- * alert, a banner), so the log cannot serve to probe what listens where.
- */
-const REFUSALS = {
-  private: 'refused: private address',
-  http: 'refused: http outside the allowed networks',
-  unresolved: 'connection failed: the host name does not resolve',
-} as const;
-
-/**
- * One signed POST of an event to a subscription; any answer but 2xx (redirects included) is a
- * failure. The receiver's name is resolved and checked here, and the connection goes to that checked
- * address (the lookup is pinned), whatever the name resolves to a moment later.
+ * One POST of an event to a subscription, through the SSRF guard (guarded-post.ts): a signed JSON
+ * event or Slack line, or a chat channel's message (chat/post-chat.ts).
  */
 export async function postDelivery(subscription: WebhookSubscription, event: OutboxEvent, clock: Clock, options: PostOptions): Promise<PostResult> {
+  if (isChatFormat(subscription.format)) return postChat(subscription, event, options);
   const body = JSON.stringify(subscription.format === 'slack' ? slackMessage(event) : eventPayload(event));
   const timestamp = Math.floor(clock.now().getTime() / 1000);
-  const url = new URL(subscription.url);
-  const target = await resolveReceiver(url, options.networks, options.lookup);
-  if (!target.ok) return { ok: false, status: null, error: REFUSALS[target.refusal] };
-
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.stop ? AbortSignal.any([timeout, options.stop]) : timeout;
-  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
-  return new Promise<PostResult>((resolve) => {
-    const request = (url.protocol === 'https:' ? https : http).request(
-      url,
-      { method: 'POST', headers: { ...signedHeaders(subscription.secret, event.id, timestamp, body), 'content-length': Buffer.byteLength(body) }, lookup: pinned, signal },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        // The answer's body is not read: a receiver cannot keep the dispatcher busy with it.
-        res.destroy();
-        resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `the receiver answered ${status}` });
-      },
-    );
-    request.on('error', () => {
-      const error = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : signal.aborted ? 'stopped' : 'connection failed';
-      resolve({ ok: false, status: null, error });
-    });
-    request.end(body);
-  });
+  return guardedPost(new URL(subscription.url), signedHeaders(subscription.secret, event.id, timestamp, body), body, options);
 }

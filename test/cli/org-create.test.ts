@@ -23,10 +23,22 @@ describe('mergeq org create', () => {
     }
   });
 
-  it('refuses a duplicate slug with exit code 1', async () => {
+  it('refuses a duplicate slug with other owners with exit code 1, naming the owners it has and what to do', async () => {
     expect((await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme'])).code).toBe(0);
     const again = await cli.run(['org', 'create', 'acme', '--owner', 'github.com/other']);
-    expect(again).toEqual({ code: 1, stdout: '', stderr: 'mergeq: an organization with slug "acme" already exists\n' });
+    expect(again).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'mergeq: organization "acme" already exists, owning github.com/acme; choose another slug, or use it as it is (mergeq token create --org acme)\n',
+    });
+  });
+
+  it('is no error when the organization exists with those owners (the README followed twice): exit 0, says so', async () => {
+    const first = await cli.run(['org', 'create', 'acme', '--owner', 'github.com/acme']);
+    const again = await cli.run(['org', 'create', 'acme', '--owner', 'github.com/Acme']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toBe(`Organization acme (id ${/id ([0-9a-f-]{36})/.exec(first.stdout)![1]}) already exists, owning github.com/acme; nothing to do. Next: mergeq token create --org acme\n`);
   });
 
   it('refuses an owner that another organization owns, naming that organization', async () => {

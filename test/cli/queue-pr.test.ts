@@ -93,6 +93,24 @@ test('queue freeze and unfreeze: who froze it (the token), why and until when; q
   expect(JSON.parse(updated.stdout)).toMatchObject({ mergeWindows: JSON.parse(windows), mergeWindow: { open: expect.any(Boolean) } });
 });
 
+test('people see why: pr status names the readiness note and the freeze; queue list and show name the hold, not plain running', async () => {
+  const ref = ['--repo', 'acme/why', '--branch', 'main'];
+  await cli.run(['queue', 'create', ...ref], api);
+  await cli.run(['pr', 'submit', '3', ...ref], api);
+  expect((await cli.run(['pr', 'status', '3', ...ref], api)).stdout).toMatch(/^github\.com\/acme\/why main: PR #3 is NOT_READY\n {2}not ready: no git host is configured\n/);
+
+  await cli.run(['queue', 'freeze', ...ref, '--reason', 'release 4.2', '--until', '2099-01-01T00:00:00Z'], api);
+  const list = (await cli.run(['queue', 'list', '--repo', 'acme/why'], api)).stdout.trimEnd().split('\n');
+  expect(list[0]).toMatch(/\sHOLD$/);
+  expect(list[1]).toMatch(/^github\.com\/acme\/why\s+main\s+running, held\s+single\s.*frozen until 2099-01-01 00:00 UTC: release 4\.2$/);
+  const shown = (await cli.run(['queue', 'show', ...ref], api)).stdout;
+  expect(shown).toMatch(/^Queue github\.com\/acme\/why main: running, held: frozen until 2099-01-01 00:00 UTC: release 4\.2\n/);
+  expect(shown).toMatch(/\bWHY\b/);
+  expect(shown).toMatch(/#3\s+NOT_READY\s+medium\s+-\s+not ready: no git host is configured\s+-/);
+  await cli.run(['queue', 'unfreeze', ...ref], api);
+  expect((await cli.run(['queue', 'list', '--repo', 'acme/why'], api)).stdout.split('\n')[1]).toMatch(/\s+running\s+single\s.*\s-$/);
+});
+
 test('the service and the token come from flags or the environment; a wrong one is said plainly', async () => {
   const none = await cli.run(['queue', 'list']);
   expect(none.code).toBe(2);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dataDirAdvice } from '../../src/cli/data-dir-advice.js';
 import { DataDirError } from '../../src/store/open.js';
+import { TEST_PRIVATE_KEY } from '../githost/github-test-client.js';
 import { cliSandbox, freePort } from './cli-harness.js';
 
 /**
@@ -47,6 +48,20 @@ describe('mergeq serve, started by hand', () => {
     expect(line).toContain('Next: npx mergeq org create <org> --owner github.com/<owner>, then npx mergeq token create --org <org>');
     expect(line).toContain('MERGEQ_GITHOST=sandbox');
     for (const out of run.stdout.trim().split('\n')) expect(() => JSON.parse(out)).not.toThrow();
+  });
+
+  it('in GitHub mode, warns once on stderr, naming the fault, when GitHub cannot be reached; it keeps serving', async () => {
+    const refused = await freePort();
+    const run = await serve(
+      { MERGEQ_DATA_DIR: cli.dataDir, MERGEQ_PORT: String(await freePort()), MERGEQ_HOST: '127.0.0.1', APP_ID: '1', PRIVATE_KEY: TEST_PRIVATE_KEY, WEBHOOK_SECRET: 's', GITHUB_API_URL: `http://127.0.0.1:${refused}` },
+      /warning: GitHub cannot be reached.*\n/,
+    );
+    expect(run.timedOut).toBe(false);
+    const warnings = run.stderr.split('\n').filter((l) => l.includes('GitHub cannot be reached'));
+    expect(warnings).toEqual([
+      `mergeq: warning: GitHub cannot be reached, so no pull request can be read, tested or merged until it can: nothing answers at 127.0.0.1:${refused} (connection refused): GITHUB_API_URL must be https://api.github.com (unset) or https://<your GitHub Enterprise Server>/api/v3, and it must be reachable from this machine (firewall, proxy). \`mergeq doctor --repo <owner>/<name>\` checks the whole setup.`,
+    ]);
+    expect(run.stderr.indexOf('mergeq is running')).toBeLessThan(run.stderr.indexOf('GitHub cannot be reached'));
   });
 
   it('exits with 78 and names MERGEQ_DATA_DIR when the data folder cannot be created (/proc), instead of spinning', async () => {

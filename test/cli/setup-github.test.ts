@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { TEST_PRIVATE_KEY } from '../githost/github-test-client.js';
-import { cliSandbox } from './cli-harness.js';
+import { cliSandbox, freePort } from './cli-harness.js';
 
 /** `mergeq setup github` runs GitHub's manifest flow; github.com's conversion answer comes from nock. */
 describe('mergeq setup github', () => {
@@ -49,7 +49,7 @@ describe('mergeq setup github', () => {
       name: 'mergeq',
       hook_attributes: { url: 'https://mergeq.example.com/api/github/webhooks', active: true },
       redirect_url: `${setup.page}callback`,
-      default_permissions: expect.objectContaining({ contents: 'write', checks: 'read', administration: 'read' }),
+      default_permissions: expect.objectContaining({ contents: 'write', checks: 'write', administration: 'read' }),
       default_events: expect.arrayContaining(['pull_request', 'check_suite', 'push']),
     });
 
@@ -64,7 +64,7 @@ describe('mergeq setup github', () => {
     conversion.done();
 
     const file = join(cli.dataDir, 'github-app.json');
-    expect(result.stdout).toContain(`GitHub App acme-mergeq (id 4711) stored in ${file} (mode 0600).`);
+    expect(result.stdout).toContain(`GitHub App acme-mergeq (id 4711) stored in ${file} (mode 0600): its id, private key and webhook secret; nothing was written to .env.`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ appId: 4711, webhookSecret: 'whsec', privateKey: TEST_PRIVATE_KEY, clientId: 'Iv1.x', clientSecret: 'cs', apiUrl: null });
 
@@ -108,5 +108,18 @@ describe('mergeq setup github', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('404');
     expect(() => statSync(join(cli.dataDir, 'github-app.json'))).toThrow();
+  });
+
+  it('names the fault when the code cannot be exchanged: a refused GITHUB_API_URL, not "fetch failed"', async () => {
+    const port = await freePort();
+    const setup = await startSetup([], { GITHUB_API_URL: `http://127.0.0.1:${port}` });
+    const { state } = formOf(await (await fetch(setup.page)).text());
+    const page = await fetch(`${setup.page}callback?code=c&state=${state}`);
+    expect(page.status).toBe(502);
+    expect(await page.text()).toContain(`nothing answers at 127.0.0.1:${port} (connection refused)`);
+    const result = await setup.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`mergeq: nothing answers at 127.0.0.1:${port} (connection refused): GITHUB_API_URL must be https://api.github.com (unset)`);
+    expect(result.stderr).not.toContain('fetch failed');
   });
 });

@@ -39,6 +39,32 @@ describe('mergeq webhook', () => {
     expect(typo.stderr).toContain('events[0]');
   });
 
+  it('a chat channel: Teams with its verdicts and the author map; listed without the secret part of its URL', async () => {
+    const created = await cli.run([
+      'webhook', 'create', '--org', 'acme', '--format', 'teams', '--url', 'https://acme.example.com/workflows/abc123/triggers/manual?sig=s3cr3t',
+      '--events', 'pull_request.*,queue.frozen', '--verdicts', 'culprit,bystander', '--mention', 'Octocat=octo@acme.example', '--mention', 'dev=dev@acme.example',
+    ]);
+    expect(created.code).toBe(0);
+    const id = /Created webhook (wh_\S+)/.exec(created.stderr)?.[1];
+    const listed = JSON.parse((await cli.run(['webhook', 'list', '--org', 'acme', '--json'])).stdout) as { id: string }[];
+    expect(listed.find((w) => w.id === id)).toMatchObject({
+      format: 'teams',
+      url: 'https://acme.example.com/workflows/…',
+      verdicts: ['culprit', 'bystander'],
+      mentions: { octocat: 'octo@acme.example', dev: 'dev@acme.example' },
+    });
+    const updated = await cli.run(['webhook', 'update', id!, '--org', 'acme', '--verdicts', 'culprit,infrastructure']);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ verdicts: ['culprit', 'infrastructure'], mentions: { octocat: 'octo@acme.example' } });
+    expect((await cli.run(['webhook', 'delete', id!, '--org', 'acme'])).code).toBe(0);
+
+    const notChat = await cli.run(['webhook', 'create', '--org', 'acme', '--url', 'https://h.example.com', '--events', '*', '--verdicts', 'culprit']);
+    expect(notChat.code).toBe(2);
+    expect(notChat.stderr).toContain('verdicts is for chat channels only');
+    const badVerdict = await cli.run(['webhook', 'create', '--org', 'acme', '--format', 'slack_blocks', '--url', 'https://h.example.com', '--events', '*', '--verdicts', 'guilty']);
+    expect(badVerdict.code).toBe(2);
+    expect(badVerdict.stderr).toContain('--verdicts');
+  });
+
   it('--help says the secret is shown once', async () => {
     const help = await cli.run(['webhook', 'create', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('It is shown once');

@@ -96,12 +96,12 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   const first = await wrappedJest('sha-1');
   expect(first.code).toBe(1);
   expect(first.stderr).toContain('2 tests, 1 failed, 0 quarantined failures');
-  expect(first.stderr).toContain('\n  failed: src/cart.test.js › cart loads prices\n');
+  expect(first.stderr).toMatch(/\n {2}failed: src\/cart\.test\.js › cart loads prices \[id [0-9a-f-]{36}\]\n/);
 
   // Run 2, same commit: it passes. A fail and a pass on one commit: flaky, quarantined.
   const second = await wrappedJest('sha-1');
   expect(second.code).toBe(0);
-  expect(second.stderr).toContain('\n  newly flaky: src/cart.test.js › cart loads prices\n');
+  expect(second.stderr).toMatch(/\n {2}newly flaky: src\/cart\.test\.js › cart loads prices \[id [0-9a-f-]{36}\]\n/);
   const listed = await listQuarantined({ page_size: 1 });
   expect(listed.status).toBe(200);
   expect(listed.body.quarantined_tests).toEqual([
@@ -126,14 +126,14 @@ test('a test that failed once and passed on retry is quarantined, and its failur
   const third = await wrappedJest('sha-2', { FAIL_PRICES: '1' });
   expect(third.code).toBe(0);
   expect(third.stderr).toContain('1 quarantined failure');
-  expect(third.stderr).toContain('\n  forgiven (quarantined): src/cart.test.js › cart loads prices\n');
+  expect(third.stderr).toMatch(/\n {2}forgiven \(quarantined\): src\/cart\.test\.js › cart loads prices \[id [0-9a-f-]{36}\]\n/);
   expect(third.stderr).not.toContain('  failed:');
 
   // Run 4: another test fails too: the command's own code.
   const fourth = await wrappedJest('sha-3', { FAIL_PRICES: '1', FAIL_CART: '1' });
   expect(fourth.code).toBe(1);
   expect(fourth.stderr).toContain('2 failed, 1 quarantined failure');
-  expect(fourth.stderr).toContain('\n  failed: src/cart.test.js › cart adds an item\n');
+  expect(fourth.stderr).toMatch(/\n {2}failed: src\/cart\.test\.js › cart adds an item \[id [0-9a-f-]{36}\]\n/);
 
   // A malformed report uploaded by `mergeq test upload` changes nothing; the same uploadId twice neither.
   const before = await listQuarantined();

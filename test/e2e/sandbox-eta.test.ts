@@ -75,3 +75,48 @@ test('the 80% range spans what the recent runs took, in getSubmittedPullRequest 
   expect(Date.parse(merged.stateChangedAt)).toBeGreaterThanOrEqual(Date.parse(record.estimatedMergeRange.earliest));
   expect(Date.parse(merged.stateChangedAt)).toBeLessThanOrEqual(Date.parse(record.estimatedMergeRange.latest));
 });
+
+describe('a freeze holds the ETA back, and says so', () => {
+  // Virtual time starts at 2026-11-22 10:00 UTC; one 10-minute run makes the history.
+  beforeEach(async () => {
+    const n = (await svc.openPull(REPO, 'history', { bad: false, ciMinutes: 10 })).number;
+    await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+    await svc.settle();
+    await svc.advanceMinutes(11);
+    expect((await pr(n)).state).toBe('MERGED');
+  });
+
+  test('frozen until a time: the estimate falls after it, the same on every read, and the PR held after its tests passed names the freeze', async () => {
+    await svc.ok('freezeQueue', { ...QUEUE, reason: 'release', endsAt: '2026-12-24T00:00:00Z' });
+    const n = (await svc.openPull(REPO, 'held', { bad: false, ciMinutes: 10 })).number;
+    await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+    await svc.settle();
+    const hold = { message: 'frozen until 2026-12-24 00:00 UTC: release', endsAt: '2026-12-24T00:00:00.000Z' };
+    const first = await pr(n);
+    expect(first).toMatchObject({ estimatedMergeAt: '2026-12-24T00:00:00.000Z', estimateReason: null, mergeHold: hold });
+    expect(Date.parse(first.estimatedMergeRange.earliest)).toBeGreaterThanOrEqual(Date.parse('2026-12-24T00:00:00Z'));
+    await svc.advanceMinutes(12);
+    const later = await pr(n);
+    expect(later).toMatchObject({ state: 'TESTS_PASSED', estimatedMergeAt: '2026-12-24T00:00:00.000Z', mergeHold: hold });
+    const listed = (await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests[0];
+    expect(listed).toMatchObject({ prNumber: n, estimatedMergeAt: '2026-12-24T00:00:00.000Z', mergeHold: hold });
+  });
+
+  test('frozen with no end: no estimate, "held", naming the freeze; an urgent PR passes it and keeps its estimate', async () => {
+    await svc.ok('freezeQueue', { ...QUEUE, reason: 'incident' });
+    const n = (await svc.openPull(REPO, 'held', { bad: false, ciMinutes: 10 })).number;
+    await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: n } });
+    await svc.settle();
+    expect(await pr(n)).toMatchObject({
+      estimatedMergeAt: null,
+      estimateReason: { code: 'queue_held', message: 'held: frozen: incident; no estimate until it is lifted' },
+      mergeHold: { message: 'frozen: incident', endsAt: null },
+    });
+    await svc.ok('cancelPullRequest', { ...QUEUE, pr: { number: n } });
+    const urgent = (await svc.openPull(REPO, 'hotfix', { bad: false, ciMinutes: 10 })).number;
+    await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: urgent }, priority: 'urgent' });
+    await svc.settle();
+    expect(await pr(urgent)).toMatchObject({ estimateReason: null, mergeHold: null });
+    expect((await pr(urgent)).estimatedMergeAt).not.toBeNull();
+  });
+});

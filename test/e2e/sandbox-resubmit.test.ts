@@ -24,3 +24,16 @@ test('re-submitting a NOT_READY PR reads it again at once, not at the next 60 s 
   await svc.settle();
   expect((await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: n } })).body.state).toBe('TESTING');
 });
+
+test('a PR submitted before the sandbox opened it, submitted again once it is open, is answered with what the host says now', async () => {
+  const early = await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: 1 } });
+  expect(early.body.readiness.note).toBe('the git host does not know pull request #1');
+  await svc.settle();
+
+  expect((await svc.openPull(REPO, 'Add a widget', { bad: false, ciMinutes: 10 })).number).toBe(1);
+  const again = await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: 1 } });
+  expect(again.body.readiness).toMatchObject({ isOpen: true, note: null });
+  expect(again.body.prTitle).toBe('Add a widget');
+  await svc.settle();
+  expect((await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: 1 } })).body.state).toBe('TESTING');
+});

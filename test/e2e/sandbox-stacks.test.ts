@@ -33,6 +33,9 @@ test('the top of a 3-member chain, submitted with the PRs below, lands the whole
   await svc.settle();
   const queue = await svc.ok('getQueue', QUEUE);
   expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs);
+  expect(queue.body.enqueuedPullRequests.map((p: { stack: unknown }) => p.stack)).toEqual(
+    prs.map((_, i) => ({ id: `chain:${prs[0]}`, kind: 'chain', position: i + 1, members: prs })),
+  );
   expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
 
   await svc.advanceMinutes(12);
@@ -61,6 +64,9 @@ test('a broken middle layer: the bottom lands, the middle fails with its tests, 
   expect(states[1].reason.code).toBe('tests_failed');
   expect(states[2].reason.code).toBe('stack_member_failed');
   expect(states[2].reason.message).toContain(`#${prs[1]}`);
+  // Not the top layer's fault: it is a bystander of the layer below, which is the culprit.
+  expect(states[1].verdict.code).toBe('culprit');
+  expect(states[2].verdict.code).toBe('bystander');
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual([prs[0]]);
 });
 

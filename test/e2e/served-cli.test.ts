@@ -127,6 +127,36 @@ test("action.yml's step (composite: download from MERGEQ_URL, run mergeq test) r
   expect(run).toEqual({ code: 1, stderr: expect.stringContaining('  failed: test/checkout.test.js › shop.checkout › charges the card') });
 });
 
+test('reads MERGEQ_URL and MERGEQ_TOKEN from .env in its working folder (the environment wins), and says which with --verbose', async () => {
+  const { MERGEQ_URL, MERGEQ_TOKEN, ...noService } = env;
+  const dir = mkdtempSync(join(tmpdir(), 'mergeq-dotenv-'));
+  try {
+    writeFileSync(join(dir, 'mergeq.mjs'), readFileSync(join(folder, 'mergeq.mjs')));
+    writeFileSync(join(dir, '.env'), `MERGEQ_URL=${MERGEQ_URL}\nMERGEQ_TOKEN=${MERGEQ_TOKEN}\n`);
+    const run = (args: string[], extra: Record<string, string> = {}) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, ['mergeq.mjs', ...args], { cwd: dir, env: { ...noService, ...extra }, timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? (err.code as number) : 0, stdout, stderr }),
+        ),
+      );
+    const listed = await run(['queue', 'list', '--verbose']);
+    expect(listed).toMatchObject({ code: 0, stdout: expect.stringMatching(/^github\.com\/acme\/shop\s+main/m) });
+    expect(listed.stderr).toContain(`mergeq: MERGEQ_URL ${MERGEQ_URL} from ${join(dir, '.env')}\n`);
+    expect(listed.stderr).toContain(`mergeq: MERGEQ_TOKEN from ${join(dir, '.env')}\n`);
+    expect(listed.stderr).not.toContain(MERGEQ_TOKEN!);
+
+    // A variable of the environment wins over the file's; a flag over both.
+    const overridden = await run(['queue', 'list', '--verbose', '--url', MERGEQ_URL!], { MERGEQ_TOKEN: MERGEQ_TOKEN! });
+    expect(overridden.code).toBe(0);
+    expect(overridden.stderr).toContain(`mergeq: MERGEQ_URL ${MERGEQ_URL} from --url\n`);
+    expect(overridden.stderr).toContain('mergeq: MERGEQ_TOKEN from the environment\n');
+    // Without --verbose nothing is said about it.
+    expect((await run(['queue', 'list'])).stderr).toBe('');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the admin commands are not in the single file; it says where they are', async () => {
   const serve = await node(['mergeq.mjs', 'serve']);
   expect(serve.code).toBe(2);

@@ -152,6 +152,10 @@ describeWithBrowser('the web page in a browser', () => {
     const timeline = await page.$$eval('ol.timeline li', (items) => items.map((li) => li.textContent ?? ''));
     expect(timeline[0]).toContain('NOT_READY');
     expect(timeline.at(-1)).toContain('FAILED');
+    // Its verdict (docs/verdicts.md): culprit, beside the transition that gave it.
+    expect(await text('#verdict-title')).toBe('Verdict culprit');
+    expect(await text('#verdict')).toContain('culprit: this pull request fails the required checks');
+    expect(timeline.at(-1)).toContain('FAILED culprit');
     expect(await page.$$eval('.run .error', (n) => n.map((e) => e.textContent ?? ''))).toEqual(expect.arrayContaining([expect.stringContaining('Failing:')]));
     await screenshot('pull-request');
   });
@@ -204,27 +208,56 @@ describeWithBrowser('the web page in a browser', () => {
     await svc.ok('updateQueue', { ...QUEUE, concurrency: 4, mergeMethod: 'squash' });
   });
 
-  test('merge windows, the enqueue label and auto-enqueue are set from the page; a wrong time zone is named', async () => {
+  test('merge windows and auto-enqueue are edited as forms (days, hours, time zone; authors, readiness), checked as the API checks them', async () => {
     await page.goto(`${base}/ui/#/settings?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
     await page.waitForSelector('#setting-mergeWindows');
-    const windows = (timeZone: string) => JSON.stringify({ timeZone, windows: [{ days: ['mon', 'tue'], start: '09:00', end: '17:00' }] });
-    await page.type('#setting-mergeWindows', windows('Mars/Olympus'));
+    // No JSON to type: a window is added with buttons, days ticked, hours and a time zone typed.
+    expect(await page.$$('textarea#setting-mergeWindows, textarea#setting-autoEnqueue')).toEqual([]);
+    await page.locator('button::-p-text(Add a window)').click();
+    await page.waitForSelector('.window');
+    for (const day of ['wed', 'thu', 'fri']) await page.$eval(`.window .days input[value=${day}]`, (n) => (n as HTMLInputElement).click());
+    const typeInto = async (selector: string, value: string) => {
+      await page.$eval(selector, (n) => ((n as HTMLInputElement).value = ''));
+      await page.type(selector, value);
+    };
+    await typeInto('.window .start', '17:00');
+    await typeInto('.window .end', '09:00');
+    await typeInto('#setting-mergeWindows-timeZone', 'Mars/Olympus');
     await page.type('#setting-enqueueLabel', 'ready to merge');
-    await page.$eval('#setting-autoEnqueue', (n) => ((n as HTMLTextAreaElement).value = ''));
-    await page.type('#setting-autoEnqueue', '{"enabled": true, "authors": ["renovate[bot]"]}');
+    await page.$eval('#setting-autoEnqueue-enabled', (n) => (n as HTMLInputElement).click());
+    await page.type('#setting-autoEnqueue-authors', 'renovate[bot]\ndependabot[bot]');
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.locator('button::-p-text(Save)').click();
+    // The API's own checks: the time zone, and a window ending before it starts, each named with its path.
     await waitForText('#setting-mergeWindows-error', 'time zone');
+    expect(await text('#setting-mergeWindows-error')).toContain('mergeWindows.windows.0.end: must be after start');
+    expect(await page.$eval('#setting-mergeWindows-timeZone', (n) => n.getAttribute('aria-invalid'))).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('setting-mergeWindows-timeZone');
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ mergeWindows: null, enqueueLabel: null, autoEnqueue: { enabled: false } });
 
-    await page.$eval('#setting-mergeWindows', (n) => ((n as HTMLTextAreaElement).value = ''));
-    await page.type('#setting-mergeWindows', windows('Europe/Berlin'));
+    await typeInto('#setting-mergeWindows-timeZone', 'Europe/Berlin');
+    await typeInto('.window .start', '09:00');
+    await typeInto('.window .end', '17:00');
+    await page.locator('button::-p-text(Add a window)').click();
+    await page.waitForFunction(() => document.querySelectorAll('.window').length === 2);
+    await page.locator('button::-p-text(Remove window 2)').click();
     await page.locator('button::-p-text(Save)').click();
     await waitForText('h1', 'acme/widgets · main');
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({
       mergeWindows: { timeZone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue'], start: '09:00', end: '17:00' }] },
       enqueueLabel: 'ready to merge',
-      autoEnqueue: { enabled: true, authors: ['renovate[bot]'] },
+      autoEnqueue: { enabled: true, authors: ['renovate[bot]', 'dependabot[bot]'] },
     });
+
+    // Shown again as forms holding what was saved; saving unchanged sends nothing.
+    await page.goto(`${base}/ui/#/settings?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.waitForSelector('.window');
+    expect(await page.$$eval('.window .days input:checked', (ns) => ns.map((n) => (n as HTMLInputElement).value))).toEqual(['mon', 'tue']);
+    expect(await page.$eval('#setting-autoEnqueue-authors', (n) => (n as HTMLTextAreaElement).value)).toBe('renovate[bot]\ndependabot[bot]');
+    await screenshot('queue-settings-forms');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.locator('button::-p-text(Save)').click();
+    await waitForText('[role=alert]', 'Nothing changed');
     await svc.ok('updateQueue', { ...QUEUE, mergeWindows: null, enqueueLabel: null, autoEnqueue: { enabled: false } });
   });
 

@@ -78,7 +78,11 @@ describe('engine: pull requests flow through the queue', () => {
     expect(comments(bad)).toHaveLength(1);
     expect(comments(bad)[0]!.edits).toBe(0);
     expect(comments(bad)[0]!.body).toMatch(
-      /^<!-- mergeq:main -->\n❌ \*\*Failed\*\* in the merge queue of `main`: failing checks: ci\.\n\nFailing checks:\n- \[ci\]\(https:\/\/ci\.sandbox\.invalid\/runs\/\d+\)$/,
+      /^<!-- mergeq:main -->\n❌ \*\*Failed\*\* in the merge queue of `main`: failing checks: ci\.\n\nFailing checks:\n- \[ci\]\(https:\/\/ci\.sandbox\.invalid\/runs\/\d+\)\n\n/,
+    );
+    // Then its verdict (docs/verdicts.md), the author @-mentioned: a culprit is the one verdict that asks them to act.
+    expect(comments(bad)[0]!.body).toMatch(
+      /\n\*\*Verdict: `culprit`\*\* — @sandbox-user culprit: this pull request fails the required checks \(failing checks: ci\)\n\nIsolated by own run: its own run failed 2 times \(reruns included\)$/,
     );
   });
 

@@ -41,6 +41,20 @@ describe('JUnit dialects', () => {
     ]);
   });
 
+  test("each failed case keeps the first line of its failure: the message attribute, else the element's text", () => {
+    const lines = (name: string) => groupAttempts(parseJunit(fixture(name)), null).cases.filter((c) => c.outcome === 'failed').map((c) => [c.name, c.firstFailureLine]);
+    expect(lines('pytest-xunit1.xml')).toEqual([
+      ['test_rounding', 'assert 0.30000000000000004 == 0.3'],
+      ['test_connect', 'failed on setup with "ConnectionRefusedError"'],
+    ]);
+    expect(lines('jest-junit.xml')).toEqual([['cart applies a discount', 'Error: expect(received).toBe(expected) // Object.is equality']]);
+    const bare = '<testsuite name="s"><testcase name="t"><failure/></testcase><testcase name="u"><failure message=""><![CDATA[\n  boom at line 3\nmore]]></failure></testcase></testsuite>';
+    expect(groupAttempts(parseJunit(bare), null).cases.map((c) => [c.name, c.firstFailureLine])).toEqual([
+      ['t', undefined],
+      ['u', 'boom at line 3'],
+    ]);
+  });
+
   test('pytest xunit2: no file', () => {
     expect(casesOf('pytest-xunit2.xml')).toEqual([
       ['pytest', 'tests.test_prices', 'test_total', null, 'passed', 0, 1],

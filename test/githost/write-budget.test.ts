@@ -2,12 +2,13 @@ import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { NOT_SENT, WriteBudget, type WriteRequest } from '../../src/githost/github/write-budget.js';
 import { rateLimitPauseMs } from '../../src/githost/github/write-budget-plugin.js';
 import { classifyWrite } from '../../src/githost/github/write-class.js';
+import { ContentLimits } from '../../src/testing/fake-github-limits.js';
 
 /** The installation write budget on its own, in virtual time: what is sent when, in which order. */
 
 const START = Date.UTC(2026, 10, 27, 12, 0, 0);
 
-function setup(limits = { perMinute: 60, perHour: 500 }) {
+function setup(limits: { perMinute: number; perHour: number; hourMs?: number } = { perMinute: 60, perHour: 500 }) {
   const time = new VirtualTime(START);
   const sent: { name: string; at: number }[] = [];
   const dropped: string[] = [];
@@ -39,18 +40,59 @@ function setup(limits = { perMinute: 60, perHour: 500 }) {
   return { time, budget, sent, dropped, write, run, refuse: (retryAfter: string) => (refuseNext = { retryAfter }) };
 }
 
-test('writes go one at a time, spaced evenly for the minute limit, in class order: the queue first, reactions last', async () => {
+test('writes go one at a time, spaced evenly for the minute limit, in class order: acknowledgements, the queue, pending statuses last', async () => {
   const t = setup({ perMinute: 60, perHour: 500 });
-  const results = [t.write('reaction', 'low'), t.write('comment', 'comment'), t.write('final', 'final'), t.write('merge', 'queue')];
+  const results = [t.write('pending', 'low'), t.write('comment', 'comment'), t.write('final', 'final'), t.write('merge', 'queue'), t.write('reaction', 'ack')];
   await t.run(10_000);
   // The first write found the budget idle and went at once; the rest in class order, 1 s apart.
   expect(t.sent).toEqual([
-    { name: 'reaction', at: 0 },
-    { name: 'merge', at: 1000 },
-    { name: 'final', at: 2000 },
-    { name: 'comment', at: 3000 },
+    { name: 'pending', at: 0 },
+    { name: 'reaction', at: 1000 },
+    { name: 'merge', at: 2000 },
+    { name: 'final', at: 3000 },
+    { name: 'comment', at: 4000 },
   ]);
-  await expect(Promise.all(results)).resolves.toEqual(['reaction', 'comment', 'final', 'merge']);
+  await expect(Promise.all(results)).resolves.toEqual(['pending', 'comment', 'final', 'merge', 'reaction']);
+});
+
+test('under a short budget a command is acknowledged with the next write, ahead of a backlog of the queue, statuses and comment edits', async () => {
+  const t = setup({ perMinute: 20, perHour: 150 });
+  for (let i = 0; i < 30; i++) void t.write(`merge${i}`, 'queue');
+  for (let i = 0; i < 10; i++) void t.write(`edit${i}`, 'comment', `comment ${i}`);
+  for (let i = 0; i < 10; i++) void t.write(`pending${i}`, 'low', `status ${i}`);
+  await t.run(30_000);
+  void t.write('reaction', 'ack');
+  await t.run(5_000);
+  const reaction = t.sent.find((w) => w.name === 'reaction');
+  expect(reaction?.at).toBeLessThanOrEqual(33_000);
+});
+
+test('GitHub counts a write when it arrives: writes that arrive late by different amounts are never refused at a window edge', async () => {
+  const time = new VirtualTime(START);
+  const github = new ContentLimits(20, 150, () => time.nowMillis(), 10 * 60_000);
+  const budget = new WriteBudget({ perMinute: 20, perHour: 150, hourMs: 10 * 60_000, now: () => time.nowMillis(), scheduler: time, pauseFor: () => null });
+  let i = 0;
+  // The first write of each window is slow on the way (900 ms), the others quick (10 ms).
+  const send = () =>
+    new Promise<string>((resolve, reject) => {
+      const late = i++ % 20 === 0 ? 900 : 10;
+      time.schedule(late, () => (github.refuse() ? reject(Object.assign(new Error('refused'), { status: 403 })) : resolve('ok')));
+    });
+  const results = Array.from({ length: 400 }, () => budget.for(7).submit({ cls: 'queue', kind: 'merges', key: null, send }).catch(() => 'refused'));
+  await time.advanceBy(40 * 60_000, async () => { for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve)); });
+  expect(await Promise.all(results)).toEqual(Array.from({ length: 400 }, () => 'ok'));
+  expect(github.refused).toBe(0);
+});
+
+test('limits scaled down (150 in any ten minutes): no window of that length holds more', async () => {
+  const t = setup({ perMinute: 20, perHour: 150, hourMs: 10 * 60_000 });
+  for (let i = 0; i < 200; i++) void t.write(`w${i}`, 'queue');
+  await t.run(30 * 60_000);
+  expect(t.sent).toHaveLength(200);
+  for (const { at } of t.sent) expect(t.sent.filter((s) => s.at > at - 10 * 60_000 && s.at <= at).length).toBeLessThanOrEqual(150);
+  // The 151st waited for the window's first write to age out.
+  expect(t.sent[150]!.at).toBeGreaterThanOrEqual(10 * 60_000);
+  for (const { at } of t.sent) expect(t.sent.filter((s) => s.at > at - 60_000 && s.at <= at).length).toBeLessThanOrEqual(20);
 });
 
 test('a newer write with the same key replaces a queued one, which is never sent', async () => {
@@ -114,6 +156,6 @@ test('what counts as a write, and how urgent it is', () => {
   expect(classifyWrite('PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/merge', p)).toMatchObject({ cls: 'queue', kind: 'merges' });
   expect(classifyWrite('POST', '/repos/{owner}/{repo}/statuses/{sha}', { ...p, sha: 's', context: 'c', state: 'pending' })).toEqual({ cls: 'low', kind: 'statuses', key: 'status acme/widgets s c' });
   expect(classifyWrite('POST', '/repos/{owner}/{repo}/statuses/{sha}', { ...p, sha: 's', context: 'c', state: 'success' })).toMatchObject({ cls: 'final', key: 'status acme/widgets s c' });
-  expect(classifyWrite('POST', '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', p)).toMatchObject({ cls: 'low', kind: 'reactions' });
+  expect(classifyWrite('POST', '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', p)).toMatchObject({ cls: 'ack', kind: 'reactions' });
   expect(classifyWrite('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', p)).toMatchObject({ cls: 'comment', key: null });
 });

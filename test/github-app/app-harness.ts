@@ -33,7 +33,9 @@ export interface HarnessOptions {
   /** The engine's retries of failed GitHub calls (none by default), in virtual time. */
   retryDelaysMs?: number[];
   /** The App's write budget per installation, in virtual time (none by default: writes go at once). */
-  writeBudget?: { perMinute: number; perHour: number };
+  writeBudget?: { perMinute: number; perHour: number; hourMs?: number };
+  /** How the engine reports on PRs, as `mergeq serve` sets it (default: every state said at once). */
+  reports?: { debounceMs: number; queuedStatusAfterMs: number };
 }
 
 /**
@@ -68,7 +70,7 @@ export class AppHarness {
     // A stack merge's polls wait a turn of the event loop, not real time (the fake runs it when polled).
     const stackMergeTiming = { sleep: () => new Promise<void>((resolve) => setImmediate(resolve)), now: () => this.time.nowMillis() };
     const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo), stackMergeTiming });
-    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] } });
+    this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] }, ...(options.reports ? { reportDebounceMs: options.reports.debounceMs, queuedStatusAfterMs: options.reports.queuedStatusAfterMs } : {}) });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
@@ -107,9 +109,25 @@ export class AppHarness {
     return { host: 'github.com', owner: this.fake.owner, name: this.fake.name };
   }
 
+  /** Hands a webhook to the App without waiting for anything it starts (a test that holds a write in flight). */
+  receive(name: string, payload: Record<string, unknown>, id = `delivery-${++this.delivery}`): Promise<void> {
+    return this.probot.receive({ id, name, payload: { installation: { id: this.fake.installationId }, repository: this.fake.repository, ...payload } } as never);
+  }
+
+  /** The `issue_comment` payload of a comment on PR `pr` by `login`. */
+  commentPayload(pr: number, body: string, login = 'maintainer', onIssue = false): Record<string, unknown> {
+    const id = ++this.commentId;
+    return {
+      action: 'created',
+      issue: { number: pr, ...(onIssue ? {} : { pull_request: { url: `https://api.github.com/repos/acme/widgets/pulls/${pr}` } }) },
+      comment: { id, body, user: { login, type: 'User' } },
+      sender: { login, type: 'User' },
+    };
+  }
+
   /** Delivers a webhook; returns its delivery id. */
   async deliver(name: string, payload: Record<string, unknown>, id = `delivery-${++this.delivery}`): Promise<string> {
-    const received = this.probot.receive({ id, name, payload: { installation: { id: this.fake.installationId }, repository: this.fake.repository, ...payload } } as never);
+    const received = this.receive(name, payload, id);
     // A handler may wait for a write's turn (a reply comment): a virtual timer that only moving time fires.
     if (this.budget) await Promise.race([received.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))]);
     else await received;
@@ -119,18 +137,9 @@ export class AppHarness {
 
   /** A comment on PR `pr` by `login`; returns the comment's id (for its reactions). */
   async comment(pr: number, body: string, login = 'maintainer', opts: { delivery?: string; onIssue?: boolean } = {}): Promise<number> {
-    const id = ++this.commentId;
-    await this.deliver(
-      'issue_comment',
-      {
-        action: 'created',
-        issue: { number: pr, ...(opts.onIssue ? {} : { pull_request: { url: `https://api.github.com/repos/acme/widgets/pulls/${pr}` } }) },
-        comment: { id, body, user: { login, type: 'User' } },
-        sender: { login, type: 'User' },
-      },
-      opts.delivery,
-    );
-    return id;
+    const payload = this.commentPayload(pr, body, login, opts.onIssue);
+    await this.deliver('issue_comment', payload, opts.delivery);
+    return (payload.comment as { id: number }).id;
   }
 
   /** A `pull_request` event about the fake's PR `pr` as it is now, sent by `sender`. */
@@ -193,6 +202,12 @@ export class AppHarness {
 
   async pr(org: Org, number: number) {
     return this.queueService.getSubmittedPullRequest(org, { repo: this.repo, targetBranch: 'main', pr: { number } });
+  }
+
+  /** Moves virtual time on by `ms`, letting the engine finish after each timer. */
+  async advance(ms: number): Promise<void> {
+    await this.time.advanceBy(ms, () => this.settle());
+    await this.settle();
   }
 
   /** Moves virtual time on by whole minutes, letting the engine finish after each. */

@@ -25,13 +25,12 @@ describe('installing the App', () => {
 describe('/merge', () => {
   beforeEach(() => h.createQueue(org));
 
-  test('from a user with write access submits the PR to the queue of its base branch, acknowledged by its queued status', async () => {
-    await h.comment(1, 'Looks good.\n/merge');
+  test('from a user with write access submits the PR to the queue of its base branch, acknowledged by a 👍', async () => {
+    const commentId = await h.comment(1, 'Looks good.\n/merge');
     const pr = await h.pr(org, 1);
     expect(pr).toMatchObject({ isCurrentlySubmittedToQueue: true, prSha: 'head1', priorityName: 'medium', noBatch: false });
-    // The status check says it is queued: no 👍 besides (one GitHub write fewer per PR), no reply, no comment.
-    expect(h.fake.statuses.get('head1')).toEqual([expect.objectContaining({ context: 'mergeq (main)', state: 'pending' })]);
-    expect(h.fake.reactions).toEqual([]);
+    // The 👍 is what a person hears first; no reply, no comment.
+    expect(h.fake.reactions).toEqual([{ commentId, content: '+1' }]);
     expect(h.fake.replies()).toEqual([]);
     expect(h.fake.statusComments(1)).toEqual([]);
   });

@@ -7,6 +7,9 @@ export { API, FakeGitHub };
 export function serveWithNock(fake: FakeGitHub): void {
   const scope = nock(API).persist();
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-    scope.intercept(() => true, method).reply((uri, body) => fake.handle(method, decodeURIComponent(uri), body as Record<string, unknown>));
+    scope.intercept(() => true, method).reply(async (uri, body) => {
+      await fake.held.gate(method, decodeURIComponent(uri));
+      return fake.handle(method, decodeURIComponent(uri), body as Record<string, unknown>);
+    });
   }
 }

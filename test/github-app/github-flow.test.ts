@@ -74,6 +74,11 @@ test('PRs commented /merge are tested together, merged in queue order, and a bad
       '',
       'Failing checks:',
       `- [ci](https://ci.example.com/${rerun})`,
+      '',
+      // Its verdict (docs/verdicts.md), the author @-mentioned: a culprit is asked to act.
+      '**Verdict: `culprit`** — @dev culprit: this pull request fails the required checks (failing checks: ci)',
+      '',
+      'Isolated by own run: its own run failed 2 times (reruns included)',
     ].join('\n'),
   );
   expect(h.fake.replies()).toEqual([]);

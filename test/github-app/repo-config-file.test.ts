@@ -40,14 +40,26 @@ describe('.github/mergeq.yml through the GitHub App', () => {
 
   const queue = (branch: string) => h.queueService.getQueue(org, { repo: h.repo, targetBranch: branch });
   const configStatus = (sha: string) => h.fake.statuses.get(sha)?.find((s) => s.context === 'mergeq/config');
+  /** The one check run `mergeq config` on the commit, passed or failed. */
+  const configCheck = (sha: string) => {
+    const runs = h.fake.checks.runs.filter((r) => r.headSha === sha && r.name === 'mergeq config');
+    expect(runs).toHaveLength(1);
+    return runs[0]!;
+  };
 
-  it('a broken file is a failing status on its commit naming the line, and changes nothing', async () => {
+  it('a broken file is a failing check run on its commit with an annotation on each offending line, and changes nothing', async () => {
     await h.createQueue(org, { concurrency: 2 });
-    const statusesBefore = h.fake.writes.statuses;
-    const head = await pushFile(['queues:', '  - branch: main', '    batch: true', '    concurency: 4', '  - pattern: release/*', ''].join('\n'));
+    const head = await pushFile(['queues:', '  - branch: main', '    batch: true', '    concurency: 4', '    mergeWindows:', '      timeZone: Europe/Paris', '      windows:', '        - days: [mon]', '          start: "09:00"', '          ends: "17:00"', '  - pattern: release/*', ''].join('\n'));
 
-    expect(configStatus(head)).toMatchObject({ state: 'failure', description: `${FILE} line 4: queues[0].concurency: unknown setting, did you mean concurrency?` });
-    expect(h.fake.writes.statuses - statusesBefore).toBe(1);
+    const check = configCheck(head);
+    expect(check).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: `${FILE} line 4: queues[0].concurency: unknown setting, did you mean concurrency? (and 2 more)` } });
+    const annotation = (line: number, message: string | ReturnType<typeof expect.stringMatching>) => ({ path: FILE, start_line: line, end_line: line, annotation_level: 'failure', message });
+    expect(check.output.annotations).toEqual([
+      annotation(4, 'queues[0].concurency: unknown setting, did you mean concurrency?'),
+      annotation(10, 'queues[0].mergeWindows.windows[0].ends: unknown key, did you mean end?'),
+      annotation(8, expect.stringMatching(/^queues\[0\]\.mergeWindows\.windows\[0\]\.end: /)),
+    ]);
+    expect(configStatus(head)).toBeUndefined();
     const main = await queue('main');
     expect(main).toMatchObject({ concurrency: 2, batch: false, settingsSource: 'api' });
     expect(await h.store.templates.listTemplates({})).toEqual([]);
@@ -57,7 +69,9 @@ describe('.github/mergeq.yml through the GitHub App', () => {
     await h.createQueue(org, { concurrency: 2, batch: true });
     const head = await pushFile(['queues:', '  - branch: main', '    concurrency: 3', '  - branch: develop', '    mergeMethod: rebase', '  - pattern: release/*', '    flakeRetries: 2', ''].join('\n'));
 
-    expect(configStatus(head)).toMatchObject({ state: 'success', description: `${FILE} applied: 1 queue(s) created, 1 updated, 1 pattern template(s)` });
+    expect(configCheck(head)).toMatchObject({ conclusion: 'success', output: { title: `${FILE} applied: 1 queue(s) created, 1 updated, 1 pattern template(s)`, annotations: [] } });
+    // The summary lists what changed.
+    expect(configCheck(head).output.summary.split('\n')).toEqual(['What changed:', '', '- template release/*: created', '- queue main: concurrency 2 → 3', '- queue main: batch true → false', '- queue main: bisectionConcurrency 2 → 3', '- queue develop: created']);
     // Exactly the file's settings: `batch`, which it leaves out, is back to its default.
     expect(await queue('main')).toMatchObject({ concurrency: 3, batch: false, settingsSource: `${FILE}@${head}` });
     expect(await queue('develop')).toMatchObject({ mergeMethod: 'rebase', concurrency: 1, settingsSource: `${FILE}@${head}`, createdFrom: null });
@@ -74,13 +88,23 @@ describe('.github/mergeq.yml through the GitHub App', () => {
     await pushFile(['queues:', '  - branch: main', '    concurrency: 3', '  - branch: develop', ''].join('\n'));
     const next = await pushFile(['queues:', '  - branch: main', '    concurrency: 4', ''].join('\n'));
 
-    expect(configStatus(next)).toMatchObject({ state: 'success', description: `${FILE} applied: 0 queue(s) created, 1 updated, 0 pattern template(s), 1 no longer managed` });
+    expect(configCheck(next)).toMatchObject({ conclusion: 'success', output: { title: `${FILE} applied: 0 queue(s) created, 1 updated, 0 pattern template(s), 1 no longer managed` } });
+    expect(configCheck(next).output.summary).toContain('- queue develop: no longer managed by the file');
     expect(await queue('develop')).toMatchObject({ settingsSource: 'api' });
     await expect(h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'develop', concurrency: 2 })).resolves.toMatchObject({ concurrency: 2 });
 
     const removed = await pushFile(null);
-    expect(configStatus(removed)).toMatchObject({ state: 'success' });
+    expect(configCheck(removed)).toMatchObject({ conclusion: 'success' });
     expect(await queue('main')).toMatchObject({ concurrency: 4, settingsSource: 'api' });
+  });
+
+  it('without the checks permission (GitHub answers 403), the outcome is the commit status mergeq/config, as before', async () => {
+    h.fake.checks.writable = false;
+    const head = await pushFile(['queues:', '  - branch: main', '    concurency: 4', ''].join('\n'));
+    expect(h.fake.checks.runs).toEqual([]);
+    expect(configStatus(head)).toMatchObject({ state: 'failure', description: `${FILE} line 3: queues[0].concurency: unknown setting, did you mean concurrency?` });
+    const valid = await pushFile(['queues:', '  - branch: main', '    concurrency: 4', ''].join('\n'));
+    expect(configStatus(valid)).toMatchObject({ state: 'success', description: `${FILE} applied: 1 queue(s) created, 0 updated, 0 pattern template(s)` });
   });
 
   it('a push to the default branch that does not touch the file reads nothing and writes no status', async () => {
@@ -89,16 +113,17 @@ describe('.github/mergeq.yml through the GitHub App', () => {
     await h.deliver('push', { ref: 'refs/heads/main', before: 'base0', after: head, deleted: false, repository: { ...h.fake.repository, default_branch: 'main' }, commits: [{ id: head, added: ['src/a.ts'], modified: [], removed: [] }] });
     expect(h.fake.requests.slice(before).filter((r) => r.path.startsWith('/contents'))).toEqual([]);
     expect(configStatus(head)).toBeUndefined();
+    expect(h.fake.checks.runs).toEqual([]);
   });
 });
 
 describe('.github/mergeq.yml at installation', () => {
-  it('installing the App applies the file of the default branch head, with one status', async () => {
+  it('installing the App applies the file of the default branch head, with one check run', async () => {
     const h = await AppHarness.start();
     try {
       h.fake.files.put('base0', FILE, 'queues:\n  - pattern: "release/**"\n    concurrency: 2\n');
       const org = await h.install();
-      expect(h.fake.statuses.get('base0')).toMatchObject([{ context: 'mergeq/config', state: 'success' }]);
+      expect(h.fake.checks.runs).toMatchObject([{ name: 'mergeq config', headSha: 'base0', conclusion: 'success' }]);
       expect(await h.queueService.getQueue(org, { repo: h.repo, targetBranch: 'main' }).catch((e: ServiceError) => e.code)).toBe('queue_not_found');
       expect(await h.store.templates.listTemplates({ orgId: org.id })).toMatchObject([{ pattern: 'release/**', settings: { concurrency: 2 } }]);
     } finally {

@@ -15,13 +15,34 @@ describe('.github/mergeq.yml', () => {
 
   it('names the line of an unknown setting and the setting it most likely meant', () => {
     const text = ['# settings of the merge queues', 'queues:', '  - branch: main', '    concurrency: 2', '  - branch: develop', '    batch: true', '    concurency: 4', ''].join('\n');
-    expect(parseMergeqYml(text)).toEqual({ ok: false, problem: 'line 7: queues[1].concurency: unknown setting, did you mean concurrency?' });
+    expect(parseMergeqYml(text)).toMatchObject({ ok: false, problem: 'line 7: queues[1].concurency: unknown setting, did you mean concurrency?' });
+  });
+
+  it('names a misspelt key inside a block on its own line, with the key valid there it meant, before the key it leaves missing', () => {
+    const text = ['queues:', '  - branch: main', '    concurrency: 2', '    mergeWindows:', '      timeZone: Europe/Paris', '      windows:', '        - days: [mon, tue]', '          start: "09:00"', '          ends: "17:00"', ''].join('\n');
+    const parsed = parseMergeqYml(text);
+    expect(parsed).toMatchObject({ ok: false, problem: 'line 9: queues[0].mergeWindows.windows[0].ends: unknown key, did you mean end? (and 1 more)' });
+    expect(!parsed.ok && parsed.problems).toEqual([
+      { line: 9, message: 'queues[0].mergeWindows.windows[0].ends: unknown key, did you mean end?' },
+      { line: 7, message: expect.stringMatching(/^queues\[0\]\.mergeWindows\.windows\[0\]\.end: /) },
+    ]);
+    // Suggestions come from the keys valid at that path, at every depth.
+    const auto = parseMergeqYml(['queues:', '  - branch: main', '    autoEnqueue:', '      enabled: true', '      author: [renovate]', ''].join('\n'));
+    expect(auto).toMatchObject({ ok: false, problem: 'line 5: queues[0].autoEnqueue.author: unknown key, did you mean authors?' });
+  });
+
+  it('lists every problem on its own line', () => {
+    const parsed = parseMergeqYml(['queues:', '  - branch: main', '    concurrency: 0', '    concurency: 4', ''].join('\n'));
+    expect(!parsed.ok && parsed.problems).toEqual([
+      { line: 3, message: 'queues[0].concurrency: must be at least 1' },
+      { line: 4, message: 'queues[0].concurency: unknown setting, did you mean concurrency?' },
+    ]);
   });
 
   it('names the line of a value out of bounds, of a queue without branch or pattern, and of broken YAML', () => {
-    expect(parseMergeqYml('queues:\n  - branch: main\n    concurrency: 0\n')).toEqual({ ok: false, problem: 'line 3: queues[0].concurrency: must be at least 1' });
-    expect(parseMergeqYml('queues:\n  - branch: main\n  - batch: true\n')).toEqual({ ok: false, problem: 'line 3: queues[1]: needs exactly one of branch or pattern' });
-    expect(parseMergeqYml('queues:\n  - branch: main\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 3: queues[1].branch: branch main is named twice' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n    concurrency: 0\n')).toMatchObject({ ok: false, problem: 'line 3: queues[0].concurrency: must be at least 1' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - batch: true\n')).toMatchObject({ ok: false, problem: 'line 3: queues[1]: needs exactly one of branch or pattern' });
+    expect(parseMergeqYml('queues:\n  - branch: main\n  - branch: main\n')).toMatchObject({ ok: false, problem: 'line 3: queues[1].branch: branch main is named twice' });
     const broken = parseMergeqYml('queues:\n  - branch: main\n   concurrency: [2\n');
     expect(broken.ok).toBe(false);
     expect(!broken.ok && broken.problem).toMatch(/^line 3: not valid YAML/);
@@ -52,8 +73,8 @@ describe('.github/mergeq.yml that is not a settings file', () => {
   it('refuses aliases expanding without end, a file too large, and a top-level typo', () => {
     const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]', ''].join('\n');
     expect(parseMergeqYml(laughs)).toMatchObject({ ok: false, problem: expect.stringMatching(/^line 1: not valid YAML/) });
-    expect(parseMergeqYml(`# ${'x'.repeat(70_000)}\n`)).toEqual({ ok: false, problem: 'line 1: the file is larger than 64 KB' });
-    expect(parseMergeqYml('queue:\n  - branch: main\n')).toEqual({ ok: false, problem: 'line 1: queue: unknown key, did you mean queues?' });
+    expect(parseMergeqYml(`# ${'x'.repeat(70_000)}\n`)).toMatchObject({ ok: false, problem: 'line 1: the file is larger than 64 KB' });
+    expect(parseMergeqYml('queue:\n  - branch: main\n')).toMatchObject({ ok: false, problem: 'line 1: queue: unknown key, did you mean queues?' });
     expect(parseMergeqYml('')).toEqual({ ok: true, config: { queues: [] } });
   });
 });

@@ -42,8 +42,14 @@ function expectSubmittedRecordShape(r: Record<string, unknown>): void {
     }),
   );
   for (const h of r.history as Record<string, unknown>[]) {
-    expect(h).toEqual({ state: expect.any(String), at: expect.stringMatching(ISO_MS), reason: { code: expect.any(String), message: expect.any(String) } });
+    expect(h).toEqual({
+      state: expect.any(String),
+      at: expect.stringMatching(ISO_MS),
+      reason: { code: expect.any(String), message: expect.any(String) },
+      verdict: h.verdict === null ? null : expect.objectContaining({ code: expect.any(String), message: expect.any(String), evidence: expect.any(Object) }),
+    });
   }
+  expect(r.verdict).toEqual((r.history as { verdict: unknown }[]).findLast((h) => h.verdict !== null)?.verdict ?? null);
 }
 
 describe('without a git host', () => {
@@ -102,6 +108,11 @@ describe('without a git host', () => {
           estimateReason: { code: 'not_ready', message: 'not ready: no estimate until it is' },
           // Every entry says why it is in its state, as getSubmittedPullRequest does (the web page's Reason column).
           reason: { code: 'submitted', message: 'submitted to the queue' },
+          readinessNote: 'no git host is configured',
+          mergeHold: null,
+          // Nothing removed or restarted it yet.
+          verdict: null,
+          stack: null,
         },
       ]);
       expect(t.notifier.calls).toEqual([queue.id]);
@@ -190,6 +201,7 @@ describe('without a git host', () => {
         isCurrentlySubmittedToQueue: false,
         position: null,
         reason: { code: 'cancelled_by_user' },
+        verdict: { code: 'manual', evidence: { cause: 'cancelled_by_user' } },
       });
       expect(res.body.history.map((h: { state: string }) => h.state)).toEqual(['NOT_READY', 'CANCELLED']);
       expect((await post(t, 'getQueue', queueRef())).body.enqueuedPullRequests).toEqual([]);

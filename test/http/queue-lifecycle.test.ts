@@ -128,7 +128,9 @@ describe('createQueue', () => {
 
   test('409 queue_exists for a branch that has a queue; the queue is unchanged', async () => {
     await post(t, 'createQueue', { ...queueRef(), concurrency: 2 });
-    expectProblem(await post(t, 'createQueue', { ...queueRef(), concurrency: 5 }), 409, 'queue_exists');
+    const again = await post(t, 'createQueue', { ...queueRef(), concurrency: 5 });
+    expectProblem(again, 409, 'queue_exists');
+    expect(again.body.detail).toMatch(/^a merge queue for branch main of github\.com\/acme\/widgets already exists; submit to it as it is, or change its settings with updateQueue$/);
     expect((await post(t, 'getQueue', queueRef())).body.concurrency).toBe(2);
     // Repositories and branches are told apart: same branch in another repo, another branch here.
     expect((await post(t, 'createQueue', queueRef('main', { host: 'github.com', owner: 'acme', name: 'other' }))).status).toBe(200);

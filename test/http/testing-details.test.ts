@@ -40,6 +40,8 @@ test('without a filter: the runs in flight, in the TestRun shape', async () => {
     testedPullRequests: [{ prNumber: 1, prSha: '', prTitle: '' }],
     dependentPrs: [],
     failedTests: null,
+    // No verdict names a run in flight.
+    verdicts: [],
   });
   // A run still being created is shown as pending; the PRs ahead it builds on are its dependents.
   expect(b).toMatchObject({

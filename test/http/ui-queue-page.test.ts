@@ -34,8 +34,8 @@ describe('the PRs that left the queue', () => {
     const res = await request(t.app).get('/ui/api/queue').query(QUEUE_QUERY).set('Cookie', cookie);
     expect(res.status).toBe(200);
     expect(res.body.recentlyEnded).toEqual([
-      { prNumber: 3, prTitle: '', prAuthor: '', state: 'FAILED', endedAt: expect.any(String), reason: { code: 'tests_passed', message: 'FAILED' } },
-      { prNumber: 2, prTitle: '', prAuthor: '', state: 'MERGED', endedAt: expect.any(String), reason: { code: 'merged', message: 'merged' } },
+      { prNumber: 3, prTitle: '', prAuthor: '', state: 'FAILED', endedAt: expect.any(String), reason: { code: 'tests_passed', message: 'FAILED' }, verdict: null },
+      { prNumber: 2, prTitle: '', prAuthor: '', state: 'MERGED', endedAt: expect.any(String), reason: { code: 'merged', message: 'merged' }, verdict: null },
     ]);
   });
 });
@@ -96,5 +96,23 @@ describe('freezing from the page', () => {
     expect((await postAs(globex, 'freeze', { reason: 'x' })).status).toBe(403);
     expect((await request(t.app).post('/ui/api/queue/freeze').set('Cookie', acme.cookie).send({ repo: ACME_REPO, targetBranch: 'main', reason: 'x' })).status).toBe(403);
     expect((await post(t, 'getQueue', queueRef())).body.freeze).toBeNull();
+  });
+});
+
+describe('a chat channel that keeps failing', () => {
+  test('the Queues screen lists it, with only where its URL goes; one that delivers is not listed; another organization sees none', async () => {
+    const created = await post(t, 'webhooks/create', { url: 'https://hooks.example.com/services/T1/B1/secret-part', format: 'slack_blocks', events: ['pull_request.*'] });
+    expect(created.status).toBe(200);
+    await post(t, 'webhooks/create', { url: 'https://hooks.example.com/fine', events: ['*'] });
+    const stored = (await t.store.outbox.getSubscription(created.body.id))!;
+    await t.store.outbox.putSubscription({ ...stored, failingSince: '2026-11-22T09:00:00.000Z' });
+
+    const res = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.acme.token)).cookie);
+    expect(res.body.failingWebhooks).toEqual([
+      { id: created.body.id, format: 'slack_blocks', url: 'https://hooks.example.com/services/…', failingSince: '2026-11-22T09:00:00.000Z', enabled: true, disabledReason: null },
+    ]);
+    expect(JSON.stringify(res.body)).not.toContain('secret-part');
+    const other = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.globex.token)).cookie);
+    expect(other.body.failingWebhooks).toEqual([]);
   });
 });

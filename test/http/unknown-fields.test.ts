@@ -50,10 +50,18 @@ test('the flaky-test and webhook operations are strict too', async () => {
   expect(hook.body.errors.map((e: { path: string }) => e.path)).toEqual(['secret']);
 });
 
+test('submitPullRequest refuses a misspelt priority, names it and the field meant, and submits nothing', async () => {
+  await post(t, 'createQueue', queueRef());
+  const res = await post(t, 'submitPullRequest', { ...prRef(1), priorty: 'urgent' });
+  expectProblem(res, 400, 'invalid_request');
+  expect(res.body.errors).toEqual([{ path: 'priorty', message: 'unknown field; did you mean priority?' }]);
+  expectProblem(await post(t, 'getSubmittedPullRequest', prRef(1)), 404, 'pull_request_not_found');
+});
+
 test('operations real clients call with extra fields still ignore them', async () => {
   expect((await post(t, 'createQueue', queueRef())).status).toBe(200);
   const extra = { clientVersion: '1.2.3', requestId: 'r-1' };
-  expect((await post(t, 'submitPullRequest', { ...prRef(1), ...extra })).status).toBe(200);
+  expect((await post(t, 'submitPullRequest', prRef(1))).status).toBe(200);
   expect((await post(t, 'getSubmittedPullRequest', { ...prRef(1), ...extra })).status).toBe(200);
   expect((await post(t, 'getQueue', { ...queueRef(), ...extra })).status).toBe(200);
   expect((await post(t, 'getMergeQueueTestingDetails', { ...queueRef(), ...extra })).status).toBe(200);

@@ -20,6 +20,8 @@ const ALL_METRICS = {
   mq_pr_conclusions_1h_total: 'untyped',
   mq_pr_restarts_1h_total: 'untyped',
   mq_pr_restart_loop_holds_1h_total: 'untyped',
+  mq_pr_verdicts_1h_total: 'untyped',
+  mq_webhook_failing_seconds: 'gauge',
   mq_pr_wait_duration_1h_seconds: 'histogram',
   mq_pr_test_duration_1h_seconds: 'histogram',
   mq_pr_time_in_queue_1h_seconds: 'histogram',

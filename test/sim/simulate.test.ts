@@ -1,6 +1,6 @@
 import { runStrategy } from '../../src/sim/benchmark.js';
 import { measure, oracle, stopBacklog } from '../../src/sim/measure.js';
-import { formatTable } from '../../src/sim/table.js';
+import { formatTable, formatVerdictShares } from '../../src/sim/table.js';
 import { SCENARIOS, type Scenario } from '../../src/sim/scenario.js';
 import { openMemoryStore } from '../../src/store/memory/open-memory.js';
 import { simulate } from '../../src/sim/simulate.js';
@@ -30,6 +30,9 @@ describe('simulator over the real engine and planner', () => {
       if (o.mergedAtMinutes !== null) expect(o.mergedAtMinutes).toBeGreaterThan(prs[i]!.arrivalMinutes);
     });
     expect(first.reasons.submitted).toBe(prs.length);
+    // Every failed PR was named the culprit (or a flake or CI failure); PRs in its runs paid as bystanders.
+    expect(first.verdicts.culprit).toBeGreaterThanOrEqual(prs.filter((p) => p.bad).length);
+    expect(first.verdicts.bystander).toBeGreaterThan(0);
   });
 
   it('without flakes, a serial queue merges exactly the PRs the oracle merges', async () => {
@@ -86,6 +89,9 @@ describe('simulator over the real engine and planner', () => {
     expect(result.keptUp).toBe(false);
     expect(result.extra.stoppedAtMinutes).toBe(serial.stopped!.atMinutes);
     expect(formatTable([result])).toMatch(/NO, stopped at \d+ h \(backlog\)/);
+    // The bench prints bystander restarts per merged PR, and each strategy's share of verdicts.
+    expect(formatTable([result]).split('\n')[0]).toContain('bystanders/merged');
+    expect(formatVerdictShares([result])).toMatch(/^serial: verdicts (none|([a-z]+ \d+% \(\d+\)(, )?)+)$/);
 
     // A cap on the PRs its CI runs hold stops a queue that restarts too much (here: any queue at all).
     const capped = await simulate({ scenario: busy, prs, settings: { concurrency: 10 }, seed: 3, stopAtTestedPrsPerPr: 0.5 });

@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { Probot, ProbotOctokit } from 'probot';
-import type { GitHostConfig } from '../../config/config.js';
+import type { Probot } from 'probot';
 import type { QueueDoc } from '../../domain/queue.js';
 import { repoKey } from '../../domain/repo.js';
 import { repoHost } from '../../server/github-app.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT } from '../exit-codes.js';
 import { readAppManifest } from '../github-app/app-manifest.js';
+import { appClient, GITHUB_API } from '../github-app/app-client.js';
 import { branchRequiredChecks, describe, fastForwardLine, installationLine, queueLine, requiredChecksLine, statusOf, type DoctorLine, type Octokit, type Target } from '../github-app/doctor-checks.js';
 import { PROBE_BRANCH, probeLines } from '../github-app/doctor-probe.js';
 import { usageError } from '../usage-error.js';
@@ -47,7 +46,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
         throw usageError('mergeq doctor checks the GitHub App: set APP_ID, PRIVATE_KEY (or PRIVATE_KEY_PATH) and WEBHOOK_SECRET, or run mergeq setup github');
       }
       const lines = await withStore(config, ctx.io, (store) =>
-        runDoctor(appClient(gitHost), { owner, repo: name, branch: options.branch }, waitMs, (branch) =>
+        runDoctor(appClient(gitHost), gitHost.apiUrl ?? GITHUB_API, { owner, repo: name, branch: options.branch }, waitMs, (branch) =>
           store.queues.getQueue(repoKey({ host: repoHost(gitHost.apiUrl), owner, name }), branch),
         ),
       );
@@ -56,26 +55,16 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     });
 }
 
-function appClient(config: Extract<GitHostConfig, { kind: 'github' }>): Probot {
-  return new Probot({
-    appId: config.appId,
-    privateKey: config.privateKey,
-    ...(config.apiUrl ? { baseUrl: config.apiUrl } : {}),
-    // A few requests, one at a time: no write spacing needed.
-    Octokit: ProbotOctokit.defaults((o: { throttle?: object }) => ({ ...o, throttle: { ...o.throttle, enabled: false } })),
-    log: pino({ level: 'silent' }),
-  });
-}
-
 async function runDoctor(
   probot: Probot,
+  apiUrl: string,
   where: { owner: string; repo: string; branch: string | undefined },
   waitMs: number,
   queueOf: (branch: string) => Promise<QueueDoc | null>,
 ): Promise<DoctorLine[]> {
   const app: Octokit = await probot.auth();
   const manifest = readAppManifest();
-  const installed = await installationLine(app, { ...where, branch: where.branch ?? '' }, manifest);
+  const installed = await installationLine(app, { ...where, branch: where.branch ?? '' }, manifest, apiUrl);
   if (installed.installationId === null) {
     const skipped = (check: string): DoctorLine => ({ check, ok: null, say: 'skipped: the App is not installed' });
     return [installed.line, ...['webhooks', 'queue', 'required checks', 'CI on mergeq/**', 'fast-forward'].map(skipped)];

@@ -69,7 +69,7 @@ export function registerSetupGitHub(program: Command, ctx: CliContext): void {
       });
       const path = writeStoredApp(config.dataDir, app);
       ctx.io.stdout.write(
-        `GitHub App ${app.slug} (id ${app.appId}) stored in ${path} (mode 0600).\n` +
+        `GitHub App ${app.slug} (id ${app.appId}) stored in ${path} (mode 0600): its id, private key and webhook secret; nothing was written to .env. Keep that file out of git (the repository's .gitignore leaves out data/, .env and *.pem).\n` +
           `Next: install it on your repositories at ${app.htmlUrl}/installations/new, then start mergeq (npm start); check a repository with mergeq doctor --repo <owner>/<name>.\n`,
       );
       if (!app.webhookSecret) ctx.io.stderr.write('GitHub returned no webhook secret: set one in the App\'s settings and pass it as WEBHOOK_SECRET.\n');

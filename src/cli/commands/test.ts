@@ -4,11 +4,13 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { usageError as usage } from '../usage-error.js';
-import { detectCi, parseRepoFlag } from '../test-wrapper/ci-environment.js';
+import { detectCi } from '../test-wrapper/ci-environment.js';
 import { decideExit, type ResultsState } from '../test-wrapper/exit-decision.js';
 import { findJunitFiles } from '../test-wrapper/junit-files.js';
 import { DEFAULT_BACKOFF_MS, uploadResults, type UploadRequest } from '../test-wrapper/upload-client.js';
 import { noReportWarning, uploadReport } from '../test-wrapper/upload-report.js';
+import { parseRepo } from './queue-ref.js';
+import { registerTestQuarantine } from './test-quarantine.js';
 
 interface TestOptions {
   junit?: string;
@@ -31,6 +33,8 @@ CircleCI or GitLab CI variables (or the flags).
 Examples:
   $ mergeq test --junit 'reports/**/*.xml' -- npm test
   $ mergeq test upload --junit 'build/test-results/**/*.xml'
+  $ mergeq test quarantine <test-case-id> --repo acme/shop --reason "times out on CI"
+  $ mergeq test release <test-case-id> --repo acme/shop
 `;
 
 function addUploadOptions(cmd: Command): Command {
@@ -38,7 +42,7 @@ function addUploadOptions(cmd: Command): Command {
   return cmd
     .option('--junit <glob>', "JUnit XML files to read, e.g. 'reports/**/*.xml' (quote it; required)")
     .option('--variant <name>', 'test variant (e.g. linux): a separate test case per variant')
-    .option('--repo <host/owner/name>', 'the repository (default: from the CI environment)')
+    .option('--repo <repo>', 'the repository: owner/name on github.com, or host/owner/name (default: from the CI environment)')
     .option('--commit <sha>', 'the commit tested (default: from the CI environment)')
     .option('--branch <name>', 'the branch tested (default: from the CI environment)')
     .option('--job <name>', 'the CI job name (default: from the CI environment)');
@@ -48,7 +52,7 @@ export function registerTest(program: Command, ctx: CliContext): void {
   const test = addUploadOptions(
     program
       .command('test')
-      .description('Run a test command, upload its JUnit results, and forgive failures of quarantined tests: `test [options] -- <command...>`, `test upload`.')
+      .description('Run a test command, upload its JUnit results, and forgive failures of quarantined tests: `test [options] -- <command...>`, `test upload`, `test quarantine`, `test release`.')
       .argument('[command...]', 'the test command, after --'),
   )
     .addHelpText('after', TEST_HELP)
@@ -77,6 +81,7 @@ export function registerTest(program: Command, ctx: CliContext): void {
       ctx.exitWith(failed ? (results.kind === 'uploaded' && results.outcome.kind === 'denied' ? 70 : 1) : 0);
     },
   );
+  registerTestQuarantine(test, ctx);
 }
 
 interface UploadTarget {
@@ -89,8 +94,7 @@ interface UploadTarget {
 function uploadTarget(ctx: CliContext, options: TestOptions): UploadTarget {
   const env = ctx.io.env;
   const ci = detectCi(env);
-  const repo = options.repo !== undefined ? parseRepoFlag(options.repo) : ci.repo;
-  if (options.repo !== undefined && !repo) throw usage(`--repo must be host/owner/name, got "${options.repo}"`);
+  const repo = options.repo !== undefined ? parseRepo(options.repo) : ci.repo;
   const url = env.MERGEQ_URL;
   const token = env.MERGEQ_TOKEN;
   const commitSha = options.commit ?? ci.commitSha;

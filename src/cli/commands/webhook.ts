@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { refNameProblem } from '../../domain/ref-name.js';
 import type { RepoRef } from '../../domain/repo.js';
+import { VERDICT_CODES, type VerdictCode } from '../../domain/verdict/verdict.js';
 import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS, type DeliveryStatus, type SubscriptionFormat } from '../../domain/webhook-delivery.js';
 import { ServiceError } from '../../service/errors.js';
 import { OrgService } from '../../service/access/org-service.js';
@@ -38,6 +39,23 @@ function parseFormat(text: string): SubscriptionFormat {
   return format as SubscriptionFormat;
 }
 
+function parseVerdicts(text: string): VerdictCode[] {
+  const codes = text.split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  for (const c of codes) if (!(VERDICT_CODES as readonly string[]).includes(c)) throw usage('--verdicts', `expected some of ${VERDICT_CODES.join(', ')}`);
+  return codes as VerdictCode[];
+}
+
+/** `--mention octocat=U024BE7LH` (repeatable): GitHub login → chat user. */
+function collectMention(text: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = text.indexOf('=');
+  if (at <= 0 || at === text.length - 1) throw usage('--mention', 'expected <github-login>=<chat user>, e.g. octocat=U024BE7LH');
+  return { ...previous, [text.slice(0, at).trim()]: text.slice(at + 1).trim() };
+}
+
+const FORMAT_HELP = 'standard (signed JSON), slack (a short line for merged, failed, cancelled), or a chat channel: slack_blocks (Slack incoming webhook) or teams (Teams Workflows webhook), docs/notifications.md';
+const VERDICTS_HELP = 'chat channels: the verdicts sent, comma-separated (default culprit): culprit, bystander, flaky, infrastructure, conflict, policy, manual';
+const MENTION_HELP = 'chat channels: <github-login>=<chat user> to mention the author (a Slack member id U…, a Teams user e-mail); repeatable';
+
 function parseStatus(text: string): DeliveryStatus {
   if (!(DELIVERY_STATUSES as readonly string[]).includes(text)) throw usage('--status', `expected ${DELIVERY_STATUSES.join(', ')}`);
   return text as DeliveryStatus;
@@ -70,12 +88,14 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .requiredOption('--org <slug>', 'the organization')
     .requiredOption('--url <url>', 'where events are POSTed')
     .requiredOption('--events <list>', EVENTS_HELP)
-    .option('--format <format>', 'standard (signed JSON) or slack (a short message for merged, failed, cancelled)', 'standard')
+    .option('--format <format>', FORMAT_HELP, 'standard')
     .option('--repo <host/owner/name>', 'only events of this repository')
     .option('--branch <name>', 'only events of queues of this branch')
     .option('--description <text>', 'a note for people')
+    .option('--verdicts <list>', VERDICTS_HELP)
+    .option('--mention <login=user>', MENTION_HELP, collectMention)
     .option('--json', 'print the whole webhook record (with the secret) as JSON')
-    .action(async (o: { org: string; url: string; events: string; format: string; repo?: string; branch?: string; description?: string; json?: boolean }) => {
+    .action(async (o: { org: string; url: string; events: string; format: string; repo?: string; branch?: string; description?: string; verdicts?: string; mention?: Record<string, string>; json?: boolean }) => {
       await withOrg(ctx, o.org, async ({ service, org }) => {
         const created = await service.create(org, {
           url: o.url,
@@ -84,6 +104,8 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
           repo: o.repo ? parseRepo(o.repo) : null,
           branch: o.branch ? parseBranch(o.branch) : null,
           description: o.description ?? null,
+          ...(o.verdicts !== undefined ? { verdicts: parseVerdicts(o.verdicts) } : {}),
+          ...(o.mention !== undefined ? { mentions: o.mention } : {}),
         });
         if (o.json) ctx.io.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
         else ctx.io.stdout.write(`${created.secret}\n`);
@@ -112,11 +134,13 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .requiredOption('--org <slug>', 'the organization')
     .option('--url <url>', 'where events are POSTed')
     .option('--events <list>', EVENTS_HELP)
-    .option('--format <format>', 'standard or slack')
+    .option('--format <format>', FORMAT_HELP)
+    .option('--verdicts <list>', VERDICTS_HELP)
+    .option('--mention <login=user>', `${MENTION_HELP}; replaces the whole map`, collectMention)
     .option('--enable', 'send deliveries again')
     .option('--disable', 'stop sending deliveries')
     .option('--rotate-secret', 'replace the signing secret and print the new one on stdout')
-    .action(async (id: string, o: { org: string; url?: string; events?: string; format?: string; enable?: boolean; disable?: boolean; rotateSecret?: boolean }) => {
+    .action(async (id: string, o: { org: string; url?: string; events?: string; format?: string; verdicts?: string; mention?: Record<string, string>; enable?: boolean; disable?: boolean; rotateSecret?: boolean }) => {
       if (o.enable && o.disable) throw usage('--enable', 'give --enable or --disable, not both');
       await withOrg(ctx, o.org, async ({ service, org }) => {
         const updated = await service.update(org, {
@@ -124,6 +148,8 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
           ...(o.url !== undefined ? { url: o.url } : {}),
           ...(o.events !== undefined ? { events: parseEvents(o.events) } : {}),
           ...(o.format !== undefined ? { format: parseFormat(o.format) } : {}),
+          ...(o.verdicts !== undefined ? { verdicts: parseVerdicts(o.verdicts) } : {}),
+          ...(o.mention !== undefined ? { mentions: o.mention } : {}),
           ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
           ...(o.rotateSecret ? { rotateSecret: true } : {}),
         });

@@ -1,6 +1,7 @@
 import type { Probot } from 'probot';
 import type { QueueDoc } from '../../domain/queue.js';
 import { missingPermissions, type AppManifest } from './app-manifest.js';
+import { gitHubFault } from './github-fault.js';
 
 export type Octokit = Awaited<ReturnType<Probot['auth']>>;
 
@@ -39,10 +40,11 @@ export async function installationLine(
   app: Octokit,
   t: Target,
   manifest: AppManifest,
+  apiUrl: string,
 ): Promise<{ line: DoctorLine; installationId: number | null; slug: string }> {
   const check = 'App installed';
   const { data: me } = await app.request('GET /app').catch((err: unknown) => {
-    throw new Error(`GitHub refused the App's credentials (${describe(err)}): APP_ID and PRIVATE_KEY must be the App's (its settings page, "Private keys")`, { cause: err });
+    throw new Error(`cannot check the App: ${gitHubFault(err, apiUrl)}`, { cause: err });
   });
   const slug = me?.slug ?? 'mergeq';
   const installation = await unless([404], null, async () => (await app.request('GET /repos/{owner}/{repo}/installation', { owner: t.owner, repo: t.repo })).data);

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StoredApp } from '../../config/stored-app.js';
 import type { AppManifest } from './app-manifest.js';
+import { answeredWith, gitHubFault } from './github-fault.js';
 
 export interface ManifestFlowOptions {
   manifest: AppManifest;
@@ -74,13 +75,19 @@ function formPage(o: ManifestFlowOptions, state: string, redirectUrl: string): s
 }
 
 async function exchangeCode(apiUrl: string, code: string): Promise<StoredApp> {
-  const res = await fetch(`${apiUrl.replace(/\/+$/, '')}/app-manifests/${encodeURIComponent(code)}/conversions`, {
-    method: 'POST',
-    headers: { accept: 'application/vnd.github+json', 'user-agent': 'mergeq-setup' },
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  if (res.status !== 201) throw new Error(`${res.status} ${text.slice(0, 200)}`);
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${apiUrl.replace(/\/+$/, '')}/app-manifests/${encodeURIComponent(code)}/conversions`, {
+      method: 'POST',
+      headers: { accept: 'application/vnd.github+json', 'user-agent': 'mergeq-setup' },
+      signal: AbortSignal.timeout(30_000),
+    });
+    text = await res.text();
+  } catch (err) {
+    throw new Error(gitHubFault(err, apiUrl), { cause: err });
+  }
+  if (res.status !== 201) throw new Error(gitHubFault(answeredWith(res.status, res.headers, text), apiUrl));
   const data = JSON.parse(text) as { id: number; slug: string; html_url: string; pem: string; webhook_secret: string | null; client_id?: string; client_secret?: string };
   return {
     appId: data.id,

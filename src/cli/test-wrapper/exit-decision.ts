@@ -29,10 +29,14 @@ export function decideExit(commandCode: number, results: ResultsState): ExitDeci
   }
   const { outcome } = results;
   switch (outcome.kind) {
-    case 'denied':
-      return failedRun
-        ? { code: EXIT_DENIED, message: `the service refused the token (${outcome.detail}); check MERGEQ_TOKEN` }
-        : { code: 0, message: `warning: the service refused the token (${outcome.detail}); results not uploaded; check MERGEQ_TOKEN` };
+    case 'denied': {
+      // 403: the token is good, but its organization does not own the repository's owner.
+      const why =
+        outcome.status === 403
+          ? `the service refused the results for this repository (${outcome.detail}): MERGEQ_TOKEN belongs to an organization that does not own it; use a token of the organization that owns it, or check --repo`
+          : `the service refused the token (${outcome.detail}); check MERGEQ_TOKEN`;
+      return failedRun ? { code: EXIT_DENIED, message: why } : { code: 0, message: `warning: ${why}; results not uploaded` };
+    }
     case 'unavailable':
       return { code: commandCode, message: `the mergeq service is unavailable (${outcome.detail}): keeping the command's exit code ${commandCode}` };
     case 'rejected':

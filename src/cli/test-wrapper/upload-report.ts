@@ -5,6 +5,11 @@ function testName(t: NamedTest): string {
   return [t.file, t.classname === t.name ? null : t.classname, t.name].filter(Boolean).join(' › ');
 }
 
+/** The name and the id `mergeq test quarantine <id>` takes. */
+function named(t: NamedTest): string {
+  return `${testName(t)} [id ${t.test_case_id}]`;
+}
+
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
@@ -21,10 +26,10 @@ export function uploadReport(reports: number, a: UploadAnswer): string {
   ];
   const forgiven = new Set(a.quarantinedFailedTests.map((t) => t.test_case_id));
   const failed = a.failedTests ?? [];
-  for (const t of failed) if (!forgiven.has(t.test_case_id)) lines.push(`  failed: ${testName(t)}`);
+  for (const t of failed) if (!forgiven.has(t.test_case_id)) lines.push(`  failed: ${named(t)}`);
   if (failed.length > 0 && a.failed > failed.length) lines.push(`  … and ${plural(a.failed - failed.length, 'more failed test')} (see the JUnit reports)`);
-  for (const t of a.quarantinedFailedTests) lines.push(`  forgiven (quarantined): ${testName(t)}`);
-  for (const t of a.newlyFlakyTests ?? []) lines.push(`  newly flaky: ${testName(t)}`);
+  for (const t of a.quarantinedFailedTests) lines.push(`  forgiven (quarantined): ${named(t)}`);
+  for (const t of a.newlyFlakyTests ?? []) lines.push(`  newly flaky: ${named(t)}`);
   const own = a.newlyQuarantinedFailures ?? 0;
   if (own > 0) {
     lines.push(`mergeq test: ${plural(own, 'failure')} quarantined by this run: not forgiven this time (a run never forgives its own new failure; the next runs will)`);

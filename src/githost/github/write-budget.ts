@@ -5,6 +5,8 @@ import { WRITE_CLASSES, type WriteClass, type WriteKind } from './write-class.js
 export interface WriteBudgetLimits {
   perMinute: number;
   perHour: number;
+  /** The length of the `perHour` window: an hour, unless GitHub's limits are scaled down (a benchmark). */
+  hourMs?: number;
 }
 
 /** GitHub's secondary limits on an App installation's content-creating requests. */
@@ -52,6 +54,12 @@ interface Job {
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
+/**
+ * How much longer than its window a write is counted in it: GitHub counts a write when it arrives,
+ * which is a little after it was sent, and by more for one write than another (a slow connection, a
+ * clock apart), so a window opened exactly on time could be shut on GitHub's side.
+ */
+export const WINDOW_MARGIN_MS = 2_000;
 
 /**
  * One installation's GitHub writes (github.md, "Write budget"): sent one at a time, spaced evenly so
@@ -70,12 +78,14 @@ export class InstallationWriteBudget {
   private sending = false;
   private timer: TimerHandle | null = null;
   private readonly spacingMs: number;
+  private readonly hourMs: number;
 
   constructor(
     private readonly installation: number,
     private readonly o: WriteBudgetOptions,
   ) {
     this.spacingMs = o.perMinute > 0 ? MINUTE_MS / o.perMinute : 0;
+    this.hourMs = o.hourMs ?? HOUR_MS;
   }
 
   submit<T>(request: WriteRequest<T>): Promise<T | typeof NOT_SENT> {
@@ -92,8 +102,8 @@ export class InstallationWriteBudget {
   /** Writes this installation may still send in the current minute and hour (Infinity without a limit). */
   remaining(): { minute: number; hour: number } {
     const now = this.o.now();
-    this.forgetBefore(now - HOUR_MS);
-    const lastMinute = this.sentAt.filter((t) => t > now - MINUTE_MS).length;
+    this.forgetBefore(now - this.hourMs - WINDOW_MARGIN_MS);
+    const lastMinute = this.sentAt.filter((t) => t > now - MINUTE_MS - WINDOW_MARGIN_MS).length;
     return {
       minute: this.o.perMinute > 0 ? Math.max(0, this.o.perMinute - lastMinute) : Infinity,
       hour: this.o.perHour > 0 ? Math.max(0, this.o.perHour - this.sentAt.length) : Infinity,
@@ -169,12 +179,12 @@ export class InstallationWriteBudget {
 
   /** How long until a write may be sent: the pause, the spacing, and both windows. */
   private waitMs(now: number): number {
-    this.forgetBefore(now - HOUR_MS);
+    this.forgetBefore(now - this.hourMs - WINDOW_MARGIN_MS);
     let until = Math.max(this.pausedUntil, (this.sentAt.at(-1) ?? -Infinity) + this.spacingMs);
     const n = this.sentAt.length;
-    if (this.o.perHour > 0 && n >= this.o.perHour) until = Math.max(until, this.sentAt[n - this.o.perHour]! + HOUR_MS);
-    const inMinute = this.sentAt.filter((t) => t > now - MINUTE_MS);
-    if (this.o.perMinute > 0 && inMinute.length >= this.o.perMinute) until = Math.max(until, inMinute[inMinute.length - this.o.perMinute]! + MINUTE_MS);
+    if (this.o.perHour > 0 && n >= this.o.perHour) until = Math.max(until, this.sentAt[n - this.o.perHour]! + this.hourMs + WINDOW_MARGIN_MS);
+    const inMinute = this.sentAt.filter((t) => t > now - MINUTE_MS - WINDOW_MARGIN_MS);
+    if (this.o.perMinute > 0 && inMinute.length >= this.o.perMinute) until = Math.max(until, inMinute[inMinute.length - this.o.perMinute]! + MINUTE_MS + WINDOW_MARGIN_MS);
     return until - now;
   }
 
@@ -220,6 +230,6 @@ export class WriteBudget {
   }
 
   get limits(): WriteBudgetLimits {
-    return { perMinute: this.options.perMinute, perHour: this.options.perHour };
+    return { perMinute: this.options.perMinute, perHour: this.options.perHour, ...(this.options.hourMs ? { hourMs: this.options.hourMs } : {}) };
   }
 }

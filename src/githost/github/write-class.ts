@@ -3,8 +3,11 @@
  * which writes it replaces (github.md, "Write budget").
  */
 
-/** In the order they are sent: the queue's own work, final statuses, comments, then the rest. */
-export const WRITE_CLASSES = ['queue', 'final', 'comment', 'low'] as const;
+/**
+ * In the order they are sent: acknowledgements of commands (a reaction: one per command, so a person
+ * hears first however short the budget), the queue's own work, final statuses, comments, then the rest.
+ */
+export const WRITE_CLASSES = ['ack', 'queue', 'final', 'comment', 'low'] as const;
 export type WriteClass = (typeof WRITE_CLASSES)[number];
 
 /** What a write is, for metrics and for counting writes per merged PR. */
@@ -36,7 +39,7 @@ export function classifyWrite(method: string, route: string, params: Record<stri
     const key = `status ${at} ${params.sha} ${params.context}`;
     return { cls: params.state === 'pending' ? 'low' : 'final', kind: 'statuses', key };
   }
-  if (/\/reactions$/.test(repo)) return { cls: 'low', kind: 'reactions', key: null };
+  if (/\/reactions$/.test(repo)) return { cls: 'ack', kind: 'reactions', key: null };
   if (/^\/issues\/comments\/[^/]+$/.test(repo) && method === 'PATCH') return { cls: 'comment', kind: 'comments', key: `comment ${at} ${params.comment_id}` };
   if (repo.startsWith('/issues/')) return { cls: 'comment', kind: 'comments', key: null };
   return { cls: 'final', kind: 'other', key: null };

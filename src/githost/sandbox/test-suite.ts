@@ -66,7 +66,7 @@ export function toJunit(run: readonly TestCaseRun[]): string {
     t.attempts.map((a) =>
       a === 'passed'
         ? `<testcase classname="sandbox" name="${escapeXml(t.name)}"/>`
-        : `<testcase classname="sandbox" name="${escapeXml(t.name)}"><failure message="failed"/></testcase>`,
+        : `<testcase classname="sandbox" name="${escapeXml(t.name)}"><failure message="AssertionError: ${escapeXml(t.name)} failed"/></testcase>`,
     ),
   );
   return `<?xml version="1.0" encoding="UTF-8"?><testsuites><testsuite name="sandbox">${cases.join('')}</testsuite></testsuites>`;

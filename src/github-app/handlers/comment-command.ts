@@ -14,8 +14,8 @@ import { stackTarget } from '../stack-target.js';
 
 /**
  * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
- * access; each command is acknowledged with a reaction (a submission by its queued status instead,
- * when the queue reports one), and errors are answered in one comment.
+ * access; each command is acknowledged with a reaction — the first thing a person hears, one write —
+ * and errors are answered in one comment.
  */
 export async function onIssueComment(deps: AppDeps, context: Context<'issue_comment.created'>): Promise<void> {
   const { comment, issue, repository, sender } = context.payload;
@@ -51,9 +51,9 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     }
     const answer = await run(deps, org, ref, parsed.command, pr, queue, stacked);
     if (answer) await reply.comment(answer);
-    // A submission the PR's status check will show ("Queued") needs no other acknowledgement: one
-    // write fewer per merged PR (github.md, "Write budget").
-    if (parsed.command.kind !== 'submit' || !queue.statusCheckEnabled) reply.react('+1');
+    // The 👍 is what a person hears first, a submission included: a PR whose run starts at once needs
+    // no queued status besides (github.md, "What each write buys").
+    reply.react('+1');
   } catch (err) {
     if (err instanceof ServiceError && err.status < 500) {
       await reply.fail(explain(err, branch));
@@ -127,8 +127,8 @@ class Reply {
   ) {}
 
   /**
-   * Not waited for: a reaction is the App's least urgent write (github.md, "Write budget") and may wait
-   * behind the queue's own, while GitHub waits at most 10 s for the webhook's answer.
+   * Not waited for: a reaction is the App's first write in its budget (github.md, "Write budget") but
+   * may still wait for its turn, while GitHub waits at most 10 s for the webhook's answer.
    */
   react(content: '+1' | 'confused'): void {
     this.octokit

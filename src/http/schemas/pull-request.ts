@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_PRIORITY, MIN_PRIORITY, PRIORITY_NAMES, type PriorityName } from '../../domain/priority.js';
 import type { ImpactedTargets } from '../../domain/targets.js';
 import { MAX_STACK_MEMBERS } from '../../domain/stack.js';
-import { body, prNumberSchema, prObject, prRefSchema, queueRefFields } from './common.js';
+import { body, prNumberSchema, prObject, prRefSchema, queueRefFields, strictBody } from './common.js';
 import { boolean, nonEmptyString, optionalField } from './fields.js';
 
 /** Request bodies of the pull-request operations. */
@@ -28,7 +28,8 @@ export const prioritySchema = z.codec(
   },
 );
 
-export const submitPullRequestSchema = body({
+/** Strict: a misspelt `priorty` or `nobatch` would otherwise submit at the default silently. */
+export const submitPullRequestSchema = strictBody({
   ...queueRefFields,
   pr: prRefSchema,
   priority: optionalField(prioritySchema),

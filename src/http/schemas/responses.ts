@@ -12,6 +12,8 @@ import type { EnqueuedPullRequestRecord, SubmittedPullRequestRecord } from '../.
 import type { QueueRecord } from '../../records/queue-record.js';
 import type { SetImpactedTargetsRecord } from '../../service/queue/queue-service.js';
 import type { TestRunRecord } from '../../records/test-run-record.js';
+import { verdictSchema } from './verdict.js';
+import { VERDICT_CODES } from '../../domain/verdict/verdict.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
 
 /**
@@ -47,10 +49,25 @@ const enqueuedFields = {
     .nullable()
     .describe('where the merge should fall, 80% of the time, from the spread of the queue\'s recent CI runs and its failure and flake rates; null exactly when estimatedMergeAt is'),
   estimateReason: z
-    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history']), message: z.string() })
+    .object({ code: z.enum(['queue_paused', 'not_ready', 'no_ci_history', 'queue_held']), message: z.string() })
     .nullable()
     .describe('why there is no estimate'),
   reason: reasonSchema.nullable().describe('why the pull request is in its state; null before anything happened to it'),
+  readinessNote: z.string().nullable().describe('what keeps it NOT_READY, as the git host says it (readiness.note); null when nothing does'),
+  mergeHold: z
+    .object({ message: z.string(), endsAt: timestamp.nullable() })
+    .nullable()
+    .describe('the freeze or closed merge windows keeping it from merging ("frozen until 2026-12-24 00:00 UTC: release"), and when they end (null: when unfrozen); the estimate falls after that end. Null when nothing holds it'),
+  verdict: verdictSchema.nullable().describe('the newest verdict of a removal or restart of the PR; null while there was none'),
+  stack: z
+    .object({
+      id: z.string(),
+      kind: z.enum(['native', 'chain', 'declared']),
+      position: z.number().int().describe('1 is the bottom, based on the target branch'),
+      members: z.array(z.number().int()).nullable().describe('the PRs of the stack in the queue, bottom up; null for an ended entry'),
+    })
+    .nullable()
+    .describe('the stack it is queued with, tested and landed as one unit (docs/stacks.md); null when it stands alone'),
 };
 
 export const enqueuedPullRequestSchema = z.object(enqueuedFields) satisfies z.ZodType<EnqueuedPullRequestRecord>;
@@ -68,7 +85,7 @@ export const submittedPullRequestSchema = z.object({
     note: z.string().nullable(),
   }),
   testRunId: z.string().nullable(),
-  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema })),
+  history: z.array(z.object({ state: z.enum(PR_STATES), at: timestamp, reason: reasonSchema, verdict: verdictSchema.nullable() })),
 }) satisfies z.ZodType<SubmittedPullRequestRecord>;
 
 /** Seed 2.7's page object, in every paged answer. */
@@ -146,6 +163,9 @@ export const testRunSchema = z.object({
     .array(z.object({ testCaseId: z.string(), name: z.string(), knownFlaky: z.boolean(), quarantined: z.boolean() }))
     .nullable()
     .describe('the tests that failed on the test branch head, from uploaded results, each known flaky or quarantined or not; null until results arrive'),
+  verdicts: z
+    .array(z.object({ prNumber: z.number().int(), code: z.enum(VERDICT_CODES), message: z.string() }))
+    .describe('the verdicts of the PRs it tested that name it as evidence (docs/verdicts.md), in merge order'),
 }) satisfies z.ZodType<TestRunRecord>;
 
 export const testingDetailsResponseSchema = z.object({ testRuns: z.array(testRunSchema) });
@@ -174,6 +194,10 @@ export const queueListResponseSchema = z.object({
       mergedLastHour: z.number().int(),
       failedLastHour: z.number().int(),
       p50TimeInQueueSeconds: z.number().nullable().describe('median submission-to-merge time of the PRs merged in the last hour'),
+      mergeHold: z
+        .object({ message: z.string(), endsAt: z.string().nullable() })
+        .nullable()
+        .describe('the freeze or closed merge windows holding its merges now ("frozen until 2026-12-24 00:00 UTC: release"), beside `state`; null when it may merge'),
     }) satisfies z.ZodType<ListedQueue>,
   ),
   page: pageSchema,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, MAX_URL_LENGTH, SUBSCRIPTION_FORMATS } from '../../domain/webhook-delivery.js';
 import { EVENT_PATTERN } from '../../events/event-filter.js';
+import { VERDICT_CODES } from '../../domain/verdict/verdict.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../../service/flaky/quarantine-service.js';
 import type { DeliveryRecord, WebhookRecord } from '../../service/webhooks/webhook-service.js';
 import { pageQuerySchema, repoSchema, strictBody, targetBranchSchema } from './common.js';
@@ -24,7 +25,17 @@ const eventsField = z
   .min(1, { error: 'name at least one event type' })
   .max(MAX_EVENT_PATTERNS, { error: `at most ${MAX_EVENT_PATTERNS} entries` })
   .describe('event types to send; wildcards "pull_request.*", "queue.*", "test_case.*", "*"');
-const formatField = liberalEnum(SUBSCRIPTION_FORMATS, 'standard (signed JSON event) or slack (a short message for merged, failed, cancelled)');
+const formatField = liberalEnum(
+  SUBSCRIPTION_FORMATS,
+  'standard (signed JSON event), slack (a short message for merged, failed, cancelled), or a chat channel: slack_blocks (Slack incoming webhook, Block Kit) or teams (Teams Workflows webhook, Adaptive Card); docs/notifications.md',
+);
+const verdictsField = z
+  .array(liberalEnum(VERDICT_CODES, 'a verdict code'), { error: 'expected an array of verdict codes' })
+  .max(VERDICT_CODES.length, { error: `at most ${VERDICT_CODES.length} entries` })
+  .describe('chat channels only: the verdicts whose pull-request events are sent (default ["culprit"]); queue events follow `events`');
+const mentionsField = z
+  .record(z.string().max(39), z.string({ error: 'expected a string' }).max(200, { error: 'must be at most 200 characters' }))
+  .describe('chat channels only: GitHub login → chat user to mention (a Slack member id U…, a Teams user e-mail or id)');
 const descriptionField = z.string({ error: 'expected a string' }).max(500, { error: 'must be at most 500 characters' }).describe('a note for people');
 
 export const createWebhookSchema = strictBody({
@@ -35,6 +46,8 @@ export const createWebhookSchema = strictBody({
   targetBranch: optionalField(targetBranchSchema).describe('only events of queues of this branch'),
   description: optionalField(descriptionField),
   enabled: optionalField(boolean('default true')),
+  verdicts: optionalField(verdictsField),
+  mentions: optionalField(mentionsField),
 });
 
 export const webhookRefSchema = strictBody({ id: idField('the webhook id (wh_…)') });
@@ -50,6 +63,8 @@ export const updateWebhookSchema = strictBody({
   description: descriptionField.nullable().optional(),
   enabled: optionalField(boolean('false stops deliveries; true starts them again (and clears a disabled reason)')),
   rotateSecret: optionalField(boolean('replace the secret; the new one is answered once')),
+  verdicts: optionalField(verdictsField),
+  mentions: optionalField(mentionsField),
 });
 
 export const listWebhookDeliveriesSchema = strictBody({
@@ -68,7 +83,7 @@ const repoRecord = z.object({ host: z.string(), owner: z.string(), name: z.strin
 
 const webhookRecordShape = {
   id: z.string(),
-  url: z.string(),
+  url: z.string().describe("where it POSTs; a chat channel's URL is a secret: only its scheme, host and first path segment are shown"),
   format: z.enum(SUBSCRIPTION_FORMATS),
   events: z.array(z.string()),
   repo: repoRecord.nullable(),
@@ -79,6 +94,8 @@ const webhookRecordShape = {
   failingSince: timestamp.nullable().describe('first failed attempt since the last success'),
   createdAt: timestamp,
   updatedAt: timestamp,
+  verdicts: z.array(z.enum(VERDICT_CODES)).nullable().describe("a chat channel's verdicts; null for other formats"),
+  mentions: z.record(z.string(), z.string()).nullable().describe("a chat channel's login → chat user map; null for other formats"),
 };
 export const webhookRecordSchema = z.object(webhookRecordShape) satisfies z.ZodType<WebhookRecord>;
 export const webhookWithSecretSchema = z.object({

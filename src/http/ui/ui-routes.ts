@@ -8,6 +8,7 @@ import type { ApiAccess } from '../../service/access/api-access.js';
 import { ServiceError } from '../../service/errors.js';
 import type { QueueOverviewService } from '../../service/queue/queue-overview.js';
 import type { QuarantineService } from '../../service/flaky/quarantine-service.js';
+import type { WebhookService } from '../../service/webhooks/webhook-service.js';
 import type { QueueService } from '../../service/queue/queue-service.js';
 import { jsonBody } from '../json-body.js';
 import { httpErrors } from '../problem.js';
@@ -28,6 +29,8 @@ export interface UiDeps {
   queueService: QueueService;
   quarantineService: Pick<QuarantineService, 'list'>;
   overview: QueueOverviewService;
+  /** The organization's webhooks and chat channels: those that keep failing are shown on the Queues screen. */
+  webhooks?: Pick<WebhookService, 'list'>;
   /** The sign-in cookie gets `Secure` when the page is served over HTTPS (behind a proxy: X-Forwarded-Proto). */
   secureCookie?: (req: Request) => boolean;
   /** A whole request body must arrive within this (408 after); 60 s unless given. */
@@ -103,7 +106,13 @@ export function uiRoutes(deps: UiDeps): Router {
   });
 
   router.get('/api/queues', signedIn, async (_req, res) => {
-    res.json({ queues: await deps.overview.listQueues(orgOf(res)) });
+    const org = orgOf(res);
+    const [queues, hooks] = await Promise.all([deps.overview.listQueues(org), deps.webhooks ? deps.webhooks.list(org) : { webhooks: [] }]);
+    // A channel that keeps failing never holds a queue back: the page is where people see it.
+    const failingWebhooks = hooks.webhooks
+      .filter((w) => w.failingSince !== null || w.disabledReason !== null)
+      .map((w) => ({ id: w.id, format: w.format, url: w.url, failingSince: w.failingSince, enabled: w.enabled, disabledReason: w.disabledReason }));
+    res.json({ queues, failingWebhooks });
   });
 
   router.get('/api/queue', signedIn, async (req, res) => {

@@ -63,3 +63,16 @@ export async function readPullRequestFacts(
     },
   };
 }
+
+/**
+ * The PR as the git host describes it now: null when the host does not know it, undefined when there
+ * is no git host or it could not be asked (then nothing is learnt).
+ */
+export async function readPullRequestNow(gitHost: GitHost, queue: QueueDoc, prNumber: number): Promise<PullRequestInfo | null | undefined> {
+  if (gitHost.kind === 'none') return undefined;
+  try {
+    return await gitHost.getPullRequest(queue.repo, prNumber);
+  } catch {
+    return undefined;
+  }
+}

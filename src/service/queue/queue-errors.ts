@@ -1,9 +1,15 @@
+import type { RepoRef } from '../../domain/repo.js';
 import { ServiceError } from '../errors.js';
 
 /** Errors of the queue operations that only the QueueService raises (api.md, "Errors"). */
 export const queueErrors = {
-  exists: (branch: string) =>
-    new ServiceError(409, 'queue_exists', 'Queue exists', `a merge queue for branch ${branch} already exists`),
+  exists: (repo: RepoRef, branch: string) =>
+    new ServiceError(
+      409,
+      'queue_exists',
+      'Queue exists',
+      `a merge queue for branch ${branch} of ${repo.host}/${repo.owner}/${repo.name} already exists; submit to it as it is, or change its settings with updateQueue`,
+    ),
   notEmpty: (count: number, branch: string) =>
     new ServiceError(
       409,

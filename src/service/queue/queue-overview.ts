@@ -1,4 +1,7 @@
 import type { Entry } from '../../domain/entry.js';
+import { holdForEstimates, type EstimateHold } from '../../domain/eta-hold.js';
+import { latestVerdict } from '../../domain/verdict/attach.js';
+import type { Verdict } from '../../domain/verdict/verdict.js';
 import type { Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import type { Reason } from '../../domain/reasons.js';
@@ -29,6 +32,8 @@ export interface QueueSummary {
   failedLastHour: number;
   /** Median submission-to-merge time of the PRs merged in the last hour; null when none merged. */
   p50TimeInQueueSeconds: number | null;
+  /** The freeze or closed merge windows holding its merges now, and their end; null when it may merge. */
+  mergeHold: EstimateHold | null;
   /** Changes with every write of the queue: the page reloads a queue when it moves. */
   version: number;
 }
@@ -41,6 +46,8 @@ export interface EndedPullRequest {
   state: PrState;
   endedAt: string;
   reason: Reason | null;
+  /** Who broke what (docs/verdicts.md); null when nothing removed or restarted it. */
+  verdict: Verdict | null;
 }
 
 /** The organization's queues at a glance (the web page's first screen). Only the caller's own queues. */
@@ -49,10 +56,11 @@ export class QueueOverviewService {
 
   async listQueues(org: Org): Promise<QueueSummary[]> {
     const queues = await this.deps.store.queues.listQueues({ orgId: org.id });
-    const since = new Date(this.deps.clock.now().getTime() - HOUR_MS).toISOString();
+    const now = this.deps.clock.now();
+    const since = new Date(now.getTime() - HOUR_MS).toISOString();
     const ended = queues.length ? await this.deps.store.queues.archivedEntriesEndedSince(queues.map((q) => q.id), since) : [];
     return queues
-      .map((q) => summarize(q, ended.filter((e) => e.queueId === q.id)))
+      .map((q) => summarize(q, ended.filter((e) => e.queueId === q.id), now))
       .sort((a, b) => `${a.repo.owner}/${a.repo.name}:${a.branch}`.localeCompare(`${b.repo.owner}/${b.repo.name}:${b.branch}`));
   }
 
@@ -77,6 +85,7 @@ export class QueueOverviewService {
         state: e.state,
         endedAt: e.stateChangedAt,
         reason: e.reason ? toReasonRecord(e.reason) : null,
+        verdict: latestVerdict(e),
       }));
   }
 
@@ -87,7 +96,7 @@ export class QueueOverviewService {
   }
 }
 
-function summarize(queue: QueueDoc, endedLastHour: { state: string; submittedAt: string; stateChangedAt: string }[]): QueueSummary {
+function summarize(queue: QueueDoc, endedLastHour: { state: string; submittedAt: string; stateChangedAt: string }[], now: Date): QueueSummary {
   const merged = endedLastHour.filter((e) => e.state === 'MERGED');
   const waits = merged.map((e) => (Date.parse(e.stateChangedAt) - Date.parse(e.submittedAt)) / 1000).sort((a, b) => a - b);
   return {
@@ -100,6 +109,7 @@ function summarize(queue: QueueDoc, endedLastHour: { state: string; submittedAt:
     mergedLastHour: merged.length,
     failedLastHour: endedLastHour.filter((e) => e.state === 'FAILED').length,
     p50TimeInQueueSeconds: waits.length ? Math.round(waits[Math.floor((waits.length - 1) / 2)]!) : null,
+    mergeHold: holdForEstimates(queue, now)?.shown ?? null,
     version: queue.version,
   };
 }

@@ -4,7 +4,7 @@ import { ciHistoryOf, estimateMergeTimes } from '../../domain/eta.js';
 import type { Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import { repoKey } from '../../domain/repo.js';
-import { isInFlight } from '../../domain/run.js';
+import { isInFlight, type TestRun } from '../../domain/run.js';
 import type { QueueSettings } from '../../domain/settings.js';
 import { MergeEstimates } from '../../queue-docs/merge-estimates.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
@@ -70,7 +70,9 @@ export class QueueReads {
     const { testRunId } = input;
     const prNumber = input.pr?.number;
     if (testRunId === undefined && prNumber === undefined) {
-      return { testRuns: newestFirst(queue.runs.filter(isInFlight)).map(toTestRunRecord) };
+      const inFlight = newestFirst(queue.runs.filter(isInFlight));
+      const entries = await this.entriesOf(queue, inFlight);
+      return { testRuns: inFlight.map((r) => toTestRunRecord(r, entries)) };
     }
     const matches = (run: QueueDoc['runs'][number]) =>
       (testRunId === undefined || run.id === testRunId) && (prNumber === undefined || run.prs.some((p) => p.prNumber === prNumber));
@@ -81,7 +83,22 @@ export class QueueReads {
     });
     const liveIds = new Set(live.map((r) => r.id));
     const runs = [...live, ...archived.filter((r) => matches(r) && !liveIds.has(r.id))];
-    return { testRuns: runs.map(toTestRunRecord) };
+    const entries = await this.entriesOf(queue, runs);
+    return { testRuns: runs.map((r) => toTestRunRecord(r, entries)) };
+  }
+
+  /** The entries of the PRs the runs tested, by id: the document's, then each PR's latest archived one. */
+  private async entriesOf(queue: QueueDoc, runs: readonly TestRun[]): Promise<Map<string, Entry>> {
+    const wanted = new Map<string, number>();
+    for (const run of runs) for (const p of run.prs) wanted.set(p.entryId, p.prNumber);
+    const found = new Map<string, Entry>();
+    for (const e of queue.entries) if (wanted.has(e.id)) found.set(e.id, e);
+    const missing = new Set([...wanted].filter(([id]) => !found.has(id)).map(([, n]) => n));
+    for (const n of missing) {
+      const archived = await this.store.queues.latestArchivedEntry(queue.id, n);
+      if (archived && wanted.has(archived.id)) found.set(archived.id, archived);
+    }
+    return found;
   }
 
   /** The ETA of each active entry (src/domain/eta.ts). */

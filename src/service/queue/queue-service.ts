@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, restartEntry, submitEntry } from '../../planner/index.js';
+import { activeEntryFor, cancelEntry, changeSettings, recordImpactedTargets, recordPullRequest, restartEntry, submitEntry } from '../../planner/index.js';
 import { sameSubmission, type Entry } from '../../domain/entry.js';
 import { InvalidStateError } from '../../domain/errors.js';
 import type { Org } from '../../domain/org.js';
@@ -17,7 +17,7 @@ import { ConflictError } from '../../store/errors.js';
 import type { QueueStore, ServerStore, TargetStore } from '../../store/store.js';
 import type { QueueTemplateStore } from '../../store/template-store.js';
 import { invalidState, notFound } from '../errors.js';
-import { readPullRequestFacts, type PullRequestFacts } from './pull-request-facts.js';
+import { readPullRequestFacts, readPullRequestNow, type PullRequestFacts } from './pull-request-facts.js';
 import { toSubmittedPullRequestRecord, type SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
 import { queueErrors } from './queue-errors.js';
 import { membersToQueue } from './stack-members.js';
@@ -116,13 +116,25 @@ export class QueueService extends QueueReads {
     if (!before) throw notFound.queue(key.repoKey, key.branch);
     assertAccepting(before);
     const fetched = new Map<number, PullRequestFacts>();
-    for (const m of members) if (!activeEntryFor(before, m.number)) fetched.set(m.number, await readFacts(before, m.number));
+    const reread = new Map<number, PullRequestInfo | null>();
+    for (const m of members) {
+      const active = activeEntryFor(before, m.number);
+      if (!active) fetched.set(m.number, await readFacts(before, m.number));
+      else if (active.state === 'NOT_READY') {
+        // Submitting a PR that waits as NOT_READY again is how a user says "it is ready now" (say, right
+        // after opening it in the sandbox): the answer carries what the git host says now, not an old note.
+        const now = m.number === prNumber && read.pullRequest ? read.pullRequest : await readPullRequestNow(this.gitHost, before, m.number);
+        if (now !== undefined) reread.set(m.number, now);
+      }
+    }
 
     const { queue, result: entry, changed } = await this.writer.update(
       key,
-      async (current) => {
-        assertAccepting(current);
-        let next = current;
+      async (latest) => {
+        assertAccepting(latest);
+        let next = latest;
+        for (const [n, pr] of reread) next = recordPullRequest(next, pr, this.clock.now(), null, n);
+        const refreshed = next;
         let named: Entry | null = null;
         let same = true;
         for (const m of members) {
@@ -138,8 +150,9 @@ export class QueueService extends QueueReads {
           next = submitted.queue;
           if (m.number === prNumber) named = submitted.entry;
         }
-        if (same) return { unchanged: true, result: activeEntryFor(current, prNumber)! };
-        return { queue: next, result: named! };
+        if (!same) return { queue: next, result: named! };
+        const result = activeEntryFor(refreshed, prNumber)!;
+        return refreshed === latest ? { unchanged: true, result } : { queue: refreshed, result };
       },
       before,
     );
@@ -239,7 +252,7 @@ export class QueueService extends QueueReads {
     try {
       await this.store.queues.insertQueue(queue, queueEvents(null, queue, now));
     } catch (err) {
-      if (err instanceof ConflictError) throw queueErrors.exists(input.targetBranch);
+      if (err instanceof ConflictError) throw queueErrors.exists(input.repo, input.targetBranch);
       throw err;
     }
     this.notifier.notify(queue.id);

@@ -8,5 +8,11 @@ export interface RepoConfig {
   queues: RepoConfigQueue[];
 }
 
-/** What reading the file gave: the configuration, or the first problem found, naming its line. */
-export type RepoConfigParse = { ok: true; config: RepoConfig } | { ok: false; problem: string };
+/** One problem of the file, on its line. */
+export interface RepoConfigProblem {
+  line: number;
+  message: string;
+}
+
+/** What reading the file gave: the configuration, or the first problem found, naming its line (and every problem, each on its line). */
+export type RepoConfigParse = { ok: true; config: RepoConfig } | { ok: false; problem: string; problems: RepoConfigProblem[] };

@@ -14,12 +14,15 @@ import { orBusy } from '../busy.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
+import { chatRulesFor, shownUrl, type ChatRulesInput } from '../notifications/chat-rules.js';
+import type { VerdictCode } from '../../domain/verdict/verdict.js';
 
 /** Subscriptions one organization may have. */
 export const MAX_SUBSCRIPTIONS_PER_ORG = 50;
 
 export interface WebhookRecord {
   id: string;
+  /** A chat channel's URL is its secret: only its scheme, host and first path segment are shown. */
   url: string;
   format: SubscriptionFormat;
   events: string[];
@@ -31,6 +34,10 @@ export interface WebhookRecord {
   failingSince: string | null;
   createdAt: string;
   updatedAt: string;
+  /** A chat channel's verdicts (docs/notifications.md); null for the other formats. */
+  verdicts: VerdictCode[] | null;
+  /** A chat channel's GitHub login → chat user map; null for the other formats. */
+  mentions: Record<string, string> | null;
 }
 
 export interface DeliveryRecord {
@@ -47,7 +54,7 @@ export interface DeliveryRecord {
   createdAt: string;
 }
 
-export interface CreateWebhookInput {
+export interface CreateWebhookInput extends ChatRulesInput {
   url: string;
   events: string[];
   format?: SubscriptionFormat | undefined;
@@ -92,6 +99,7 @@ export class WebhookService {
       throw new ServiceError(409, 'too_many_webhooks', 'Too many webhooks', `an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} webhooks; delete one first`);
     }
     const now = this.deps.clock.now().toISOString();
+    const chat = chatRulesFor(input.format ?? 'standard', input);
     const subscription: WebhookSubscription = {
       id: `wh_${(this.deps.newId ?? randomUUID)()}`,
       orgId: org.id,
@@ -108,6 +116,7 @@ export class WebhookService {
       failingSince: null,
       createdAt: now,
       updatedAt: now,
+      ...(chat ? { chat } : {}),
     };
     await this.deps.store.outbox.insertSubscription(subscription);
     return { ...toRecord(subscription), secret: subscription.secret };
@@ -127,8 +136,11 @@ export class WebhookService {
     // failing streak meanwhile keeps its fields, and this change keeps the person's.
     const next = await orBusy(retryOnConflict(`webhook ${input.id}`, async () => {
       const current = await this.owned(org, input.id);
-      const set = { ...changes, updatedAt: this.deps.clock.now().toISOString() };
-      const expected = Object.fromEntries(Object.keys(changes).map((k) => [k, current[k as keyof WebhookSubscription]]));
+      // A chat channel's rules follow its format: kept, changed, or dropped with a move to another format.
+      const chat = chatRulesFor(changes.format ?? current.format, input, current.chat);
+      const withChat = chat || current.chat ? { ...changes, chat } : changes;
+      const set = { ...withChat, updatedAt: this.deps.clock.now().toISOString() };
+      const expected = Object.fromEntries(Object.keys(withChat).map((k) => [k, current[k as keyof WebhookSubscription]]));
       return (await this.deps.store.outbox.updateSubscription(current.id, expected, set)) ? { ...current, ...set } : LOST;
     }));
     return input.rotateSecret ? { ...toRecord(next), secret: next.secret } : toRecord(next);
@@ -217,7 +229,7 @@ function checkEvents(events: string[]): void {
 export function toRecord(s: WebhookSubscription): WebhookRecord {
   return {
     id: s.id,
-    url: s.url,
+    url: shownUrl(s.format, s.url),
     format: s.format,
     events: [...s.events],
     repo: s.repo,
@@ -228,6 +240,8 @@ export function toRecord(s: WebhookSubscription): WebhookRecord {
     failingSince: s.failingSince,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    verdicts: s.chat ? [...s.chat.verdicts] : null,
+    mentions: s.chat ? { ...s.chat.mentions } : null,
   };
 }
 

@@ -13,13 +13,44 @@ import { MongoOutbox } from './outbox-collection.js';
 import { MongoQueueCollections } from './queue-collection.js';
 import { MongoTargetCollections } from './target-collections.js';
 
+/** How long start-up waits for MongoDB unless the URI says otherwise (the driver's own default is 30 s). */
+export const MONGO_CONNECT_TIMEOUT_MS = 5_000;
+
+/** MongoDB could not be reached at start-up; the message names MONGODB_URI and the hosts tried, never credentials. */
+export class MongoUnreachableError extends Error {
+  constructor(
+    readonly hosts: string,
+    cause: unknown,
+  ) {
+    super(
+      `cannot reach MongoDB at ${hosts} (MONGODB_URI): ${cause instanceof Error ? cause.message : String(cause)}; ` +
+        'check that MongoDB runs there and that MONGODB_URI names it (host, port, credentials)',
+      { cause },
+    );
+    this.name = 'MongoUnreachableError';
+  }
+}
+
+/** The hosts of a MongoDB URI, without its credentials: `mongodb://u:p@a:1,b:2/db` → `a:1,b:2`. */
+export function mongoHosts(uri: string): string {
+  return /^mongodb(?:\+srv)?:\/\/(?:[^@/?]*@)?([^/?]*)/.exec(uri)?.[1] || '(no host in the URI)';
+}
+
 /**
  * Connects, refuses a server older than MIN_MONGODB_VERSION, and opens the store on `dbName`; the
  * client is closed with the store (or when opening fails).
  */
 export async function connectMongo(uri: string, dbName: string, options: MongoClientOptions = {}): Promise<Store> {
-  const client = new MongoClient(uri, { ignoreUndefined: true, ...options });
-  await client.connect();
+  const timeouts = /[?&](serverSelectionTimeoutMS|connectTimeoutMS)=/i.test(uri)
+    ? {}
+    : { serverSelectionTimeoutMS: MONGO_CONNECT_TIMEOUT_MS, connectTimeoutMS: MONGO_CONNECT_TIMEOUT_MS };
+  const client = new MongoClient(uri, { ignoreUndefined: true, ...timeouts, ...options });
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw new MongoUnreachableError(mongoHosts(uri), err);
+  }
   try {
     await assertSupportedServer(client.db(dbName));
     return await openMongoOnDb(client.db(dbName), () => client.close());
