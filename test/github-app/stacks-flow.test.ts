@@ -137,3 +137,37 @@ test('a push to layer 2 while the unit tests: layers 2 and up leave, and are nev
   expect(h.fake.contentOf('main')).toEqual([1]);
   expect(testPushes).toHaveLength(2);
 });
+
+test('a squash queue lands a chain bottom up, each member retargeted and merged as its own commit, the target holding the tested content', async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', mergeMethod: 'squash' });
+  h.fake.openChain([1, 2, 3]);
+  await h.comment(3, '/merge');
+  const tested = await ciPasses([1, 2, 3]);
+  expect(testPushes).toEqual([tested]);
+  expect(h.fake.merged).toEqual([1, 2, 3]);
+  expect(h.fake.contentOf('main')).toEqual(h.fake.contentOf(tested));
+  expect(h.fake.requests.filter((r) => r.method !== 'GET' && /^\/pulls\/\d/.test(r.path)).map((r) => `${r.method} ${r.path}`)).toEqual([
+    'PUT /pulls/1/merge',
+    'PATCH /pulls/2',
+    'PUT /pulls/2/merge',
+    'PATCH /pulls/3',
+    'PUT /pulls/3/merge',
+  ]);
+});
+
+test("a middle member's branch deleted while the unit tests: GitHub closes it and the PR above, both leave, the bottom lands alone", async () => {
+  h.fake.openChain([1, 2, 3]);
+  await h.comment(3, '/merge');
+  const tested = h.testBranchWith([1, 2, 3]);
+
+  h.fake.handle('DELETE', '/repos/acme/widgets/git/refs/heads/feature-2', {}); // its author deletes it
+  expect([2, 3].map((n) => h.fake.pulls.get(n)!.state)).toEqual(['closed', 'closed']);
+  await h.deliverGitHubEvents();
+  expect(await h.pr(org, 2)).toMatchObject({ state: 'CANCELLED', reason: { code: 'pr_closed' } });
+  expect(await h.pr(org, 3)).toMatchObject({ state: 'CANCELLED' });
+
+  await h.ciStatus(tested, 'success');
+  await ciPasses([1]);
+  expect(h.fake.merged).toEqual([1]);
+  expect(h.fake.contentOf('main')).toEqual([1]);
+});
