@@ -31,13 +31,22 @@ test('a PR joining a native stack makes the queue read the other members as they
   expect(top.payload).toMatchObject({ action: 'stacked', stack: { position: 3, size: 3 } });
   const from = h.fake.requests.length;
   await h.deliver(top.name, top.payload);
-  expect(stackReads(from)).toEqual(['/pulls/3', '/stacks/1', '/pulls/1', '/pulls/2']);
+  expect(stackReads(from)).toEqual(['/pulls/3', '/stacks/1', '/pulls/1']); // #2 is in no queue: not read
+
   expect(await h.pr(org, 1)).toMatchObject({ state: 'TESTING' });
+});
+
+test('a stack created while no queue holds a PR of the repository costs no read, however many members send `stacked`', async () => {
+  h.fake.openStack([1, 2, 3, 4, 5]);
+  const from = h.fake.requests.length;
+  await h.deliverGitHubEvents();
+  expect(stackReads(from)).toEqual([]);
 });
 
 test("a push to a chain member above the bottom reads the chain; a PR on the default branch outside any stack reads nothing more", async () => {
   h.fake.openChain([1, 2]);
   h.fake.openPull(5);
+  await h.comment(1, '/merge');
   let from = h.fake.requests.length;
   h.fake.pushToPull(2, 'head2b');
   await h.pullRequestEvent('synchronize', 2, 'dev', { repository: { ...h.fake.repository, default_branch: 'main' } });

@@ -6,7 +6,7 @@ import type { GitHost } from '../../githost/githost.js';
 import type { PullRequestStack } from '../../domain/stack.js';
 
 /** The engine's part: it records facts for the queues they concern and reconciles them. */
-export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
+export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved' | 'activePullRequests'>;
 
 /**
  * What the git host's own events (the GitHub App's webhooks) tell the queues: CI results, pull
@@ -42,14 +42,16 @@ export class GitHostEvents {
 
   /**
    * A stack changed on the git host (a PR joined it, or a member was pushed, retargeted or closed):
-   * every open member of the stack `prNumber` belongs to is read afresh and recorded, so the queues
-   * holding its members see each as it is now.
+   * the other open members of the stack `prNumber` belongs to that a queue holds are read afresh and
+   * recorded, so those queues see each as it is now. Nothing is read while no queue of the repository
+   * holds a PR (a stack of n PRs sends n `stacked` events: reading every member for each would be n²).
    */
   async stackChanged(repo: RepoRef, prNumber: number): Promise<void> {
+    const active = await this.deps.engine.activePullRequests(repo);
+    if (active.size === 0) return;
     const stack = await this.deps.gitHost.getStack?.(repo, prNumber);
     for (const member of stack?.members ?? []) {
-      if (member.number === prNumber) continue;
-      await this.pullRequestReread(repo, member.number);
+      if (member.number !== prNumber && active.has(member.number)) await this.pullRequestReread(repo, member.number);
     }
   }
 
