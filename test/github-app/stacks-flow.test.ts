@@ -171,3 +171,14 @@ test("a middle member's branch deleted while the unit tests: GitHub closes it an
   expect(h.fake.merged).toEqual([1]);
   expect(h.fake.contentOf('main')).toEqual([1]);
 });
+
+test('a 100-member native stack, the most GitHub holds, lands with one CI run and one stack merge', async () => {
+  const members = Array.from({ length: 100 }, (_, i) => i + 1);
+  h.fake.openStack(members);
+  await h.comment(100, '/merge');
+  const tested = await ciPasses(members);
+  expect(testPushes).toEqual([tested]);
+  expect(h.fake.merged).toEqual(members);
+  expect(h.fake.contentOf('main')).toEqual(members);
+  expect(h.fake.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/pulls/100/merge-async']);
+});
