@@ -175,7 +175,7 @@ async function queueView(params) {
   const prs = queue.enqueuedPullRequests;
   const rows = prs.map((p) => [
     p.position === null ? '—' : String(p.position),
-    el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`),
+    el('span', {}, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`), stackNote(p)),
     stateBadge(p.state), p.priorityName,
     p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
       : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'),
@@ -208,6 +208,13 @@ async function queueView(params) {
 }
 
 // Why a PR is where it is: what holds it back, what keeps it not ready (the git host's note), else its reason.
+/** A stack member's place in its stack, tested and landed as one unit with the others (docs/stacks.md). */
+function stackNote(p) {
+  if (!p.stack) return null;
+  const members = p.stack.members ? ` of ${p.stack.members.map((n) => `#${n}`).join(', ')}` : '';
+  return el('span', { class: 'muted stack' }, ` · stack layer ${p.stack.position}${members}`);
+}
+
 function whyOf(p) {
   if (p.mergeHold) return `Held: ${p.mergeHold.message}`;
   if (p.state === 'NOT_READY' && p.readinessNote) return `Not ready: ${p.readinessNote}`;

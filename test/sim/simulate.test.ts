@@ -141,5 +141,5 @@ describe('simulator over the real engine and planner', () => {
     // Many while their own run was still going (blamed from TESTING): 11 of 27 here.
     expect(right.filter((b) => b.from === 'TESTING').length).toBeGreaterThanOrEqual(5);
     for (const e of entries) if (e.state === 'MERGED') expect(prs[e.prNumber - 1]!.bad).toBe(false);
-  });
+  }, 120_000); // 400 PRs through the real engine: tens of seconds, more on a busy machine
 });

@@ -30,9 +30,14 @@ export function registerPr(program: Command, ctx: CliContext): void {
   command('submit', 'Submit a pull request to the queue; submitting it again changes its priority.')
     .option('--priority <priority>', 'urgent, high, medium (the default) or low, or 0-255 (0 most urgent)')
     .option('--no-batch', 'never test it in a batch with others')
-    .addHelpText('after', '\nExample:\n  $ mergeq pr submit 42 --repo acme/widgets --branch main --priority high\n')
-    .action((number: number, options: PrOptions & { priority?: string; batch: boolean }) =>
-      run('submitPullRequest', number, options, { ...(options.priority ? { priority: options.priority } : {}), ...(options.batch ? {} : { noBatch: true }) }),
+    .option('--with-stack', 'also queue the PRs of its stack below it, as one unit (docs/stacks.md)')
+    .addHelpText('after', '\nExamples:\n  $ mergeq pr submit 42 --repo acme/widgets --branch main --priority high\n  $ mergeq pr submit 44 --repo acme/widgets --branch main --with-stack   # 44 on 43 on 42 on main\n')
+    .action((number: number, options: PrOptions & { priority?: string; batch: boolean; withStack?: boolean }) =>
+      run('submitPullRequest', number, options, {
+        ...(options.priority ? { priority: options.priority } : {}),
+        ...(options.batch ? {} : { noBatch: true }),
+        ...(options.withStack ? { stack: { below: true } } : {}),
+      }),
     );
   command('cancel', 'Take a pull request out of the queue.').action((number: number, options: PrOptions) => run('cancelPullRequest', number, options));
   command('restart', 'Re-run the tests of a pull request that is testing, passed, or pending failure, without moving it.').action(

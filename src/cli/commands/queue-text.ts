@@ -67,6 +67,7 @@ export function pullRequestText(pr: SubmittedPullRequestRecord): string {
     pr.state === 'NOT_READY' && pr.readiness.note ? `  not ready: ${pr.readiness.note}` : null,
     pr.mergeHold ? `  held: ${pr.mergeHold.message}` : null,
     pr.reason ? `  reason: ${pr.reason.message} (${pr.reason.code})` : null,
+    pr.stack ? `  stack: layer ${pr.stack.position}${pr.stack.members ? ` of ${pr.stack.members.map((n) => `#${n}`).join(', ')}` : ''}, tested and landed as one unit` : null,
     `  priority: ${pr.priorityName} (${pr.priorityValue})${pr.noBatch ? ', never batched' : ''}`,
     pr.testRunId ? `  test run: ${pr.testRunId}` : null,
     pr.estimatedMergeAt ? `  estimated merge: ${estimateOf(pr)}` : pr.estimateReason ? `  no merge estimate: ${pr.estimateReason.message}` : null,
