@@ -182,3 +182,26 @@ test('a 100-member native stack, the most GitHub holds, lands with one CI run an
   expect(h.fake.contentOf('main')).toEqual(members);
   expect(h.fake.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/pulls/100/merge-async']);
 });
+
+test('a culprit at layer 3 of a 5-member native stack: layers 1-2 land by one stack merge, 3 fails with its tests, 4-5 leave naming it, in 1 + ⌈log2 5⌉ runs and its rerun', async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', bisectionConcurrency: 1 });
+  h.fake.openStack([1, 2, 3, 4, 5]);
+  await h.comment(5, '/merge');
+  // CI fails every build holding #3, whatever else it holds; each build is reported once.
+  const reported = new Set<string>();
+  for (let round = 0; round < 10; round++) {
+    const fresh = h.fake.branches('mergeq/main/').map((b) => h.fake.refs.get(b)!).filter((sha) => !reported.has(sha));
+    if (fresh.length === 0) break;
+    for (const sha of fresh) {
+      reported.add(sha);
+      await h.ciStatus(sha, h.fake.contentOf(sha).includes(3) ? 'failure' : 'success');
+    }
+    await h.deliverGitHubEvents();
+  }
+  expect(h.fake.merged).toEqual([1, 2]);
+  expect(h.fake.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/pulls/2/merge-async']);
+  expect(await h.pr(org, 3)).toMatchObject({ state: 'FAILED', reason: { code: 'tests_failed' } });
+  for (const n of [4, 5]) expect(await h.pr(org, n)).toMatchObject({ state: 'FAILED', reason: { code: 'stack_member_failed', message: expect.stringContaining('#3') } });
+  // Prefixes bisected one at a time (bisectionConcurrency 1), and the culprit's one rerun (flakeRetries 1).
+  expect(testPushes.length).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(5)) + 1);
+});
