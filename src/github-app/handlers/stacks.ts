@@ -14,8 +14,8 @@ const MEMBER_CHANGES = new Set(['stacked', 'synchronize', 'edited', 'closed', 'r
 
 /**
  * A PR joined a native stack (`stacked`), or a stack member was pushed, retargeted, closed or
- * reopened: its stack is read again and every other member recorded as it is now (the PR itself is
- * recorded from the payload by `onPullRequest`). A member is a PR with GitHub's `stack`, or one based
+ * reopened: its stack is read again and the other members a queue holds recorded as they are now
+ * (the PR itself is recorded from the payload by `onPullRequest`). A member is a PR with GitHub's `stack`, or one based
  * (or, retargeted, formerly based) on a branch other than the default branch: a chain's members above
  * the bottom. Other PRs cost no read.
  */
