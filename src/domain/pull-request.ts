@@ -13,4 +13,6 @@ export interface PullRequestInfo {
   draft: boolean;
   mergeability: Mergeability;
   mergeCommitSha: string | null;
+  /** The host's native stack the PR is in (GitHub's `stack`): its number, the PR's place (1: bottom), the branch it lands on. */
+  nativeStack?: { number: number; position: number; target: string };
 }

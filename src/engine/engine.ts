@@ -316,6 +316,12 @@ export class Engine {
     return held;
   }
 
+  /** The PRs of `repo` that some queue holds (a stack's event reads again only the members queued). */
+  async activePullRequests(repo: RepoRef): Promise<Set<number>> {
+    const queues = await this.queues.listQueues({ repoKey: repoKey(repo) });
+    return new Set(queues.flatMap((q) => q.entries.filter((e) => isActive(e.state)).map((e) => e.prNumber)));
+  }
+
   /**
    * A branch of the repository moved (a push): the queues targeting it read its head again now rather
    * than at their next poll. The head is read, not taken from the event: push events may arrive out

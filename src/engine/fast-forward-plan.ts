@@ -13,7 +13,8 @@ export interface FastForwardPlan {
  * The furthest passed run that one fast-forward can merge (github.md, "Merging"): its tested commit
  * descends from the target head as the queue knows it, and what it holds beyond what has landed is
  * exactly the first due merges, in order — so the target then holds exactly the commit CI passed, and
- * every PR of it. Null when no run qualifies (then PRs merge one by one through the merge API).
+ * every PR of it. Null when no run qualifies (then PRs merge one by one through the merge API, and a
+ * native stack's members through the host's stack merge).
  */
 export function fastForwardPlan(doc: QueueDoc, due: readonly Entry[]): FastForwardPlan | null {
   const head = lineageOf(doc).at(-1)?.sha;
@@ -29,6 +30,9 @@ export function fastForwardPlan(doc: QueueDoc, due: readonly Entry[]): FastForwa
     const unlanded = run.prs.filter((p) => !merged.has(p.entryId));
     if (unlanded.length > due.length || (best && unlanded.length <= best.entries.length)) continue;
     if (!unlanded.every((p, i) => due[i]!.id === p.entryId && due[i]!.prSha === p.prSha)) continue;
+    // A native stack's members above the bottom are based on the member below, and GitHub merges them
+    // only through its stack merge: a fast-forward would land their content and leave them open.
+    if (due.slice(0, unlanded.length).some((e) => e.stack?.kind === 'native')) continue;
     if (!descendsFrom(run as FastForwardPlan['run'], head, byCommit)) continue;
     best = { run: run as FastForwardPlan['run'], entries: due.slice(0, unlanded.length) };
   }

@@ -13,6 +13,7 @@ import {
   recordPullRequest,
   recordTargetRead,
 } from '../planner/index.js';
+import { statusContext } from './commit-status.js';
 import { fastForwardPlan, type FastForwardPlan } from './fast-forward-plan.js';
 import type { Fact } from './fact.js';
 import type { Retrying } from './observation.js';
@@ -57,9 +58,12 @@ export class Merger {
     const facts: Fact[] = [];
     for (let i = 0; i < due.length; ) {
       if (!(await mayAct())) break;
+      // A natively stacked PR lands through the stack merge even alone (the members above it left):
+      // GitHub refuses it the merge API.
       const stack = nativeStackAt(due, i);
-      const step = stack.length > 1 && this.o.gitHost.mergeStack ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
-      i += stack.length > 1 && this.o.gitHost.mergeStack ? stack.length : 1;
+      const native = stack[0]!.stack?.kind === 'native' && this.o.gitHost.mergeStack !== undefined;
+      const step = native ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
+      i += native ? stack.length : 1;
       facts.push(...step.facts);
       if (step.stop) break;
     }
@@ -174,6 +178,7 @@ export class Merger {
     }
     const top = members.at(-1)!;
     try {
+      await this.passOwnStatus(doc, members);
       const result = await this.o.withRetry(() =>
         gitHost.mergeStack!(doc.repo, top.prNumber, { expectedSha: top.mergeIntent!.expectedSha, method: doc.settings.mergeMethod }),
       );
@@ -184,6 +189,20 @@ export class Merger {
       return { facts: [(q) => recordMergeRefused(q, members[0]!.id, result.code, result.message, clock.now())], stop: true };
     } catch (err) {
       return this.failed(doc, members, err);
+    }
+  }
+
+  /**
+   * GitHub checks the target's rules on every member when a stack merge runs, with no bypass: when
+   * they require the queue's own status, it is said passed on each member first (the unit's run
+   * passed), else the stack merge would fail on the queue's own pending status.
+   */
+  private async passOwnStatus(doc: QueueDoc, members: readonly Entry[]): Promise<void> {
+    const { gitHost, withRetry } = this.o;
+    const context = statusContext(doc.branch);
+    if (!doc.settings.statusCheckEnabled || !(await withRetry(() => gitHost.requiredStatuses(doc.repo, doc.branch))).includes(context)) return;
+    for (const e of members) {
+      await withRetry(() => gitHost.reportStatus(doc.repo, e.prSha, { context, state: 'success', description: 'Passed in the merge queue: merging with its stack', targetUrl: null }));
     }
   }
 

@@ -8,6 +8,7 @@ import { onLabel } from './handlers/label.js';
 import { onPullRequest } from './handlers/pull-request.js';
 import { onPullRequestReview } from './handlers/pull-request-review.js';
 import { onPush } from './handlers/push.js';
+import { onStackChanged } from './handlers/stacks.js';
 
 /**
  * The GitHub App: one handler per event kind, each run at most once per delivery that it handled
@@ -42,8 +43,10 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
     app.on('issue_comment.created', once(onIssueComment));
     app.on(
       ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.closed', 'pull_request.edited', 'pull_request.converted_to_draft', 'pull_request.ready_for_review'],
-      once(inTurn(onPullRequest, autoEnqueueOnPullRequest)),
+      once(inTurn(onPullRequest, onStackChanged, autoEnqueueOnPullRequest)),
     );
+    // GitHub's native stacks (public preview): not in probot's event names yet.
+    app.on('pull_request.stacked' as never, once(inTurn(onPullRequest, onStackChanged)));
     app.on(['pull_request.labeled', 'pull_request.unlabeled'], once(onLabel));
     app.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], once(inTurn(onPullRequestReview, autoEnqueueOnReview)));
     app.on('status', once(inTurn(onStatus, autoEnqueueOnStatus)));

@@ -11,7 +11,7 @@ export function pullJson(p: FakePull): Record<string, unknown> {
     draft: p.draft,
     mergeable: p.state === 'open' ? true : null,
     mergeable_state: p.state !== 'open' ? 'unknown' : p.awaitsReview ? 'blocked' : 'clean',
-    head: { sha: p.head, ref: `feature-${p.number}`, label: `${p.author.replace('[bot]', '')}:feature-${p.number}` },
+    head: { sha: p.head, ref: p.headRef ?? `feature-${p.number}`, label: `${p.author.replace('[bot]', '')}:${p.headRef ?? `feature-${p.number}`}` },
     base: { ref: p.base },
     user: { login: p.author, type: p.author.endsWith('[bot]') ? 'Bot' : 'User' },
     labels: p.labels.map((name) => ({ name })),

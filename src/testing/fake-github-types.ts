@@ -17,6 +17,8 @@ export interface FakePull {
   reviews: { user: string; state: string }[];
   /** Label names, as `pull_request` payloads list them. */
   labels: string[];
+  /** The head branch; absent: `feature-<number>`. */
+  headRef?: string;
 }
 
 /** A draft PR mergeq opened from a test branch (createPrsForTestingBranches); `head` is the branch. */
@@ -67,7 +69,8 @@ export function writeKind(method: string, route: string): WriteKind | null {
   if (route.startsWith('/statuses/')) return 'statuses';
   if (/\/reactions$/.test(route)) return 'reactions';
   if (route.startsWith('/issues/')) return 'comments';
-  if (route === '/pulls') return 'pulls';
+  if (route === '/pulls' || /^\/pulls\/\d+$/.test(route)) return 'pulls';
+  if (/^\/pulls\/\d+\/merge-async$/.test(route)) return 'merges';
   return null;
 }
 

@@ -1,12 +1,20 @@
 import { FakeCommits } from './fake-commits.js';
 import { FakeFiles } from './fake-github-files.js';
+import { branchDeleted, listPulls, retarget, type ChainWorld } from './fake-github-chains.js';
 import { ContentLimits } from './fake-github-limits.js';
 import { pullJson } from './fake-github-pulls.js';
 import { FakeChecks } from './fake-github-checks.js';
 import { HeldRequests } from './fake-github-holds.js';
+import { FakeStacks, STACK_MERGE_REFUSAL, type StackWorld } from './fake-github-stacks.js';
 import { commentsPage, writeKind, type FakeComment, type FakePull, type FakeStatus, type FakeTestBranchPull, type Reply, type WriteKind } from './fake-github-types.js';
 
 export type { FakeComment, FakeStatus, FakeTestBranchPull, Reply, WriteKind } from './fake-github-types.js';
+
+/** A webhook GitHub would deliver, kept until a test delivers it (`takeWebhooks`). */
+export interface FakeWebhook {
+  name: string;
+  payload: Record<string, unknown>;
+}
 
 export const API = 'https://api.github.com';
 
@@ -77,6 +85,27 @@ export class FakeGitHub {
   private seq = 0;
   private readonly commits = new FakeCommits(() => ++this.seq);
   private readonly failures: InjectedFailure[] = [];
+  /** `pull_request` webhooks for what GitHub does on its own (stacks, retargets, closes), oldest first. */
+  private readonly outbox: FakeWebhook[] = [];
+  private readonly world: StackWorld & ChainWorld = {
+    pulls: this.pulls,
+    refs: this.refs,
+    statuses: this.statuses,
+    mergeCommits: (base, head) => this.commits.merge(base, head),
+    landStack: (branch, sha, members) => {
+      for (const p of members) {
+        Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: sha });
+        this.merged.push(p.number);
+      }
+      this.moveBranch(branch, sha);
+    },
+    emit: (action, pull, extra = {}) =>
+      this.outbox.push({ name: 'pull_request', payload: { action, number: pull.number, pull_request: this.pullResource(pull), repository: { ...this.repository, default_branch: this.files.defaultBranch }, ...extra } }),
+    headRefOf: (pull) => pull.headRef ?? `feature-${pull.number}`,
+    pullResource: (pull) => this.pullResource(pull),
+  };
+  /** GitHub's native stacks (fake-github-stacks.ts). */
+  readonly stacks = new FakeStacks(this.world);
 
   constructor() {
     this.refs.set('main', 'base0');
@@ -92,6 +121,42 @@ export class FakeGitHub {
     const pull: FakePull = { number, title: `change ${number}`, author, head, base: 'main', state: 'open', merged: false, mergeCommitSha: null, draft: false, awaitsReview: false, reviews: [], labels: [] };
     this.pulls.set(number, pull);
     return pull;
+  }
+
+  /**
+   * A plain chain: PR `numbers[0]` based on `base`, each next one based on the head branch of the one
+   * before, its head a commit on top of it (holding the changes below too). Each head branch exists.
+   */
+  openChain(numbers: number[], base = 'main'): FakePull[] {
+    let below: FakePull | null = null;
+    return numbers.map((number) => {
+      const pull = this.openPull(number);
+      if (below) {
+        this.commits.add(pull.head, [...this.commits.contentOf(below.head), number], below.head);
+        pull.base = this.world.headRefOf(below);
+      } else pull.base = base;
+      this.refs.set(this.world.headRefOf(pull), pull.head);
+      below = pull;
+      return pull;
+    });
+  }
+
+  /** A native stack of PRs opened as a chain (`openChain`), created as `POST …/stacks` does. */
+  openStack(numbers: number[], base = 'main'): FakePull[] {
+    const pulls = this.openChain(numbers, base);
+    const [status, body] = this.stacks.create(numbers);
+    if (status !== 201) throw new Error(`no stack: ${JSON.stringify(body)}`);
+    return pulls;
+  }
+
+  /** A PR as the REST API and webhooks carry it, with its `stack`. */
+  pullResource(pull: FakePull): Record<string, unknown> {
+    return { ...pullJson(pull), stack: this.stacks.stackField(pull.number) };
+  }
+
+  /** The webhooks GitHub would have sent since the last call, oldest first. */
+  takeWebhooks(): FakeWebhook[] {
+    return this.outbox.splice(0);
   }
 
   conflict(a: number, b: number): void {
@@ -119,8 +184,10 @@ export class FakeGitHub {
   /** New commits pushed to PR `number`: its head becomes `sha`. */
   pushToPull(number: number, sha: string): void {
     const pull = this.pulls.get(number)!;
-    this.commits.add(sha, [number], pull.head);
+    this.commits.add(sha, [...new Set([...this.commits.contentOf(pull.head), number])], pull.head);
     pull.head = sha;
+    const branch = this.world.headRefOf(pull);
+    if (this.refs.has(branch)) this.refs.set(branch, sha);
   }
 
   /** Someone with write access approves PR `number`: branch protection no longer blocks it. */
@@ -235,6 +302,10 @@ export class FakeGitHub {
       const permission = this.permissions.get(m[1]!) ?? 'read';
       return [200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission }];
     }
+    const stacked = this.stacks.route(route, uri, body);
+    if (stacked) return stacked;
+    if (route === 'GET /pulls') return listPulls(this.world, uri, `${API}/repos/${this.owner}/${this.name}`);
+    if ((m = /^PATCH \/pulls\/(\d+)$/.exec(route))) return retarget(this.world, Number(m[1]), body);
     if ((m = /^GET \/pulls\/(\d+)$/.exec(route))) return this.getPull(Number(m[1]));
     if ((m = /^GET \/pulls\/(\d+)\/reviews$/.exec(route))) {
       const p = this.pulls.get(Number(m[1]));
@@ -254,6 +325,7 @@ export class FakeGitHub {
     if ((m = /^DELETE \/git\/refs\/heads\/(.+)$/.exec(route))) {
       if (!this.refs.delete(m[1]!)) return [422, { message: 'Reference does not exist' }];
       for (const pull of this.createdPulls) if (pull.head === m[1]) pull.state = 'closed';
+      branchDeleted(this.world, m[1]!);
       return [204];
     }
     if (route === 'POST /pulls') return this.createPull(body);
@@ -266,7 +338,7 @@ export class FakeGitHub {
       const statuses = this.statuses.get(m[1]!) ?? [];
       return [200, { state: 'pending', sha: m[1], statuses, total_count: statuses.length }];
     }
-    if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map(pullJson)];
+    if ((m = /^GET \/commits\/([^/]+)\/pulls$/.exec(route))) return [200, [...this.pulls.values()].filter((p) => p.head === m![1]).map((p) => this.pullResource(p))];
     if (/^GET \/commits\/[^/]+\/check-runs$/.test(route)) return [200, { total_count: 0, check_runs: [] }];
     const check = this.checks.route(route, body);
     if (check) return check;
@@ -303,13 +375,14 @@ export class FakeGitHub {
 
   private getPull(number: number): Reply {
     const p = this.pulls.get(number);
-    return p ? [200, pullJson(p)] : notFound();
+    return p ? [200, this.pullResource(p)] : notFound();
   }
 
   private mergePull(number: number, body: Record<string, unknown>): Reply {
     const p = this.pulls.get(number);
     if (!p) return notFound();
     if (p.state !== 'open') return [405, { message: 'Pull Request is not mergeable' }];
+    if (this.stacks.stackOf(number)) return [405, { message: STACK_MERGE_REFUSAL }];
     if (body.sha !== p.head) return [409, { message: 'Head branch was modified. Review and try the merge again.' }];
     if (p.awaitsReview) return [405, { message: 'At least 1 approving review is required by reviewers with write access.' }];
     const merged = this.commits.merge(this.refs.get(p.base)!, p.head);
@@ -317,6 +390,7 @@ export class FakeGitHub {
     this.refs.set(p.base, merged);
     Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: merged });
     this.merged.push(number);
+    this.world.emit('closed', p);
     this.markMergedByPush(p.base, merged);
     return [200, { sha: merged, merged: true, message: 'Pull Request successfully merged' }];
   }
@@ -374,6 +448,7 @@ export class FakeGitHub {
       Object.assign(p, { state: 'closed', merged: true, mergeCommitSha: sha });
       this.merged.push(p.number);
       this.mergedByPush.push(p.number);
+      this.world.emit('closed', p);
     }
   }
 

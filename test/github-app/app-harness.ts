@@ -25,7 +25,6 @@ import { WebhookDeliveries } from '../../src/service/webhooks/webhook-deliveries
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeGitHub, serveWithNock } from './fake-github.js';
-import { pullJson } from '../../src/testing/fake-github-pulls.js';
 import { TEST_PRIVATE_KEY, TestOctokit } from '../githost/github-test-client.js';
 
 const MIN = 60_000;
@@ -68,7 +67,9 @@ export class AppHarness {
     if (budget) this.writeMetrics.watch(budget);
     const Octokit = budget ? TestOctokit.plugin(writeBudgetPlugin(budget)) : TestOctokit;
     this.probot = new Probot({ appId: 1, privateKey: TEST_PRIVATE_KEY, secret: 'webhook-secret', Octokit, log: pino({ level: 'silent' }) });
-    const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo) });
+    // A stack merge's polls wait a turn of the event loop, not real time (the fake runs it when polled).
+    const stackMergeTiming = { sleep: () => new Promise<void>((resolve) => setImmediate(resolve)), now: () => this.time.nowMillis() };
+    const gitHost = new GitHubGitHost({ octokitFor: (repo) => clients.forRepo(repo), stackMergeTiming });
     this.engine = new Engine({ store, gitHost, clock: this.time, scheduler: this.time, logger: pino({ level: 'silent' }), retry: { delaysMs: options.retryDelaysMs ?? [] }, ...(options.reports ? { reportDebounceMs: options.reports.debounceMs, queuedStatusAfterMs: options.reports.queuedStatusAfterMs } : {}) });
     this.queueService = new QueueService({ store, gitHost, clock: this.time, notifier: this.engine });
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
@@ -144,7 +145,15 @@ export class AppHarness {
   /** A `pull_request` event about the fake's PR `pr` as it is now, sent by `sender`. */
   pullRequestEvent(action: string, pr: number, sender = 'dev', extra: Record<string, unknown> = {}): Promise<string> {
     const pull = this.fake.pulls.get(pr)!;
-    return this.deliver('pull_request', { action, number: pr, pull_request: pullJson(pull), sender: { login: sender, type: sender.endsWith('[bot]') ? 'Bot' : 'User' }, ...extra });
+    return this.deliver('pull_request', { action, number: pr, pull_request: this.fake.pullResource(pull), sender: { login: sender, type: sender.endsWith('[bot]') ? 'Bot' : 'User' }, ...extra });
+  }
+
+  /**
+   * Delivers the `pull_request` webhooks GitHub sent for what it did on its own since the last call
+   * (a PR stacked, retargeted, closed with its base branch, merged), oldest first.
+   */
+  async deliverGitHubEvents(): Promise<void> {
+    for (const { name, payload } of this.fake.takeWebhooks()) await this.deliver(name, { ...payload, sender: { login: 'dev', type: 'User' } });
   }
 
   /** `login` adds (or removes) label `name` on PR `pr`. */
@@ -158,7 +167,7 @@ export class AppHarness {
   approve(pr: number, login = 'reviewer'): Promise<string> {
     this.fake.approve(pr, login);
     const pull = this.fake.pulls.get(pr)!;
-    return this.deliver('pull_request_review', { action: 'submitted', review: { state: 'approved', user: { login } }, pull_request: pullJson(pull), sender: { login, type: 'User' } });
+    return this.deliver('pull_request_review', { action: 'submitted', review: { state: 'approved', user: { login } }, pull_request: this.fake.pullResource(pull), sender: { login, type: 'User' } });
   }
 
   /** The head of the queue's test branch holding exactly these PRs, in this order. */

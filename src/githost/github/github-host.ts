@@ -2,6 +2,7 @@ import type { RepoRef } from '../../domain/repo.js';
 import { repoKey } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { MergeMethod } from '../../domain/settings.js';
+import type { PullRequestStack } from '../../domain/stack.js';
 import type {
   CommitStatusReport,
   CreateBranchResult,
@@ -17,12 +18,16 @@ import { describeGitHubError, gitHubErrorMessages, gitHubMessage, httpStatus, or
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 import { editComment, findComment } from './pr-comments.js';
 import { deleteRef, refHead } from './refs.js';
+import { mergeStack, readStack, type StackMergeTiming } from './stacks.js';
 import { TestBranchBuilder, openDraftPullRequest } from './test-branch.js';
-
 
 export interface GitHubGitHostOptions {
   octokitFor(repo: RepoRef): Promise<Octokit>;
+  /** How a stack merge waits between polls (default: real time). */
+  stackMergeTiming?: StackMergeTiming;
 }
+
+const REAL_TIME: StackMergeTiming = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
 
 /** How many comment ids are remembered (the oldest are forgotten first: they are found again by listing). */
 const MAX_REMEMBERED_COMMENTS = 10_000;
@@ -216,6 +221,19 @@ export class GitHubGitHost implements GitHost {
     const octokit = await this.options.octokitFor(repo);
     const pulls = await orWhen([404, 422], [], () => octokit.paginate('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', { ...repoParams(repo), commit_sha: sha, per_page: 100 }));
     return pulls.filter((p) => p.state === 'open' && p.head.sha === sha).map((p) => p.number);
+  }
+
+  async getStack(repo: RepoRef, prNumber: number): Promise<PullRequestStack | null> {
+    return readStack(await this.options.octokitFor(repo), repo, prNumber);
+  }
+
+  async retargetPullRequest(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void> {
+    const octokit = await this.options.octokitFor(repo);
+    await octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...repoParams(repo), pull_number: prNumber, base: baseBranch });
+  }
+
+  async mergeStack(repo: RepoRef, topPrNumber: number, opts: { expectedSha: string; method: MergeMethod }): Promise<MergeResult> {
+    return mergeStack(await this.options.octokitFor(repo), repo, topPrNumber, opts, this.options.stackMergeTiming ?? REAL_TIME);
   }
 
   /** Most recently used last; beyond the limit the least recently used is forgotten. */

@@ -16,6 +16,8 @@ export interface GitHubPull {
   head: { sha: string; label?: string | null };
   base: { ref: string };
   user: { login: string } | null;
+  /** GitHub's native stacks (public preview): absent or null when the PR is in none. */
+  stack?: { number?: number; position?: number; base: { ref: string } } | null;
 }
 
 /** GitHub computes `mergeable` lazily: null means it is still being computed. */
@@ -47,6 +49,7 @@ export function toPullRequestInfo(pr: GitHubPull): PullRequestInfo {
     // As on the sandbox host: mergeability only means something for an open PR.
     mergeability: state === 'open' ? toMergeability(pr.mergeable ?? null, pr.mergeable_state ?? '') : 'UNSPECIFIED',
     mergeCommitSha: pr.merged ? pr.merge_commit_sha : null,
+    ...(pr.stack?.number !== undefined ? { nativeStack: { number: pr.stack.number, position: pr.stack.position ?? 1, target: pr.stack.base.ref } } : {}),
   };
 }
 

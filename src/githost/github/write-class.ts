@@ -30,7 +30,9 @@ export function classifyWrite(method: string, route: string, params: Record<stri
   if (/^\/app\/installations\/[^/]+\/access_tokens$/.test(path) || path.startsWith('/applications/')) return null;
   const repo = /^\/repos\/[^/]+\/[^/]+(\/.*)?$/.exec(path)?.[1] ?? '';
   const at = `${params.owner}/${params.repo}`;
-  if (repo === '/merges' || /^\/pulls\/[^/]+\/merge$/.test(repo)) return { cls: 'queue', kind: 'merges', key: null };
+  if (repo === '/merges' || /^\/pulls\/[^/]+\/merge(-async)?$/.test(repo)) return { cls: 'queue', kind: 'merges', key: null };
+  // A chain member's retarget goes right before the fast-forward that lands it.
+  if (/^\/pulls\/[^/]+$/.test(repo) && method === 'PATCH') return { cls: 'queue', kind: 'pulls', key: null };
   if (repo.startsWith('/git/refs')) return { cls: method === 'DELETE' ? 'final' : 'queue', kind: 'refs', key: null };
   if (repo === '/pulls') return { cls: 'queue', kind: 'pulls', key: null };
   if (/^\/statuses\/[^/]+$/.test(repo)) {

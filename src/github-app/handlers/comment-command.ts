@@ -10,6 +10,7 @@ import { describeQueueHold, type MergeHoldRecord } from '../../records/merge-hol
 import { repoOf, type AppDeps } from '../app-deps.js';
 import { parseComment, type MergeCommand } from '../command-parser.js';
 import { repoParams, type Octokit } from '../../githost/github/github-client.js';
+import { stackTarget } from '../stack-target.js';
 
 /**
  * `/merge` comments on pull requests (github.md, "Comment commands"): only from users with write
@@ -37,16 +38,18 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     }
     const pr = await deps.gitHostEvents.readPullRequest(repo, issue.number);
     if (!pr) return; // deleted since the comment was made: nothing to act on
-    const ref = { repo, targetBranch: pr.baseBranch, pr: { number: issue.number } };
-    branch = ref.targetBranch;
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
+    // A stack member acts in the queue of the branch its stack lands on, with the members below it.
+    const { target, stacked } = await stackTarget(deps, org, repo, pr);
+    const ref = { repo, targetBranch: target, pr: { number: issue.number } };
+    branch = ref.targetBranch;
     if (parsed.command.kind === 'submit') await deps.queueService.ensureQueue(org, ref);
     const queue = await deps.queueService.commandSettings(org, ref);
     if (!queue.commandsEnabled) {
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
       return;
     }
-    const answer = await run(deps, org, ref, parsed.command, pr, queue);
+    const answer = await run(deps, org, ref, parsed.command, pr, queue, stacked);
     if (answer) await reply.comment(answer);
     // The 👍 is what a person hears first, a submission included: a PR whose run starts at once needs
     // no queued status besides (github.md, "What each write buys").
@@ -70,11 +73,15 @@ function shortReason(err: unknown): string {
 }
 
 /** Carries out the command; returns the reply it needs beyond the reaction, if any. */
-async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, pullRequest: PullRequestInfo, queue: MergeHoldRecord): Promise<string | null> {
+async function run(deps: AppDeps, org: Org, ref: PullRequestRefInput, command: MergeCommand, pullRequest: PullRequestInfo, queue: MergeHoldRecord, stacked: boolean): Promise<string | null> {
   const s = deps.queueService;
   switch (command.kind) {
     case 'submit':
-      await s.submitPullRequest(org, { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) }, { pullRequest });
+      await s.submitPullRequest(
+        org,
+        { ...ref, noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }), ...(stacked ? { stack: { below: true } as const } : {}) },
+        { pullRequest },
+      );
       return null;
     case 'cancel':
       await s.cancelPullRequest(org, ref);

@@ -2,7 +2,9 @@ import type { Context } from 'probot';
 import { enqueueRulesOf, sameName } from '../../domain/enqueue-rules.js';
 import { ServiceError } from '../../service/errors.js';
 import { repoParams, type Octokit } from '../../githost/github/github-client.js';
+import { toPullRequestInfo } from '../../githost/github/github-mapping.js';
 import { repoOf, type AppDeps } from '../app-deps.js';
+import { stackTarget } from '../stack-target.js';
 
 /**
  * The queue's `enqueueLabel` (queue-labels.md): added to a PR, it submits the PR to the queue of its
@@ -15,8 +17,11 @@ export async function onLabel(deps: AppDeps, context: Context<'pull_request.labe
   if (!label) return;
   const repo = repoOf(deps.host, repository);
   const org = await deps.orgs.forOwner(repo.host, repo.owner);
-  const queue = await deps.autoEnqueue.queueOf(org, repo, pr.base.ref);
-  const queueLabel = queue && enqueueRulesOf(queue.settings).enqueueLabel;
+  // A stack member's queue is that of the branch its stack lands on.
+  const { target, stacked } = await stackTarget(deps, org, repo, toPullRequestInfo(pr));
+  const queue = await deps.autoEnqueue.queueOf(org, repo, target);
+  if (!queue) return;
+  const queueLabel = enqueueRulesOf(queue.settings).enqueueLabel;
   if (!queueLabel || !sameName(queueLabel, label.name)) return;
 
   const octokit = context.octokit as unknown as Octokit;
@@ -28,9 +33,9 @@ export async function onLabel(deps: AppDeps, context: Context<'pull_request.labe
     await comment(`@${sender.login} only users with write access to ${repo.owner}/${repo.name} can ${what} with the \`${queueLabel}\` label; the queue did not change.`);
     return;
   }
-  const ref = { repo, targetBranch: pr.base.ref, pr: { number: pr.number } };
+  const ref = { repo, targetBranch: queue.branch, pr: { number: pr.number } };
   try {
-    if (adding) await deps.queueService.submitPullRequest(org, ref);
+    if (adding) await deps.queueService.submitPullRequest(org, { ...ref, ...(stacked ? { stack: { below: true } as const } : {}) });
     else await deps.queueService.cancelPullRequest(org, ref);
   } catch (err) {
     if (!(err instanceof ServiceError) || err.status >= 500) throw err;

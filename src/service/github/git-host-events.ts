@@ -3,16 +3,17 @@ import type { RepoRef } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import type { Engine } from '../../engine/engine.js';
 import type { GitHost } from '../../githost/githost.js';
+import type { PullRequestStack } from '../../domain/stack.js';
 
 /** The engine's part: it records facts for the queues they concern and reconciles them. */
-export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved'>;
+export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved' | 'activePullRequests'>;
 
 /**
  * What the git host's own events (the GitHub App's webhooks) tell the queues: CI results, pull
  * request changes and branch moves, handed to the engine, with the reads of the git host they need.
  */
 export class GitHostEvents {
-  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest'> }) {}
+  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest' | 'getStack'> }) {}
 
   /**
    * Checks reported on a commit (a status or a check run): recorded for the run whose test branch head
@@ -39,9 +40,29 @@ export class GitHostEvents {
     if (pr) await this.deps.engine.recordPullRequestInfo(repo, pr);
   }
 
+  /**
+   * A stack changed on the git host (a PR joined it, or a member was pushed, retargeted or closed):
+   * the other open members of the stack `prNumber` belongs to that a queue holds are read afresh and
+   * recorded, so those queues see each as it is now. Nothing is read while no queue of the repository
+   * holds a PR (a stack of n PRs sends n `stacked` events: reading every member for each would be n²).
+   */
+  async stackChanged(repo: RepoRef, prNumber: number): Promise<void> {
+    const active = await this.deps.engine.activePullRequests(repo);
+    if (active.size === 0) return;
+    const stack = await this.deps.gitHost.getStack?.(repo, prNumber);
+    for (const member of stack?.members ?? []) {
+      if (member.number !== prNumber && active.has(member.number)) await this.pullRequestReread(repo, member.number);
+    }
+  }
+
   /** A branch moved (a push): the queues targeting it read its head again. */
   async branchMoved(repo: RepoRef, branch: string): Promise<void> {
     await this.deps.engine.branchMoved(repo, branch);
+  }
+
+  /** The stack the pull request is in (a command on a member acts in the queue of the stack's target); null: none. */
+  async readStack(repo: RepoRef, prNumber: number): Promise<PullRequestStack | null> {
+    return (await this.deps.gitHost.getStack?.(repo, prNumber)) ?? null;
   }
 
   /** The pull request as the git host has it now (a comment command's target branch); null if unknown. */

@@ -67,7 +67,10 @@ export class AutoEnqueue {
     if ((await this.autoEnqueuing(org, repo)).length === 0) return 'no queue of the repository auto-enqueues';
     const pr = await gitHost.getPullRequest(repo, prNumber);
     if (!pr) return 'the git host does not know it';
-    const queue = await this.queueOf(org, repo, pr.baseBranch);
+    // A stack member above the bottom is based on the member below: its queue is its stack's target's.
+    const target = pr.nativeStack?.target ?? ((await this.queueOf(org, repo, pr.baseBranch)) ? null : (await gitHost.getStack?.(repo, prNumber))?.target);
+    const stacked = Boolean(pr.nativeStack) || Boolean(target);
+    const queue = await this.queueOf(org, repo, target ?? pr.baseBranch);
     if (!queue) return `no queue for ${pr.baseBranch}`;
     if (!autoEnqueuesAuthor(enqueueRulesOf(queue.settings).autoEnqueue, pr.author)) return `the queue does not auto-enqueue PRs of ${pr.author}`;
     if (pr.state !== 'open' || pr.draft) return pr.draft ? 'it is a draft' : `it is ${pr.state}`;
@@ -75,11 +78,11 @@ export class AutoEnqueue {
     if (earlier && isActive(earlier.state)) return 'it is in the queue';
     if (earlier?.state === 'CANCELLED' && earlier.reason?.code === 'cancelled_by_user') return 'a person cancelled it';
     if (earlier?.prSha === pr.headSha) return `its entry for ${pr.headSha} ended ${earlier.state}`;
-    const [checks, required] = await Promise.all([gitHost.readStatuses(repo, pr.headSha), gitHost.requiredStatuses(repo, pr.baseBranch)]);
+    const [checks, required] = await Promise.all([gitHost.readStatuses(repo, pr.headSha), gitHost.requiredStatuses(repo, queue.branch)]);
     const why = notReadyToEnqueue(pr, checks, required, statusContext(queue.branch));
     if (why) return why;
     try {
-      await queueService.submitPullRequest(org, { repo, targetBranch: pr.baseBranch, pr: { number: prNumber } });
+      await queueService.submitPullRequest(org, { repo, targetBranch: queue.branch, pr: { number: prNumber }, ...(stacked ? { stack: { below: true } as const } : {}) });
       return null;
     } catch (err) {
       // Not accepting (draining), say: the next event looks again.
