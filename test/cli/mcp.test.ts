@@ -65,7 +65,15 @@ test('an agent lists the tools, submits a sandbox PR, waits for it and reads its
   expect(early.structuredContent).toMatchObject({ ended: false, state: 'TESTING' });
 
   await svc.advanceMinutes(12);
-  const done = (await client.callTool({ name: 'wait_for_pull_request', arguments: { repo: 'acme/agents', branch: 'main', number: pr.number } })) as ToolResult;
+  // The sandbox CI's test results are uploaded beside its statuses: when they come after the run's
+  // verdict, the verdict is given again with them (docs/verdicts.md). Wait for that, bounded.
+  const waitForEnd = async () => (await client.callTool({ name: 'wait_for_pull_request', arguments: { repo: 'acme/agents', branch: 'main', number: pr.number } })) as ToolResult;
+  let done = await waitForEnd();
+  for (let i = 0; i < 50 && !JSON.stringify(done.structuredContent).includes('fails test of'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await svc.settle();
+    done = await waitForEnd();
+  }
   expect(done.structuredContent).toMatchObject({ ended: true, state: 'FAILED', verdict: { code: 'culprit', message: `culprit: this pull request fails test of #${pr.number}` } });
   const evidence = (done.structuredContent!.verdict as { evidence: { failedTests: { name: string }[]; runs: { url: string }[] } }).evidence;
   expect(evidence.failedTests.map((t) => t.name)).toEqual([`test of #${pr.number}`]);
