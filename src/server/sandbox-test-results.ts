@@ -9,12 +9,19 @@ import type { Store } from '../store/store.js';
  * `mergeq test` (FlakyTestService.upload), on behalf of the organization owning the repository.
  * Returns the unsubscribe function.
  */
-export function uploadSandboxTestResults(sandbox: SandboxGitHost, flakyTests: FlakyTestService, store: Store, logger: Logger): () => void {
+export function uploadSandboxTestResults(
+  sandbox: SandboxGitHost,
+  flakyTests: FlakyTestService,
+  store: Store,
+  logger: Logger,
+  /** Told each upload under way (a test on virtual time waits for them before moving the clock on). */
+  track: (upload: Promise<void>) => void = () => undefined,
+): () => void {
   return sandbox.onTestResults((event) => {
-    void (async () => {
+    track((async () => {
       const org = await store.orgs.findOrgByOwner(ownerKey(event.repo.host, event.repo.owner));
       if (!org) return;
       await flakyTests.upload(org, { repo: event.repo, commitSha: event.sha, branch: event.branch, jobName: 'sandbox-ci', junitXml: [event.junitXml] });
-    })().catch((err: unknown) => logger.error({ err, sha: event.sha }, 'uploading sandbox test results failed'));
+    })().catch((err: unknown) => logger.error({ err, sha: event.sha }, 'uploading sandbox test results failed')));
   });
 }

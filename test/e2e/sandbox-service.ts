@@ -45,13 +45,22 @@ export class SandboxService {
     const { sandbox } = this;
     const logger = pino({ level: 'silent' });
     this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger });
-    sandbox.onStatus((e) => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
+    // A CI job uploads its test results before it reports its status: the status waits for the uploads
+    // under way (real I/O), so the order does not depend on how busy the machine is.
+    sandbox.onStatus((e) => {
+      void Promise.all(this.uploads)
+        .then(() => this.engine.recordStatuses(e.repo, e.sha, e.checks))
+        .catch(() => undefined);
+    });
     const flakyTestService = new FlakyTestService({
       store,
       clock: time,
       onTestResults: (repo, sha, failedTests) => this.engine.recordTestResults(repo, sha, failedTests),
     });
-    uploadSandboxTestResults(sandbox, flakyTestService, store, logger);
+    uploadSandboxTestResults(sandbox, flakyTestService, store, logger, (upload) => {
+      this.uploads.add(upload);
+      void upload.finally(() => this.uploads.delete(upload));
+    });
     this.app = createHttpApp({
       ...apiServices(store, time, { webhookAllowedNetworks: LOOPBACK_NETWORKS }),
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
@@ -101,8 +110,15 @@ export class SandboxService {
     return { number: res.body.number as number, headSha: res.body.headSha as string };
   }
 
-  settle(): Promise<void> {
-    return this.engine.whenIdle();
+  /** The sandbox CI's test result uploads under way: real I/O that virtual time must not run past. */
+  private readonly uploads = new Set<Promise<void>>();
+
+  async settle(): Promise<void> {
+    for (;;) {
+      while (this.uploads.size > 0) await Promise.all(this.uploads);
+      await this.engine.whenIdle();
+      if (this.uploads.size === 0) return;
+    }
   }
 
   /** Moves virtual time on by whole minutes, letting the engine finish its work after each one. */

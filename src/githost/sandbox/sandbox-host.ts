@@ -51,23 +51,9 @@ export interface SandboxComment {
   edits: number;
 }
 
-/** What the sandbox throws for an injected outage: looks like a 503 from a real host. */
-export class SandboxOutageError extends Error {
-  readonly status = 503;
-  readonly transient = true;
-  constructor(method: string) {
-    super(`sandbox git host: injected outage in ${method}`);
-    this.name = 'SandboxOutageError';
-  }
-}
+import { SandboxNotFoundError, SandboxOutageError, SandboxStateError } from './sandbox-errors.js';
 
-export class SandboxNotFoundError extends Error {
-  readonly status = 404;
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxNotFoundError';
-  }
-}
+export { SandboxNotFoundError, SandboxOutageError, SandboxStateError };
 
 /** A quick CI by default, so that a PR opened by hand in a demo merges within a couple of minutes. */
 export const DEFAULT_CI: CiOptions = {
@@ -396,13 +382,5 @@ export class SandboxGitHost implements GitHost {
     failure.remaining--;
     if (failure.remaining === 0) this.injected.splice(i, 1);
     throw failure.error();
-  }
-}
-
-export class SandboxStateError extends Error {
-  readonly status = 422;
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxStateError';
   }
 }
