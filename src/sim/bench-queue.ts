@@ -9,15 +9,19 @@ import { parseSeedRange, summarizeSeeds } from './seed-summary.js';
 import { defaultStrategies } from './strategies.js';
 import { describeSettings, formatSeedTable, formatTable, formatVerdictShares } from './table.js';
 import { formatEtaErrors } from './eta-table.js';
+import { benchStacks } from './stack-bench-cli.js';
 
 /**
  * `npm run bench:queue -- --scenario s20 [--seed N | --seeds A-B] [--json FILE] [--recommend] [--prs N]`
  * Queue efficiency (benchmarks.md): the oracle, serial and the best single-mode settings, simulated
- * over the real planner and engine.
+ * over the real planner and engine. `--scenario stacks [--stacks N]`: stacked PRs landed as one unit
+ * against one by one.
  */
 const program = new Command()
   .name('bench-queue')
-  .option('--scenario <name>', `one of ${Object.keys(SCENARIOS).join(', ')}`, 's20')
+  .option('--scenario <name>', `one of ${Object.keys(SCENARIOS).join(', ')}, stacks`, 's20')
+  .option('--stacks <n>', 'scenario stacks: simulate this many stacks (default 100)', positiveInt)
+  .option('--stacks-per-hour <r>', 'scenario stacks: arrival rate of the stacks (default 5)', positive)
   .option('--seed <n>', 'random seed', int, 1)
   .option('--seeds <A-B>', 'run every seed from A to B and print each strategy\'s median and range (default JSON bench/results/queue-<scenario>-seeds.json)', seeds)
   .option('--json <file>', 'where to write the results (default bench/results/queue-<scenario>.json)')
@@ -43,7 +47,13 @@ const opts = program.opts<{
   failureTiming?: FailureTiming;
   tick?: number;
   testModel: boolean;
+  stacks?: number;
+  stacksPerHour?: number;
 }>();
+if (opts.scenario === 'stacks') {
+  await benchStacks(opts, writeResults);
+  process.exit(0);
+}
 const base = SCENARIOS[opts.scenario];
 if (!base) {
   console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -115,6 +125,12 @@ function seeds(value: string): number[] {
 function int(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+function positiveInt(value: string): number {
+  const n = int(value);
+  if (n === 0) throw new InvalidArgumentError('expected a positive integer');
   return n;
 }
 

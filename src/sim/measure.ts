@@ -35,6 +35,8 @@ export interface PrOutcome {
   state: 'MERGED' | 'FAILED' | 'CANCELLED' | 'UNRESOLVED';
   /** Minutes after the start; null unless merged. */
   mergedAtMinutes: number | null;
+  /** The reason code it ended with, when it failed or was cancelled (e.g. `stack_member_failed`). */
+  reason?: string;
 }
 
 /** One row of the benchmark table (the JSON keys are part of the bench's output format). */

@@ -22,6 +22,7 @@ import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
+import { StackRelease, type Landing, type Standing } from './stack-release.js';
 
 export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'monorepo' };
 const BRANCH = 'main';
@@ -52,6 +53,8 @@ export interface SimulationInput {
    * each in memory.
    */
   stopAtTestedPrsPerPr?: number;
+  /** How the members of stacks reach the queue (stack-release.ts); `unit` by default. */
+  landing?: Landing;
 }
 
 export interface SimulationOutput {
@@ -70,6 +73,8 @@ export interface SimulationOutput {
   testedPrs: number;
   /** How far the ETA the queue gave was from the merge (src/domain/eta.ts). */
   etaErrors: EtaErrors;
+  /** Stack members never submitted (`one-by-one`: a layer below did not land), by index. */
+  notSubmitted: number[];
 }
 
 /**
@@ -124,6 +129,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let checkedAt = 0;
   const tested = new TestedPrs(sandbox);
   const etas = new EtaRecorder();
+  const release = new StackRelease(input.landing ?? 'unit');
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -140,6 +146,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
       prs[nextArrival]?.arrivalMinutes,
       minutesOf(time.nextTimerAt()),
       minutesOf(engine.wakeUpAt(queue.id)),
+      release.hasDue() ? nowMin : undefined,
     ].filter((m): m is number => m !== undefined && m !== null);
     if (candidates.length === 0) break;
     nowMin = Math.max(nowMin + tick, Math.ceil(Math.min(...candidates) / tick) * tick);
@@ -150,7 +157,9 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     const arrived: SimPr[] = [];
     while (nextArrival < prs.length && prs[nextArrival]!.arrivalMinutes <= nowMin) arrived.push(prs[nextArrival++]!);
     const now = time.now();
-    const facts: Fact[] = arrived.length > 0 ? [await openPullRequests(store, sandbox, arrived, parallel, now)] : [];
+    for (const pr of arrived) openPullRequest(sandbox, pr, release.landing);
+    const submit = release.submitNow(arrived);
+    const facts: Fact[] = submit.length > 0 ? [await submitPullRequests(store, sandbox, submit, parallel, release.landing, now)] : [];
     // A CI job uploads its results before it reports its statuses.
     const results = await uploads.flush();
     if (results) facts.push(results);
@@ -162,6 +171,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reconciles++;
     const doc = await store.queues.getQueueById(queue.id);
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
+    release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
@@ -175,6 +185,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     stopped,
     testedPrs: tested.count(),
     etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
+    notSubmitted: release.notSubmitted(),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;
@@ -200,19 +211,35 @@ async function unresolvedCount(store: Store, queueId: string): Promise<number> {
 }
 
 /**
- * Opens the PRs in the sandbox and answers their submission as one fact: `submitEntry`, the command
- * the service runs, for each of them.
+ * Opens an arrived PR in the sandbox. Landed as a unit, a stack is a plain chain: each member above
+ * the bottom is based on the head branch of the one below. One by one, a member is based on the target
+ * by the time it is submitted, so it is opened there.
  */
-async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: SimPr[], parallel: boolean, now: Date): Promise<Fact> {
+function openPullRequest(sandbox: SandboxGitHost, pr: SimPr, landing: Landing): void {
+  const chained = landing === 'unit' && pr.stack && pr.stack.position > 1;
+  const opened = sandbox.openPullRequest(SIM_REPO, {
+    title: `Change ${pr.index + 1}`,
+    author: `dev${(pr.stack?.bottom ?? pr.index) % 17}`,
+    bad: pr.bad,
+    ...(chained ? { baseBranch: `change-${pr.index}` } : {}),
+  });
+  if (opened.number !== pr.index + 1) throw new Error(`sandbox numbered PR ${opened.number}, expected ${pr.index + 1}`);
+  if (pr.breaksWith !== null) sandbox.addConflict(SIM_REPO, 'logical', pr.breaksWith + 1, opened.number);
+}
+
+/**
+ * Answers the submission of opened PRs as one fact: `submitEntry`, the command the service runs, for
+ * each of them; landed as a unit, a stack's members carry their place in it.
+ */
+async function submitPullRequests(store: Store, sandbox: SandboxGitHost, prs: SimPr[], parallel: boolean, landing: Landing, now: Date): Promise<Fact> {
   const submissions: SubmitInput[] = [];
-  for (const pr of arrived) {
-    const opened = sandbox.openPullRequest(SIM_REPO, { title: `Change ${pr.index + 1}`, author: `dev${pr.index % 17}`, bad: pr.bad });
-    if (opened.number !== pr.index + 1) throw new Error(`sandbox numbered PR ${opened.number}, expected ${pr.index + 1}`);
-    if (pr.breaksWith !== null) sandbox.addConflict(SIM_REPO, 'logical', pr.breaksWith + 1, opened.number);
+  for (const pr of prs) {
+    const opened = sandbox.pullRequest(SIM_REPO, pr.index + 1)!;
     if (parallel) {
       const targets = pr.targets === 'ALL' ? { all: true as const } : { all: false as const, targets: pr.targets };
       await store.targets.putImpactedTargets(repoKey(SIM_REPO), opened.number, opened.headSha, targets);
     }
+    const stack = landing === 'unit' && pr.stack;
     submissions.push({
       entryId: derivedId('sim-entry', repoKey(SIM_REPO), opened.number),
       prNumber: opened.number,
@@ -223,6 +250,7 @@ async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: 
       priority: null,
       noBatch: null,
       readiness: initialReadiness(),
+      ...(stack ? { stack: { id: `chain:${stack.bottom + 1}`, position: stack.position, kind: 'chain' as const, headRef: opened.headBranch } } : {}),
     });
   }
   return (q) => {
@@ -233,6 +261,15 @@ async function openPullRequests(store: Store, sandbox: SandboxGitHost, arrived: 
     }
     return next;
   };
+}
+
+/** How a submitted PR stands: merged on the host or in the queue, ended otherwise, or still queued. */
+function standing(sandbox: SandboxGitHost, entries: readonly Entry[], prNumber: number): Standing {
+  if (sandbox.pullRequest(SIM_REPO, prNumber)?.state === 'merged') return 'merged';
+  const latest = entries.filter((e) => e.prNumber === prNumber).sort((a, b) => b.seq - a.seq)[0];
+  if (latest?.state === 'MERGED') return 'merged';
+  // An ended entry leaves the document once archived.
+  return latest && isActive(latest.state) ? 'queued' : 'ended';
 }
 
 async function collectOutcomes(
@@ -258,7 +295,8 @@ async function collectOutcomes(
   const outcomes = prs.map((pr): PrOutcome => {
     const e = byPr.get(pr.index + 1);
     if (!e || (e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED')) return { state: 'UNRESOLVED', mergedAtMinutes: null };
-    return { state: e.state, mergedAtMinutes: e.state === 'MERGED' ? (Date.parse(e.stateChangedAt) - START_MS) / MIN : null };
+    if (e.state !== 'MERGED') return { state: e.state, mergedAtMinutes: null, ...(e.reason ? { reason: e.reason.code } : {}) };
+    return { state: e.state, mergedAtMinutes: (Date.parse(e.stateChangedAt) - START_MS) / MIN };
   });
   return { outcomes, reasons, verdicts };
 }

@@ -49,7 +49,7 @@ export function formatSeedTable(rows: readonly SeedSummary[]): string {
   return textTable(SEED_COLUMNS, rows);
 }
 
-function textTable<R>(columns: readonly [string, (r: R) => string][], rows: readonly R[]): string {
+export function textTable<R>(columns: readonly [string, (r: R) => string][], rows: readonly R[]): string {
   const cells = [columns.map(([h]) => h), ...rows.map((r) => columns.map(([, f]) => f(r)))];
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -13,6 +13,15 @@ export interface SimPr {
   targets: 'ALL' | string[];
   /** A CI duration drawn for this PR alone: what the oracle waits for it. */
   oracleCiMinutes: number;
+  /** Its place in a stack of PRs that arrived together (stack-workload.ts); absent for a plain PR. */
+  stack?: SimStackPlace;
+}
+
+/** `bottom`: index of the stack's first member; `position` 1 is the bottom; members are consecutive. */
+export interface SimStackPlace {
+  bottom: number;
+  position: number;
+  size: number;
 }
 
 /** How far back a logical conflict partner is picked: PRs that arrived at about the same time. */
