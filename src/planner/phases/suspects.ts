@@ -107,8 +107,11 @@ export function resolveSuspects(s: Sink): void {
     if (unit.entryIds.length > 1) {
       // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own). In
       // single mode its prefixes are tested at once, on top of the PRs ahead as its own run was
-      // (speculation, rule 1); what they name waits until those PRs are resolved.
-      if (!unresolved || d.settings.mode !== 'parallel') bisectBatch(s, unit, run, !unresolved);
+      // (speculation, rule 1); what they name waits until those PRs are resolved. A stack waits
+      // instead: every layer holds the ones below it, so its prefixes would each repeat the failure
+      // ahead of it (a run per layer for each failure ahead, which bench:queue's stacks showed).
+      const stack = d.entry(unit.entryIds[0]!)?.stack !== undefined;
+      if (!unresolved || (d.settings.mode !== 'parallel' && !stack)) bisectBatch(s, unit, run, !unresolved);
       continue;
     }
     // A failed test not known flaky is a real failure: no rerun is spent on ruling out a flake.
