@@ -45,13 +45,7 @@ export class SandboxService {
     const { sandbox } = this;
     const logger = pino({ level: 'silent' });
     this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger });
-    // A CI job uploads its test results before it reports its status: the status waits for the uploads
-    // under way (real I/O), so the order does not depend on how busy the machine is.
-    sandbox.onStatus((e) => {
-      void Promise.all(this.uploads)
-        .then(() => this.engine.recordStatuses(e.repo, e.sha, e.checks))
-        .catch(() => undefined);
-    });
+    sandbox.onStatus((e) => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
     const flakyTestService = new FlakyTestService({
       store,
       clock: time,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { GitHost, TestBranchSpec } from '../../src/githost/githost.js';
 import { MAX_BASE_MOVES, MAX_RESTARTS } from '../../src/planner/phases/restart-loop.js';
+import type { QueueDoc } from '../../src/domain/queue.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { harness, repo } from './harness.js';
 
@@ -38,6 +39,7 @@ describe('engine: no git host answer spins the queue', () => {
         const runsPerPr = new Map<number, number>();
         let initialHead = '';
         let engine: Engine | null = null;
+        let doc: (() => Promise<QueueDoc>) | null = null;
         const h = await harness({
           settings: { concurrency: 2, mergeMethod: 'merge_commit' },
           ci: { duration: { kind: 'fixed', minutes: 2 } },
@@ -52,8 +54,11 @@ describe('engine: no git host answer spins the queue', () => {
                 if (!result.ok) return result;
                 const baseSha = a.base === 'initial' ? initialHead : a.base === 'unknown' ? `feed${(unknown++).toString(16).padStart(36, '0')}` : result.baseSha;
                 built.push(result.sha);
-                if (a.staleResult !== 'none' && built.length > 1 && engine) {
-                  void engine.recordStatuses(r, built[built.length - 2]!, [{ context: 'ci', state: a.staleResult, url: null }]).catch(() => undefined);
+                if (a.staleResult !== 'none' && engine && doc) {
+                  // A result for an older run: one whose commit no run in flight tests any more.
+                  const live = new Set((await doc()).runs.filter((run) => run.status === 'creating' || run.status === 'pending').map((run) => run.testBranchSha));
+                  const stale = built.slice(0, -1).find((sha) => !live.has(sha));
+                  if (stale) void engine.recordStatuses(r, stale, [{ context: 'ci', state: a.staleResult, url: null }]).catch(() => undefined);
                 }
                 const { startSha: _ignored, ...rest } = result;
                 return { ...rest, baseSha };
@@ -61,6 +66,7 @@ describe('engine: no git host answer spins the queue', () => {
             }),
         });
         engine = h.engine;
+        doc = () => h.doc();
         const prs = [await h.submit()];
         initialHead = (await h.sandbox.getBranchHead(repo, 'main'))!;
         prs.push(await h.submit(), await h.submit());
