@@ -86,8 +86,10 @@ function layOut(layout: StackLayout): { stacks: { prs: number[]; native: boolean
   return { stacks, singles, order };
 }
 
-// 20 stacks of 2–6 members among 40 single PRs; CI scaled from 60 s to 10 s to run in a few minutes.
-const STACKS = { count: 20, min: 2, max: 6, singles: 40, seed: 38 };
+// Issue 38 asks for 20 stacks among 40 singles with 60 s CI; scaled to 10 stacks of 2–6 members among 20
+// singles and 10 s CI to run in a few minutes (at 20 and 40, GitHub's 80 writes a minute made the units alone take
+// over 5 minutes, and landing them one by one would near the 500 writes an hour).
+const STACKS = { count: 10, min: 2, max: 6, singles: 20, seed: 38 };
 const STACK_QUEUE = { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 };
 function stackPrs(): number {
   const { stacks, singles } = layOut({ ...STACKS, landing: 'unit' });
@@ -129,7 +131,7 @@ const MODES: Mode[] = [
     limits: { perMinute: 20, perHour: 150, hourMs: 10 * 60_000 },
   },
   // Stacked PRs landed as units (`/merge` on each top member), then the same PRs one by one.
-  { name: 'stacks: 20 stacks as units, 40 singles, batching 4', settings: STACK_QUEUE, prs: stackPrs(), ciMs: 10_000, arrivalMs: 0, timeoutMs: 15 * 60_000, stacks: { ...STACKS, landing: 'unit' } },
+  { name: 'stacks: 10 stacks as units, 20 singles, batching 4', settings: STACK_QUEUE, prs: stackPrs(), ciMs: 10_000, arrivalMs: 0, timeoutMs: 15 * 60_000, stacks: { ...STACKS, landing: 'unit' } },
   { name: 'stacks: the same, members one by one, batching 4', settings: STACK_QUEUE, prs: stackPrs(), ciMs: 10_000, arrivalMs: 0, timeoutMs: 15 * 60_000, stacks: { ...STACKS, landing: 'oneByOne' } },
 ];
 
@@ -277,7 +279,15 @@ async function runMode(mode: Mode): Promise<Outcome> {
       // One by one: each member's `/merge` once the member below merged (and GitHub's events about it were delivered).
       const waiting = oneByOne ? plan.stacks.map((st) => st.prs.slice(1)) : [];
       let reported = Date.now();
+      // A case whose merges stop for 60 s ends there, and says which PRs are left.
+      let lastMerge = [fake.merged.length, Date.now()] as const;
       while (fake.merged.length < mode.prs && Date.now() - started < mode.timeoutMs) {
+        if (fake.merged.length !== lastMerge[0]) lastMerge = [fake.merged.length, Date.now()];
+        else if (Date.now() - lastMerge[1] > 60_000) {
+          const left = [...fake.pulls.keys()].filter((n) => n < 1000 && !fake.merged.includes(n));
+          process.stderr.write(`  stalled: no merge for 60 s; not merged: ${left.join(', ')}\n`);
+          break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
         await pumpEvents();
         if (Date.now() - reported > 15_000) {
