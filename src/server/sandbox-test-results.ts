@@ -14,14 +14,14 @@ export function uploadSandboxTestResults(
   flakyTests: FlakyTestService,
   store: Store,
   logger: Logger,
-  /** Told each upload under way (a test on virtual time waits for them before moving the clock on). */
-  track: (upload: Promise<void>) => void = () => undefined,
+  /** Told each upload under way and its commit (a test on virtual time waits for them before moving the clock on). */
+  track: (upload: Promise<void>, sha: string) => void = () => undefined,
 ): () => void {
   return sandbox.onTestResults((event) => {
     track((async () => {
       const org = await store.orgs.findOrgByOwner(ownerKey(event.repo.host, event.repo.owner));
       if (!org) return;
       await flakyTests.upload(org, { repo: event.repo, commitSha: event.sha, branch: event.branch, jobName: 'sandbox-ci', junitXml: [event.junitXml] });
-    })().catch((err: unknown) => logger.error({ err, sha: event.sha }, 'uploading sandbox test results failed')));
+    })().catch((err: unknown) => logger.error({ err, sha: event.sha }, 'uploading sandbox test results failed')), event.sha);
   });
 }

@@ -45,15 +45,26 @@ export class SandboxService {
     const { sandbox } = this;
     const logger = pino({ level: 'silent' });
     this.engine = new Engine({ store, gitHost: sandbox, clock: time, scheduler: time, logger });
-    sandbox.onStatus((e) => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined));
+    // A CI job uploads its test results before it reports its status (the sandbox CI emits them
+    // first): the status of a commit is handed to the engine once that commit's upload is done, so
+    // the order does not depend on how long the upload's real I/O takes.
+    sandbox.onStatus((e) => {
+      const deliver = () => void this.engine.recordStatuses(e.repo, e.sha, e.checks).catch(() => undefined);
+      const ahead = [...this.uploads].filter(([, sha]) => sha === e.sha).map(([upload]) => upload);
+      if (ahead.length === 0) return deliver();
+      const handover = Promise.all(ahead).then(deliver);
+      this.handovers.add(handover);
+      void handover.finally(() => this.handovers.delete(handover));
+    });
     const flakyTestService = new FlakyTestService({
       store,
       clock: time,
       onTestResults: (repo, sha, failedTests) => this.engine.recordTestResults(repo, sha, failedTests),
     });
-    uploadSandboxTestResults(sandbox, flakyTestService, store, logger, (upload) => {
-      this.uploads.add(upload);
-      void upload.finally(() => this.uploads.delete(upload));
+    uploadSandboxTestResults(sandbox, flakyTestService, store, logger, (upload, sha) => {
+      const entry: [Promise<void>, string] = [upload, sha];
+      this.uploads.add(entry);
+      void upload.finally(() => this.uploads.delete(entry));
     });
     this.app = createHttpApp({
       ...apiServices(store, time, { webhookAllowedNetworks: LOOPBACK_NETWORKS }),
@@ -104,14 +115,16 @@ export class SandboxService {
     return { number: res.body.number as number, headSha: res.body.headSha as string };
   }
 
-  /** The sandbox CI's test result uploads under way: real I/O that virtual time must not run past. */
-  private readonly uploads = new Set<Promise<void>>();
+  /** The sandbox CI's test result uploads under way, with their commits: real I/O that virtual time must not run past. */
+  private readonly uploads = new Set<[Promise<void>, string]>();
+  /** Statuses waiting for their commit's upload before they are handed to the engine. */
+  private readonly handovers = new Set<Promise<void>>();
 
   async settle(): Promise<void> {
     for (;;) {
-      while (this.uploads.size > 0) await Promise.all(this.uploads);
+      while (this.uploads.size > 0 || this.handovers.size > 0) await Promise.all([...[...this.uploads].map(([u]) => u), ...this.handovers]);
       await this.engine.whenIdle();
-      if (this.uploads.size === 0) return;
+      if (this.uploads.size === 0 && this.handovers.size === 0) return;
     }
   }
 
