@@ -11,6 +11,7 @@ import { VirtualTime } from '../../src/engine/virtual-time.js';
 import type { GitHost } from '../../src/githost/githost.js';
 import type { CiOptions } from '../../src/githost/sandbox/ci.js';
 import { SandboxGitHost, type OpenPullRequestInput } from '../../src/githost/sandbox/sandbox-host.js';
+import type { SandboxPullRequest } from '../../src/githost/sandbox/repository.js';
 import { newSimQueue } from '../../src/sim/sim-queue.js';
 import { openSqliteStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -94,23 +95,7 @@ export async function harness(opts: HarnessOptions = {}) {
     /** Submits a PR that is already open in the sandbox. */
     async enqueue(prNumber: number, notify = true): Promise<number> {
       const pr = sandbox.pullRequest(repo, prNumber)!;
-      await h.commit((q) =>
-        submitEntry(
-          q,
-          {
-            entryId: derivedId('test-entry', pr.number, q.nextSeq),
-            prNumber: pr.number,
-            prTitle: pr.title,
-            prSha: pr.headSha,
-            prBaseBranch: pr.baseBranch,
-            prAuthor: pr.author,
-            priority: null,
-            noBatch: null,
-            readiness: initialReadiness(),
-          },
-          time.now(),
-        ).queue,
-      );
+      await h.commit((q) => submitSandboxPr(q, pr, time.now()));
       if (notify) engine.notify(queue.id);
       return pr.number;
     },
@@ -145,3 +130,22 @@ export async function harness(opts: HarnessOptions = {}) {
 }
 
 export type Harness = Awaited<ReturnType<typeof harness>>;
+
+/** The queue with the sandbox PR submitted the way the service submits it (read from the host). */
+export function submitSandboxPr(q: QueueDoc, pr: SandboxPullRequest, now: Date): QueueDoc {
+  return submitEntry(
+    q,
+    {
+      entryId: derivedId('test-entry', pr.number, q.nextSeq),
+      prNumber: pr.number,
+      prTitle: pr.title,
+      prSha: pr.headSha,
+      prBaseBranch: pr.baseBranch,
+      prAuthor: pr.author,
+      priority: null,
+      noBatch: null,
+      readiness: initialReadiness(),
+    },
+    now,
+  ).queue;
+}

@@ -1,15 +1,11 @@
-import type { QueueDoc } from '../../src/domain/queue.js';
 import { Engine } from '../../src/engine/engine.js';
 import { VirtualTime } from '../../src/engine/virtual-time.js';
 import { SandboxGitHost } from '../../src/githost/sandbox/sandbox-host.js';
 import { defaultSettings } from '../../src/domain/settings.js';
 import { newSimQueue } from '../../src/sim/sim-queue.js';
 import { openSqliteStore } from '../../src/store/open.js';
-import { submitEntry } from '../../src/planner/index.js';
-import { initialReadiness } from '../../src/domain/entry.js';
-import { derivedId } from '../../src/domain/ids.js';
 import type { Store } from '../../src/store/store.js';
-import { MIN, repo, silentLogger } from './harness.js';
+import { MIN, repo, silentLogger, submitSandboxPr } from './harness.js';
 
 /**
  * Issue 39's spin: the service restarts on the same store, the sandbox comes back empty with the same
@@ -37,22 +33,7 @@ describe('engine: a target branch that went back to an older head', () => {
     const pr = sandbox.openPullRequest(repo, { title: 'Add a widget' });
     for (;;) {
       const q = (await store.queues.getQueueById(queueId))!;
-      const next: QueueDoc = submitEntry(
-        q,
-        {
-          entryId: derivedId('entry', pr.number, q.nextSeq),
-          prNumber: pr.number,
-          prTitle: pr.title,
-          prSha: pr.headSha,
-          prBaseBranch: pr.baseBranch,
-          prAuthor: pr.author,
-          priority: null,
-          noBatch: null,
-          readiness: initialReadiness(),
-        },
-        time.now(),
-      ).queue;
-      if (await store.queues.commitQueue({ ...next, version: q.version + 1 }, q.version)) return;
+      if (await store.queues.commitQueue({ ...submitSandboxPr(q, pr, time.now()), version: q.version + 1 }, q.version)) return;
     }
   }
 
