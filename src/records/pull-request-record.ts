@@ -1,5 +1,5 @@
 import { activeEntryOf } from '../domain/active-entries.js';
-import type { Entry, Readiness } from '../domain/entry.js';
+import type { Entry, Readiness, StackPlace } from '../domain/entry.js';
 import type { MergeEstimate, MergeRange } from '../domain/eta.js';
 import type { EstimateHold } from '../domain/eta-hold.js';
 import { positionsOf } from '../domain/position.js';
@@ -62,17 +62,33 @@ export function toReasonRecord(reason: Reason): Reason {
 }
 
 /**
- * `kind`: how the git host knows it (`declared`: named by a REST caller); `members`: the PRs of the
- * stack in the queue, bottom up (null for an entry read from the archive).
+ * `kind`: how the git host knows it (`declared`: named by a REST caller); `number`: GitHub's stack
+ * number (null for a plain chain or a declared stack); `members`: the PRs of the stack in the queue,
+ * bottom up, and `size` their count — the unit queued, tested and landed together (both null for an
+ * entry read from the archive).
  */
 export interface StackRecord {
   id: string;
+  number: number | null;
   kind: 'native' | 'chain' | 'declared';
   position: number;
+  size: number | null;
   members: number[] | null;
 }
 
-function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null {
+/** The record of an entry's place in its stack, with the members of its unit bottom up (null: not known). */
+export function toStackRecord(place: StackPlace, members: number[] | null): StackRecord {
+  return {
+    id: place.id,
+    number: place.number ?? null,
+    kind: place.kind ?? 'declared',
+    position: place.position,
+    size: members ? members.length : null,
+    members,
+  };
+}
+
+function stackOf(entry: Entry, queue: QueueDoc | null): StackRecord | null {
   const place = entry.stack;
   if (!place) return null;
   const members = queue
@@ -81,7 +97,7 @@ function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null
         .sort((a, b) => a.stack!.position - b.stack!.position)
         .map((e) => e.prNumber)
     : null;
-  return { id: place.id, kind: place.kind ?? 'declared', position: place.position, members };
+  return toStackRecord(place, members);
 }
 
 export function toEnqueuedPullRequestRecord(
@@ -112,7 +128,7 @@ export function toEnqueuedPullRequestRecord(
     readinessNote: entry.readiness.note,
     mergeHold: estimate?.hold ? { ...estimate.hold } : null,
     verdict: latestVerdict(entry),
-    stack: toStackRecord(entry, queue),
+    stack: stackOf(entry, queue),
   };
 }
 

@@ -1,7 +1,7 @@
 import { isActive } from '../domain/states.js';
 import { ownerKey } from '../domain/repo.js';
 import type { EventType, OutboxEvent, QueueHeader } from '../events/event-types.js';
-import { toSubmittedPullRequestRecord } from '../records/pull-request-record.js';
+import { toStackRecord, toSubmittedPullRequestRecord } from '../records/pull-request-record.js';
 import { toQueueRecord } from '../records/queue-record.js';
 
 /** The JSON body of a delivery in the `standard` format. */
@@ -23,7 +23,7 @@ export function eventPayload(event: OutboxEvent): EventPayload {
   switch (data.kind) {
     case 'pull_request': {
       const record = toSubmittedPullRequestRecord(data.entry, null);
-      if (record.stack && data.stackMembers) record.stack = { ...record.stack, members: data.stackMembers };
+      if (data.entry.stack && data.stackMembers) record.stack = toStackRecord(data.entry.stack, data.stackMembers);
       return {
         ...base,
         data: {

@@ -34,8 +34,10 @@ test('the top of a 3-member chain, submitted with the PRs below, lands the whole
   const queue = await svc.ok('getQueue', QUEUE);
   expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs);
   expect(queue.body.enqueuedPullRequests.map((p: { stack: unknown }) => p.stack)).toEqual(
-    prs.map((_, i) => ({ id: `chain:${prs[0]}`, kind: 'chain', position: i + 1, members: prs })),
+    prs.map((_, i) => ({ id: `chain:${prs[0]}`, number: null, kind: 'chain', position: i + 1, size: 3, members: prs })),
   );
+  const middle = await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: prs[1] } });
+  expect(middle.body.stack).toEqual({ id: `chain:${prs[0]}`, number: null, kind: 'chain', position: 2, size: 3, members: prs });
   expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
 
   await svc.advanceMinutes(12);
