@@ -8,11 +8,14 @@ import { displayPrefix, generateToken, hashToken } from '../../src/service/acces
 import { metricsRenderer } from '../../src/metrics/queue-metrics.js';
 import { apiServices } from '../../src/service/api-services.js';
 import { MetricsService } from '../../src/service/metrics-service.js';
+import { cliSandbox } from '../cli/cli-harness.js';
+import { listenLocally } from '../e2e/browser.js';
 import { AppHarness } from './app-harness.js';
 
 /**
  * A native stack as the REST API shows it, through the HTTP server: the submitted PR and every entry
- * of getQueue carry `stack {id, number, kind, position, size, members}`, `number` being GitHub's.
+ * of getQueue carry `stack {id, number, kind, position, size, members}`, `number` being GitHub's;
+ * the CLI's `pr status` and `queue show` name it.
  */
 let h: AppHarness;
 let org: Org;
@@ -54,4 +57,24 @@ test("layer 3 of a native 4-member stack, submitted with the PRs below, shows Gi
   ]);
   const below = await post('getSubmittedPullRequest', { ...QUEUE(), pr: { number: 1 } });
   expect(below.body.stack).toEqual({ ...unit, position: 1 });
+});
+
+test('the CLI names the native stack: pr status gives its number, the layer of the unit and its members; queue show a STACK column', async () => {
+  h.fake.openStack([1, 2, 3, 4]);
+  expect((await post('submitPullRequest', { ...QUEUE(), pr: { number: 3 }, stack: { below: true } })).status).toBe(200);
+  const { server, base } = await listenLocally(app);
+  const cli = cliSandbox();
+  try {
+    const env = { MERGEQ_URL: base, MERGEQ_TOKEN: token };
+    const where = ['--repo', `${h.repo.owner}/${h.repo.name}`, '--branch', 'main'];
+    const status = await cli.run(['pr', 'status', '2', ...where], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('  stack: #1 (native), layer 2 of 3: #1, #2, #3 (tested and landed as one unit)\n');
+    const shown = (await cli.run(['queue', 'show', ...where], env)).stdout;
+    expect(shown).toMatch(/^POS\s+PR\s+STACK\s+STATE/m);
+    for (const n of [1, 2, 3]) expect(shown).toMatch(new RegExp(`^\\S+\\s+#${n}\\s+#1 \\(native\\) ${n}/3\\s`, 'm'));
+  } finally {
+    cli.cleanup();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
