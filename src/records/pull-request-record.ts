@@ -1,5 +1,5 @@
 import { activeEntryOf } from '../domain/active-entries.js';
-import type { Entry, Readiness, StackPlace } from '../domain/entry.js';
+import type { Entry, Readiness } from '../domain/entry.js';
 import type { MergeEstimate, MergeRange } from '../domain/eta.js';
 import type { EstimateHold } from '../domain/eta-hold.js';
 import { positionsOf } from '../domain/position.js';
@@ -9,6 +9,7 @@ import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
 import { latestVerdict } from '../domain/verdict/attach.js';
 import type { Verdict } from '../domain/verdict/verdict.js';
+import { toStackRecord, type StackRecord } from './stack-record.js';
 
 /** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
@@ -59,33 +60,6 @@ export interface SubmittedPullRequestRecord extends EnqueuedPullRequestRecord {
 /** A reason as clients see it: its code and message, nothing the entry keeps beside them. */
 export function toReasonRecord(reason: Reason): Reason {
   return { code: reason.code, message: reason.message };
-}
-
-/**
- * `kind`: how the git host knows it (`declared`: named by a REST caller); `number`: GitHub's stack
- * number (null for a plain chain or a declared stack); `members`: the PRs of the stack in the queue,
- * bottom up, and `size` their count — the unit queued, tested and landed together (both null for an
- * entry read from the archive).
- */
-export interface StackRecord {
-  id: string;
-  number: number | null;
-  kind: 'native' | 'chain' | 'declared';
-  position: number;
-  size: number | null;
-  members: number[] | null;
-}
-
-/** The record of an entry's place in its stack, with the members of its unit bottom up (null: not known). */
-export function toStackRecord(place: StackPlace, members: number[] | null): StackRecord {
-  return {
-    id: place.id,
-    number: place.number ?? null,
-    kind: place.kind ?? 'declared',
-    position: place.position,
-    size: members ? members.length : null,
-    members,
-  };
 }
 
 function stackOf(entry: Entry, queue: QueueDoc | null): StackRecord | null {

@@ -1,7 +1,8 @@
 import { isActive } from '../domain/states.js';
 import { ownerKey } from '../domain/repo.js';
 import type { EventType, OutboxEvent, QueueHeader } from '../events/event-types.js';
-import { toStackRecord, toSubmittedPullRequestRecord } from '../records/pull-request-record.js';
+import { toSubmittedPullRequestRecord } from '../records/pull-request-record.js';
+import { toStackRecord } from '../records/stack-record.js';
 import { toQueueRecord } from '../records/queue-record.js';
 
 /** The JSON body of a delivery in the `standard` format. */

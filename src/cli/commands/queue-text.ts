@@ -1,4 +1,5 @@
-import type { StackRecord, SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
+import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
+import { describeStack, stackName } from '../../records/stack-record.js';
 import type { ListedQueue } from '../../service/queue/queue-listing.js';
 import type { QueueRecord } from '../../records/queue-record.js';
 import { describeQueueHold } from '../../records/merge-hold-record.js';
@@ -33,18 +34,6 @@ function whyOf(p: QueueRecord['enqueuedPullRequests'][number]): string {
 function estimateOf(p: Pick<QueueRecord['enqueuedPullRequests'][number], 'estimatedMergeAt' | 'estimateReason' | 'mergeHold'>): string | null {
   if (p.estimatedMergeAt) return p.mergeHold ? `${p.estimatedMergeAt} (after the hold ends)` : p.estimatedMergeAt;
   return p.estimateReason?.code === 'queue_held' ? 'held' : null;
-}
-
-/** Which stack: GitHub's number for a native stack, else its id (`chain:12`, `declared:12`), which says its kind. */
-function stackName(stack: StackRecord): string {
-  return stack.number !== null ? `#${stack.number} (native)` : stack.id;
-}
-
-/** A stack member's place: `#7 (native), layer 2 of 3: #11, #12, #13`. */
-function stackText(stack: StackRecord): string {
-  const of = stack.size !== null ? ` of ${stack.size}` : '';
-  const members = stack.members ? `: ${stack.members.map((n) => `#${n}`).join(', ')}` : '';
-  return `${stackName(stack)}, layer ${stack.position}${of}${members}`;
 }
 
 /** The queue's state and every setting, then its pull requests in queue order. */
@@ -83,7 +72,7 @@ export function pullRequestText(pr: SubmittedPullRequestRecord): string {
     pr.state === 'NOT_READY' && pr.readiness.note ? `  not ready: ${pr.readiness.note}` : null,
     pr.mergeHold ? `  held: ${pr.mergeHold.message}` : null,
     pr.reason ? `  reason: ${pr.reason.message} (${pr.reason.code})` : null,
-    pr.stack ? `  stack: ${stackText(pr.stack)} (tested and landed as one unit)` : null,
+    pr.stack ? `  stack: ${describeStack(pr.stack)} (tested and landed as one unit)` : null,
     `  priority: ${pr.priorityName} (${pr.priorityValue})${pr.noBatch ? ', never batched' : ''}`,
     pr.testRunId ? `  test run: ${pr.testRunId}` : null,
     pr.estimatedMergeAt ? `  estimated merge: ${estimateOf(pr)}` : pr.estimateReason ? `  no merge estimate: ${pr.estimateReason.message}` : null,
