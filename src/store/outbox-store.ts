@@ -1,6 +1,6 @@
 import type { RepoRef } from '../domain/repo.js';
 import type { VerdictCode } from '../domain/verdict/verdict.js';
-import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
+import type { ChatPart, DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../events/event-types.js';
 
 /** Where an organization wants its events POSTed. */
@@ -27,6 +27,11 @@ export interface WebhookSubscription {
   updatedAt: string;
   /** A chat channel's rules (slack_blocks, teams): absent for the other formats. */
   chat?: ChatRules;
+  /**
+   * A `slack_blocks` channel's Slack bot token (`xoxb-…`), a secret like the URL: with it, a pull
+   * request's author whom `chat.mentions` maps is also sent a direct message. Never shown nor logged.
+   */
+  slackBotToken?: string;
 }
 
 /** What a chat channel is sent, and whom it mentions (docs/notifications.md). */
@@ -58,6 +63,8 @@ export interface OutboundDelivery {
   responseStatus: number | null;
   lastError: string | null;
   createdAt: string;
+  /** A chat delivery's parts sent by earlier attempts (the channel post, the direct message): not sent again. */
+  sentParts?: ChatPart[];
 }
 
 /**

@@ -36,6 +36,12 @@ const verdictsField = z
 const mentionsField = z
   .record(z.string().max(39), z.string({ error: 'expected a string' }).max(200, { error: 'must be at most 200 characters' }))
   .describe('chat channels only: GitHub login → chat user to mention (a Slack member id U…, a Teams user e-mail or id)');
+const slackBotTokenField = z
+  .string({ error: 'expected a string' })
+  .max(255, { error: 'must be at most 255 characters' })
+  .describe(
+    'slack_blocks channels only: a Slack bot token (xoxb-…, scope chat:write) to also send the pull request\'s author, when `mentions` maps their login, a direct message; a secret: stored, never answered nor logged (docs/notifications.md)',
+  );
 const descriptionField = z.string({ error: 'expected a string' }).max(500, { error: 'must be at most 500 characters' }).describe('a note for people');
 
 export const createWebhookSchema = strictBody({
@@ -48,6 +54,7 @@ export const createWebhookSchema = strictBody({
   enabled: optionalField(boolean('default true')),
   verdicts: optionalField(verdictsField),
   mentions: optionalField(mentionsField),
+  slackBotToken: optionalField(slackBotTokenField),
 });
 
 export const webhookRefSchema = strictBody({ id: idField('the webhook id (wh_…)') });
@@ -65,6 +72,7 @@ export const updateWebhookSchema = strictBody({
   rotateSecret: optionalField(boolean('replace the secret; the new one is answered once')),
   verdicts: optionalField(verdictsField),
   mentions: optionalField(mentionsField),
+  slackBotToken: slackBotTokenField.nullable().optional().describe('a new Slack bot token for direct messages; null: none (no more direct messages)'),
 });
 
 export const listWebhookDeliveriesSchema = strictBody({
@@ -96,6 +104,10 @@ const webhookRecordShape = {
   updatedAt: timestamp,
   verdicts: z.array(z.enum(VERDICT_CODES)).nullable().describe("a chat channel's verdicts; null for other formats"),
   mentions: z.record(z.string(), z.string()).nullable().describe("a chat channel's login → chat user map; null for other formats"),
+  directMessages: z
+    .boolean()
+    .nullable()
+    .describe('a slack_blocks channel: true when it has a Slack bot token, so mapped authors get a direct message (the token is never answered); null for other formats'),
 };
 export const webhookRecordSchema = z.object(webhookRecordShape) satisfies z.ZodType<WebhookRecord>;
 export const webhookWithSecretSchema = z.object({

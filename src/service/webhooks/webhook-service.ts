@@ -14,7 +14,7 @@ import { orBusy } from '../busy.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
-import { chatRulesFor, shownUrl, type ChatRulesInput } from '../notifications/chat-rules.js';
+import { chatRulesFor, shownUrl, slackBotTokenFor, type ChatRulesInput } from '../notifications/chat-rules.js';
 import type { VerdictCode } from '../../domain/verdict/verdict.js';
 
 /** Subscriptions one organization may have. */
@@ -38,6 +38,8 @@ export interface WebhookRecord {
   verdicts: VerdictCode[] | null;
   /** A chat channel's GitHub login → chat user map; null for the other formats. */
   mentions: Record<string, string> | null;
+  /** A Slack channel: whether it has a bot token, so mapped authors get a direct message (the token is never shown); null for other formats. */
+  directMessages: boolean | null;
 }
 
 export interface DeliveryRecord {
@@ -62,6 +64,8 @@ export interface CreateWebhookInput extends ChatRulesInput {
   branch?: string | null | undefined;
   description?: string | null | undefined;
   enabled?: boolean | undefined;
+  /** A `slack_blocks` channel's Slack bot token (xoxb-…) for direct messages to authors; null (update) removes it. */
+  slackBotToken?: string | null | undefined;
 }
 
 export interface UpdateWebhookInput extends Partial<CreateWebhookInput> {
@@ -100,6 +104,7 @@ export class WebhookService {
     }
     const now = this.deps.clock.now().toISOString();
     const chat = chatRulesFor(input.format ?? 'standard', input);
+    const slackBotToken = slackBotTokenFor(input.format ?? 'standard', input.slackBotToken);
     const subscription: WebhookSubscription = {
       id: `wh_${(this.deps.newId ?? randomUUID)()}`,
       orgId: org.id,
@@ -117,6 +122,7 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
       ...(chat ? { chat } : {}),
+      ...(slackBotToken ? { slackBotToken } : {}),
     };
     await this.deps.store.outbox.insertSubscription(subscription);
     return { ...toRecord(subscription), secret: subscription.secret };
@@ -137,8 +143,14 @@ export class WebhookService {
     const next = await orBusy(retryOnConflict(`webhook ${input.id}`, async () => {
       const current = await this.owned(org, input.id);
       // A chat channel's rules follow its format: kept, changed, or dropped with a move to another format.
-      const chat = chatRulesFor(changes.format ?? current.format, input, current.chat);
-      const withChat = chat || current.chat ? { ...changes, chat } : changes;
+      const format = changes.format ?? current.format;
+      const chat = chatRulesFor(format, input, current.chat);
+      const slackBotToken = slackBotTokenFor(format, input.slackBotToken, current.slackBotToken);
+      const withChat = {
+        ...changes,
+        ...(chat || current.chat ? { chat } : {}),
+        ...(slackBotToken !== current.slackBotToken ? { slackBotToken } : {}),
+      };
       const set = { ...withChat, updatedAt: this.deps.clock.now().toISOString() };
       const expected = Object.fromEntries(Object.keys(withChat).map((k) => [k, current[k as keyof WebhookSubscription]]));
       return (await this.deps.store.outbox.updateSubscription(current.id, expected, set)) ? { ...current, ...set } : LOST;
@@ -175,7 +187,8 @@ export class WebhookService {
       ]);
     }
     // Only the fields of the schedule: an attempt recording its outcome meanwhile keeps it.
-    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
+    // Sent again whole: a chat delivery's parts sent before are sent again too.
+    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString(), sentParts: [] };
     await this.deps.store.outbox.updateDelivery(delivery.id, {}, schedule);
     return toDeliveryRecord((await this.deps.store.outbox.getDelivery(delivery.id)) ?? { ...delivery, ...schedule });
   }
@@ -242,6 +255,7 @@ export function toRecord(s: WebhookSubscription): WebhookRecord {
     updatedAt: s.updatedAt,
     verdicts: s.chat ? [...s.chat.verdicts] : null,
     mentions: s.chat ? { ...s.chat.mentions } : null,
+    directMessages: s.format === 'slack_blocks' ? Boolean(s.slackBotToken) : null,
   };
 }
 
