@@ -32,6 +32,25 @@ export interface WebhookSubscription {
    * request's author whom `chat.mentions` maps is also sent a direct message. Never shown nor logged.
    */
   slackBotToken?: string;
+  /** What `.github/mergeq.yml` may call it by (besides its id); unique in the organization. */
+  name?: string;
+  /**
+   * A chat channel's rules for one repository's events, set by that repository's `.github/mergeq.yml`
+   * (docs/notifications.md), by repository key; each replaces the channel's own rule it names.
+   */
+  fileRules?: Record<string, ChannelFileRules>;
+}
+
+/** What one repository's `.github/mergeq.yml` says of a chat channel, for that repository's events. */
+export interface ChannelFileRules {
+  /** `.github/mergeq.yml@<sha>`: the commit it was applied from. */
+  source: string;
+  events?: string[];
+  verdicts?: VerdictCode[];
+  /** Only events of queues of these branches (names or patterns such as `release/*`). */
+  branches?: string[];
+  /** GitHub login (lower-case) → chat user, over the channel's own map. */
+  mentions?: Record<string, string>;
 }
 
 /** What a chat channel is sent, and whom it mentions (docs/notifications.md). */

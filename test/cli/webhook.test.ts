@@ -65,17 +65,17 @@ describe('mergeq webhook', () => {
     expect(badVerdict.stderr).toContain('--verdicts');
   });
 
-  it('a Slack channel with a bot token read from the environment: direct messages on, the token never printed; removed with --remove-slack-bot-token', async () => {
+  it('a named Slack channel with a bot token read from the environment: direct messages on, the token never printed; removed with --remove-slack-bot-token', async () => {
     const token = 'xoxb-42-43-cl1T0kenValue';
     const created = await cli.run(
-      ['webhook', 'create', '--org', 'acme', '--format', 'slack_blocks', '--url', 'https://hooks.slack.example.com/services/T1/B1/x', '--events', 'pull_request.*', '--mention', 'dev=U024BE7LH', '--slack-bot-token-env', 'SLACK_BOT_TOKEN', '--json'],
+      ['webhook', 'create', '--org', 'acme', '--format', 'slack_blocks', '--url', 'https://hooks.slack.example.com/services/T1/B1/x', '--events', 'pull_request.*', '--mention', 'dev=U024BE7LH', '--slack-bot-token-env', 'SLACK_BOT_TOKEN', '--name', 'culprits', '--json'],
       { SLACK_BOT_TOKEN: token },
     );
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ format: 'slack_blocks', directMessages: true });
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'culprits', format: 'slack_blocks', directMessages: true });
     const id = /Created webhook (wh_\S+)/.exec(created.stderr)?.[1];
     const table = await cli.run(['webhook', 'list', '--org', 'acme']);
-    expect(table.stdout).toMatch(new RegExp(`${id}.*slack_blocks.*pull_request\\.\\*\\s+yes`));
+    expect(table.stdout).toMatch(new RegExp(`${id}\\s+culprits\\s.*slack_blocks.*pull_request\\.\\*\\s+yes`));
     const removed = await cli.run(['webhook', 'update', id!, '--org', 'acme', '--remove-slack-bot-token']);
     expect(JSON.parse(removed.stdout)).toMatchObject({ directMessages: false });
     for (const run of [created, table, removed]) expect(run.stdout + run.stderr).not.toContain('cl1T0kenValue');

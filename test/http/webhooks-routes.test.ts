@@ -142,3 +142,18 @@ test("a Slack channel's bot token: kept through updates, never answered, removed
   expect(JSON.stringify(malformed.body)).not.toContain('n0tT0BeSh0wn');
   expect((await post('list', {})).body.webhooks).toHaveLength(1);
 });
+
+test("a channel's name (what .github/mergeq.yml calls it by) is unique in the organization and checked; null removes it", async () => {
+  const slack = { url: 'https://hooks.slack.example.com/services/T1/B1/x', format: 'slack_blocks', events: ['pull_request.*'] };
+  const created = await post('create', { ...slack, name: 'culprits' });
+  expect(created.body).toMatchObject({ name: 'culprits', fileRules: [] });
+  const taken = await post('create', { ...slack, name: 'culprits' });
+  expect(taken.status).toBe(409);
+  expect(taken.body).toMatchObject({ code: 'webhook_name_taken', errors: [{ path: 'name' }] });
+  const bad = await post('create', { ...slack, name: 'Culprits!' });
+  expect(bad.status).toBe(400);
+  expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['name']);
+  expect((await post('update', { id: created.body.id, name: 'culprits' })).status).toBe(200);
+  expect((await post('update', { id: created.body.id, name: null })).body).toMatchObject({ name: null });
+  expect((await post('list', {})).body.webhooks).toHaveLength(1);
+});

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 /** Verdicts a chat channel is sent when its creator names none: the one that asks its author to act. */
 export const DEFAULT_CHAT_VERDICTS: readonly VerdictCode[] = ['culprit'];
 export const MAX_MENTIONS = 500;
-const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})$/i;
+export const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})$/i;
 
 export interface ChatRulesInput {
   verdicts?: VerdictCode[] | undefined;

@@ -3,6 +3,7 @@ import type { OutboxEvent } from '../../events/event-types.js';
 import type { WebhookSubscription } from '../../store/outbox-store.js';
 import type { ChatPart } from '../../domain/webhook-delivery.js';
 import { guardedPost, type PostOptions, type PostResult } from '../guarded-post.js';
+import { mentionsFor } from '../fan-out.js';
 import { chatMessageOf, type ChatMessage } from './chat-message.js';
 import { fetchHeaders } from './fetch-headers.js';
 import { slackBlocks } from './slack-blocks.js';
@@ -25,7 +26,7 @@ export interface ChatPostOptions extends PostOptions {
  * not sent again (a failed direct message does not post to the channel twice).
  */
 export async function postChat(subscription: WebhookSubscription, event: OutboxEvent, options: ChatPostOptions, done: readonly ChatPart[] = []): Promise<PostResult> {
-  const message = chatMessageOf(event, subscription.chat?.mentions ?? {});
+  const message = chatMessageOf(event, mentionsFor(subscription, event.repoKey));
   const url = new URL(subscription.url);
   if (subscription.format === 'teams') return guardedPost(url, { 'content-type': 'application/json' }, JSON.stringify(teamsCard(message)), options);
   const sent = [...done];
