@@ -35,14 +35,17 @@ export interface WebhookSubscription {
   /** What `.github/mergeq.yml` may call it by (besides its id); unique in the organization. */
   name?: string;
   /**
-   * A chat channel's rules for one repository's events, set by that repository's `.github/mergeq.yml`
-   * (docs/notifications.md), by repository key; each replaces the channel's own rule it names.
+   * A chat channel's rules for repositories' events, each set by that repository's
+   * `.github/mergeq.yml` (docs/notifications.md); each replaces the channel's own rule it names. A
+   * list, not a map by repository key: keys with dots do not belong in MongoDB documents.
    */
-  fileRules?: Record<string, ChannelFileRules>;
+  fileRules?: ChannelFileRules[];
 }
 
 /** What one repository's `.github/mergeq.yml` says of a chat channel, for that repository's events. */
 export interface ChannelFileRules {
+  /** The repository whose events these rules are for. */
+  repoKey: string;
   /** `.github/mergeq.yml@<sha>`: the commit it was applied from. */
   source: string;
   events?: string[];

@@ -15,7 +15,7 @@ import { SLACK_EVENT_TYPES } from './payload.js';
  * their `branches` hold back events of other queues.
  */
 export function subscriptionWants(s: WebhookSubscription, event: OutboxEvent): boolean {
-  const fileRules = isChatFormat(s.format) ? s.fileRules?.[event.repoKey] : undefined;
+  const fileRules = isChatFormat(s.format) ? fileRulesFor(s, event.repoKey) : undefined;
   if (!s.enabled || !matchesAny(event.type, fileRules?.events ?? s.events)) return false;
   if (s.repoKey !== null && s.repoKey !== event.repoKey) return false;
   if (s.branch !== null && event.branch !== null && s.branch !== event.branch) return false;
@@ -33,8 +33,13 @@ function chatWants(s: WebhookSubscription, event: OutboxEvent, fileRules: Channe
 
 /** A chat channel's login → chat user map for a repository's events: its own, with that repository's file's over it. */
 export function mentionsFor(s: WebhookSubscription, repoKey: string): Readonly<Record<string, string>> {
-  const fromFile = s.fileRules?.[repoKey]?.mentions;
+  const fromFile = fileRulesFor(s, repoKey)?.mentions;
   return fromFile ? { ...(s.chat?.mentions ?? {}), ...fromFile } : (s.chat?.mentions ?? {});
+}
+
+/** The rules a repository's file set for a channel, if any. */
+export function fileRulesFor(s: WebhookSubscription, repoKey: string): ChannelFileRules | undefined {
+  return s.fileRules?.find((r) => r.repoKey === repoKey);
 }
 
 const MATCHERS = new Map<string, (branch: string) => boolean>();

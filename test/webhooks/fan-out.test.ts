@@ -59,7 +59,7 @@ describe("a chat channel's rules from a repository's .github/mergeq.yml", () => 
     format: 'slack_blocks',
     events: ['pull_request.*'],
     chat: { verdicts: ['culprit'], mentions: { dev: 'U1', octocat: 'U2' } },
-    fileRules: { [repoKey]: { source: '.github/mergeq.yml@abc', verdicts: ['culprit', 'bystander'], branches: ['main', 'release/*'], events: ['pull_request.*', 'queue.*'], mentions: { octocat: 'U9' } } },
+    fileRules: [{ repoKey, source: '.github/mergeq.yml@abc', verdicts: ['culprit', 'bystander'], branches: ['main', 'release/*'], events: ['pull_request.*', 'queue.*'], mentions: { octocat: 'U9' } }],
   });
 
   test.each([

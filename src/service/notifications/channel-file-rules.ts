@@ -8,6 +8,7 @@ import { patternIsKnown } from '../../events/event-filter.js';
 import type { ChannelFileRules, OutboxStore, WebhookSubscription } from '../../store/outbox-store.js';
 import { LOST, retryOnConflict } from '../../store/store.js';
 import type { RepoConfigChannel, RepoConfigProblem } from '../repo-settings/repo-config.js';
+import { fileRulesFor } from '../../webhooks/fan-out.js';
 import { LOGIN } from './chat-rules.js';
 import { channelNamed } from './channel-name.js';
 
@@ -65,15 +66,15 @@ export class ChannelFileRulesService {
       const s = channelNamed(c.channel, all);
       if (!s || named.has(s.id)) continue;
       named.add(s.id);
-      const wanted = rulesOf(c, source);
-      const current = s.fileRules?.[key];
+      const wanted = rulesOf(c, key, source);
+      const current = fileRulesFor(s, key);
       if (current && current.source === source && isDeepStrictEqual(current, wanted)) continue;
       await this.put(s.id, key, wanted);
       const same = current !== undefined && isDeepStrictEqual({ ...current, source }, wanted);
       if (!same) changes.push(`channel ${s.name ?? s.id}: rules for this repository ${current ? 'replaced' : 'set'} (${ruleNames(wanted)})`);
     }
     for (const s of all) {
-      if (named.has(s.id) || !s.fileRules?.[key]) continue;
+      if (named.has(s.id) || !fileRulesFor(s, key)) continue;
       await this.put(s.id, key, undefined);
       changes.push(`channel ${s.name ?? s.id}: no longer set by the file`);
     }
@@ -85,17 +86,17 @@ export class ChannelFileRulesService {
     await retryOnConflict(`webhook ${id}`, async () => {
       const current: WebhookSubscription | null = await outbox.getSubscription(id);
       if (!current) return;
-      const next = { ...(current.fileRules ?? {}) };
-      if (rules) next[key] = rules;
-      else delete next[key];
+      const others = (current.fileRules ?? []).filter((r) => r.repoKey !== key);
+      const next = rules ? [...others, rules].sort((a, b) => (a.repoKey < b.repoKey ? -1 : 1)) : others;
       const change = { fileRules: next, updatedAt: this.deps.clock.now().toISOString() };
       return (await outbox.updateSubscription(id, { fileRules: current.fileRules }, change)) ? undefined : LOST;
     });
   }
 }
 
-function rulesOf(c: RepoConfigChannel, source: string): ChannelFileRules {
+function rulesOf(c: RepoConfigChannel, repoKeyOf: string, source: string): ChannelFileRules {
   return {
+    repoKey: repoKeyOf,
     source,
     ...(c.events ? { events: [...new Set(c.events)] } : {}),
     ...(c.verdicts ? { verdicts: VERDICT_CODES.filter((v) => c.verdicts!.includes(v)) } : {}),

@@ -62,8 +62,8 @@ export function toRecord(s: WebhookSubscription): WebhookRecord {
     mentions: s.chat ? { ...s.chat.mentions } : null,
     directMessages: s.format === 'slack_blocks' ? Boolean(s.slackBotToken) : null,
     fileRules: s.chat
-      ? Object.entries(s.fileRules ?? {}).map(([repo, r]) => ({
-          repo,
+      ? (s.fileRules ?? []).map((r) => ({
+          repo: r.repoKey,
           source: r.source,
           events: r.events ?? null,
           verdicts: r.verdicts ?? null,
