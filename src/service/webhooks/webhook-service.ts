@@ -15,10 +15,10 @@ import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
 import { chatRulesFor, slackBotTokenFor, type ChatRulesInput } from '../notifications/chat-rules.js';
+import { checkedName } from '../notifications/channel-name.js';
 import { toRecord, type WebhookRecord } from './webhook-record.js';
 
 export type { WebhookRecord } from './webhook-record.js';
-import { checkedName } from '../notifications/channel-name.js';
 
 /** Subscriptions one organization may have. */
 export const MAX_SUBSCRIPTIONS_PER_ORG = 50;
