@@ -47,13 +47,16 @@ describe('chat channels in .github/mergeq.yml', () => {
   it('a channel the organization does not have fails the check with an annotation on its line naming the likely one, and nothing of the file is applied', async () => {
     const slack = await webhooks.create(org, { name: 'culprits', url: 'https://hooks.slack.example.com/services/T1/B1/x', format: 'slack_blocks', events: ['pull_request.*'] });
     const standard = await webhooks.create(org, { name: 'audit', url: 'https://audit.example.com/hook', events: ['*'] });
-    const head = await pushFile(['queues:', '  - branch: main', '    concurrency: 3', 'channels:', '  - channel: culprts', '    verdicts: [culprit]', '  - channel: audit', '  - channel: culprits']);
+    const other = { ...h.repo, name: 'other' };
+    await webhooks.create(org, { name: 'other-team', url: 'https://hooks.slack.example.com/services/T1/B2/y', format: 'slack_blocks', events: ['pull_request.*'], repo: other });
+    const head = await pushFile(['queues:', '  - branch: main', '    concurrency: 3', 'channels:', '  - channel: culprts', '    verdicts: [culprit]', '  - channel: audit', '  - channel: culprits', '  - channel: other-team']);
 
     const check = configCheck(head);
-    expect(check).toMatchObject({ conclusion: 'failure', output: { title: expect.stringMatching(/^\.github\/mergeq\.yml line 5: channels\[0\]\.channel: no chat channel culprts in this organization, did you mean culprits\? .* \(and 1 more\)$/) } });
+    expect(check).toMatchObject({ conclusion: 'failure', output: { title: expect.stringMatching(/^\.github\/mergeq\.yml line 5: channels\[0\]\.channel: no chat channel culprts in this organization, did you mean culprits\? .* \(and 2 more\)$/) } });
     expect(check.output.annotations.map((a: { start_line: number; message: string }) => [a.start_line, a.message])).toEqual([
       [5, expect.stringContaining('mergeq webhook create --name culprts')],
       [7, 'channels[1].channel: audit is a standard webhook, not a chat channel (slack_blocks or teams)'],
+      [9, `channels[3].channel: other-team only takes events of github.com/${other.owner}/other`],
     ]);
     await expect(h.queueService.getQueue(org, { repo: h.repo, targetBranch: 'main' })).rejects.toMatchObject({ code: 'queue_not_found' });
     expect((await channel(slack.id)).fileRules).toEqual([]);
