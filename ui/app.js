@@ -117,7 +117,7 @@ async function queuesView() {
   ]);
   show('Queues', el('h1', {}, 'Queues'),
     failingWebhooks.map((w) => el('p', { class: 'notice', role: 'status' },
-      `${w.format === 'slack_blocks' || w.format === 'teams' ? 'Chat channel' : 'Webhook'} ${w.id} (${w.format}, ${w.url}) `
+      `${w.format === 'slack_blocks' || w.format === 'teams' ? 'Chat channel' : 'Webhook'} ${w.id} (${w.format}, ${w.url}${w.directMessages ? ', with direct messages to authors' : ''}) `
       + (w.enabled ? `has failed every delivery since ${dateTime(w.failingSince)}` : `is disabled: ${w.disabledReason ?? 'by a user'}`)
       + '. The queues go on without it; its delivery log says why (mergeq webhook deliveries).')),
     queues.length ? table('Every queue of your organization', ['Queue', 'State', 'Mode', 'Depth', 'Runs in flight', 'Merged (1 h)', 'Failed (1 h)', 'p50 time in queue'], rows, [2, 7])

@@ -67,6 +67,11 @@ export interface Config {
    * install's own 10.0.0.0/8. Absent: none.
    */
   webhookAllowedNetworks?: string[];
+  /**
+   * Slack's Web API base URL for chat channels' direct messages: https://slack.com/api/ when absent.
+   * For tests and self-hosted proxies; reached through the same SSRF guard as every receiver.
+   */
+  slackApiUrl?: string;
   /** Settings that are valid but probably not what was meant; logged at start-up. */
   warnings: string[];
 }

@@ -100,6 +100,12 @@ export const envSchema = z
       })
       .transform(networkList)
       .default([]),
+    MERGEQ_SLACK_API_URL: z
+      .string()
+      .trim()
+      .refine(isHttpUrl, { error: 'must be an http(s) URL, e.g. https://slack.com/api/' })
+      .transform((url) => (url.endsWith('/') ? url : `${url}/`))
+      .optional(),
     MERGEQ_GITHOST: z
       .string()
       .trim()

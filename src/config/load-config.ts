@@ -38,6 +38,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     },
     queueLeaseMs: e.MERGEQ_QUEUE_LEASE_SECONDS * 1000,
     webhookAllowedNetworks: e.MERGEQ_WEBHOOK_ALLOWED_NETWORKS,
+    ...(e.MERGEQ_SLACK_API_URL ? { slackApiUrl: e.MERGEQ_SLACK_API_URL } : {}),
     warnings: [...warningsFor(e), ...misspelledVariables(present)],
   };
 }

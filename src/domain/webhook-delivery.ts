@@ -14,6 +14,12 @@ export function isChatFormat(format: SubscriptionFormat): format is ChatFormat {
   return (CHAT_FORMATS as readonly string[]).includes(format);
 }
 
+/**
+ * The parts of a chat delivery: the channel post, and (a Slack channel with a bot token) the direct
+ * message to the pull request's author. An attempt sends those earlier attempts did not.
+ */
+export type ChatPart = 'channel' | 'direct_message';
+
 /** Where one event's delivery to one subscription stands. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

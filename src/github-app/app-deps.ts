@@ -6,6 +6,7 @@ import type { QueueService } from '../service/queue/queue-service.js';
 import type { WebhookDeliveries } from '../service/webhooks/webhook-deliveries.js';
 import type { OwnerOrgs } from './owner-orgs.js';
 import type { RepoConfigService } from '../service/repo-settings/repo-config-service.js';
+import type { ChannelFileRulesService } from '../service/notifications/channel-file-rules.js';
 import type { RepoConfigParse } from '../service/repo-settings/repo-config.js';
 import type { WriteAccess } from './write-access.js';
 
@@ -37,4 +38,6 @@ export function repoOf(host: string, repository: { name: string; full_name: stri
 export interface RepoConfigDeps {
   parse: (text: string) => RepoConfigParse;
   service: RepoConfigService;
+  /** The file's `channels` (docs/notifications.md); absent: they are not applied. */
+  channels?: ChannelFileRulesService;
 }

@@ -27,8 +27,22 @@ export async function applyRepoConfig(deps: AppDeps, octokit: Octokit, repo: Rep
     return;
   }
   const org = await deps.orgs.forOwner(repo.host, repo.owner);
-  const applied = await config.service.apply(org, repo, fileSettingsSource(sha), parsed ? parsed.config : null);
-  if (parsed || applied.released > 0) await reportRepoConfig(octokit, repo, sha, { ok: true, title: summary(applied, parsed === null), problems: [], changes: applied.changes });
+  // A channel the file names must exist before anything is applied: the file is refused whole.
+  const problems = parsed && config.channels ? await config.channels.check(org, repo, parsed.config.channels) : [];
+  if (problems.length > 0) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    const problem = `line ${problems[0]!.line}: ${problems[0]!.message}${more}`;
+    deps.logger.info({ repo: `${repo.owner}/${repo.name}`, sha, problem }, `${REPO_CONFIG_PATH} names unknown channels; nothing changed`);
+    await reportRepoConfig(octokit, repo, sha, { ok: false, title: `${REPO_CONFIG_PATH} ${problem}`, problems, changes: [] });
+    return;
+  }
+  const source = fileSettingsSource(sha);
+  const applied = await config.service.apply(org, repo, source, parsed ? parsed.config : null);
+  const channelChanges = config.channels ? await config.channels.apply(org, repo, source, parsed ? parsed.config.channels : null) : [];
+  const channels = parsed?.config.channels.length ?? 0;
+  if (parsed || applied.released > 0 || channelChanges.length > 0) {
+    await reportRepoConfig(octokit, repo, sha, { ok: true, title: summary(applied, parsed === null, channels), problems: [], changes: [...applied.changes, ...channelChanges] });
+  }
 }
 
 /** The file's state on the default branch's head, when the App is installed on the repository. */
@@ -42,10 +56,11 @@ export async function applyRepoConfigAtHead(deps: AppDeps, octokit: Octokit, rep
   await applyRepoConfig(deps, octokit, repo, sha);
 }
 
-function summary(a: AppliedRepoConfig, removed: boolean): string {
+function summary(a: AppliedRepoConfig, removed: boolean, channels: number): string {
   if (removed) return `${REPO_CONFIG_PATH} removed: ${a.released} queue(s) and template(s) are managed through the API again`;
   const parts = [`${a.queuesCreated} queue(s) created`, `${a.queuesUpdated} updated`, `${a.templates} pattern template(s)`];
   if (a.released > 0) parts.push(`${a.released} no longer managed`);
+  if (channels > 0) parts.push(`${channels} chat channel(s)`);
   return `${REPO_CONFIG_PATH} applied: ${parts.join(', ')}`;
 }
 

@@ -42,9 +42,21 @@ export function parseMergeqYml(text: string): RepoConfigParse {
       queues: parsed.data.queues.map(({ branch, pattern, ...settings }) =>
         branch !== undefined ? { branch, settings: settingsPatchOf(settings) } : { pattern: pattern!, settings: settingsPatchOf(settings) },
       ),
+      channels: parsed.data.channels.map(({ channel, events, verdicts, branches, mentions }, i) => ({
+        channel,
+        line: lineOf(doc, lines, ['channels', i, 'channel']),
+        ...(events ? { events } : {}),
+        ...(verdicts ? { verdicts } : {}),
+        ...(branches ? { branches } : {}),
+        ...(mentions ? { mentions } : {}),
+      })),
     },
   };
 }
+
+/** What a channel's secret is called by someone who puts it in the file. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['url', 'webhook', 'webhookUrl', 'slackBotToken', 'token', 'botToken', 'secret']);
+const SECRET_HINT = ': a channel\'s URL and bot token are secrets, set through webhooks/create or mergeq webhook create, never in the repository';
 
 /** One problem of the file: its line, what it says, and the object it is in when it is an unknown key or a missing one. */
 interface Problem {
@@ -80,8 +92,9 @@ function problemsOf(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter):
       const pair = isMap(node) ? node.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined;
       const offset = (isScalar(pair?.key) ? pair.key.range?.[0] : undefined) ?? 0;
       const guess = closestName(key, known);
-      const what = path.length === 2 ? 'unknown setting' : 'unknown key'; // a queue's own keys are its settings
-      return { line: lines.linePos(offset).line, text: `${pathText([...path, key])}: ${what}${guess ? `, did you mean ${guess}?` : ''}`, unknownIn: pathText(path) };
+      const what = path.length === 2 && path[0] === 'queues' ? 'unknown setting' : 'unknown key'; // a queue's own keys are its settings
+      const hint = path[0] === 'channels' && SECRET_KEYS.has(key) ? SECRET_HINT : guess ? `, did you mean ${guess}?` : '';
+      return { line: lines.linePos(offset).line, text: `${pathText([...path, key])}: ${what}${hint}`, unknownIn: pathText(path) };
     });
   }
   const { node, depth } = nearestNode(doc, path);
@@ -97,6 +110,11 @@ function nearestNode(doc: Document, path: (string | number)[]): { node: { range?
     if (node && typeof node === 'object' && 'range' in node) return { node: node as { range?: [number, number, number] | null }, depth: n };
   }
   return { node: null, depth: 0 };
+}
+
+/** The line of the node at `path` (or of its closest ancestor in the file). */
+function lineOf(doc: Document, lines: LineCounter, path: (string | number)[]): number {
+  return lines.linePos(nearestNode(doc, path).node?.range?.[0] ?? 0).line;
 }
 
 function pathText(path: (string | number)[]): string {

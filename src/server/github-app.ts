@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { parseMergeqYml } from '../http/mergeq-yml.js';
 import { RepoConfigService } from '../service/repo-settings/repo-config-service.js';
+import { ChannelFileRulesService } from '../service/notifications/channel-file-rules.js';
 import type { Logger } from 'pino';
 import { Probot, ProbotOctokit } from 'probot';
 import type { GitHostConfig } from '../config/config.js';
@@ -96,6 +97,7 @@ export async function gitHubWebhooks(
     repoConfig: {
       parse: parseMergeqYml,
       service: new RepoConfigService({ store: deps.store, clock: deps.clock, newId: randomUUID, notify: (id) => deps.engine.notify(id) }),
+      channels: new ChannelFileRulesService({ store: deps.store, clock: deps.clock }),
     },
   }, () => deps.clock.now());
   await app.probot.load(appFn);

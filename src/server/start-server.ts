@@ -126,7 +126,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
   engine.start();
   // After the engine: deliveries stored before a stop or crash are handled now.
   inbox?.start();
-  const dispatcher = new WebhookDispatcher({ store, clock, logger: logger.child({ component: 'webhooks' }), allowedNetworks });
+  const dispatcher = new WebhookDispatcher({
+    store,
+    clock,
+    logger: logger.child({ component: 'webhooks' }),
+    allowedNetworks,
+    ...(config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {}),
+  });
   dispatcher.start();
   const proxy = config.gitHost.kind === 'github' && config.gitHost.webhookProxyUrl ? await startWebhookProxy(config.gitHost.webhookProxyUrl, localWebhookUrl(listener.host, listener.port), logger) : undefined;
   const stopRetention = startRetention(new RetentionService({ store, historyDays: limits.historyDays }), clock, logger.child({ component: 'retention' }));

@@ -1,6 +1,6 @@
 import type { RepoRef } from '../domain/repo.js';
 import type { VerdictCode } from '../domain/verdict/verdict.js';
-import type { DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
+import type { ChatPart, DeliveryStatus, SubscriptionFormat } from '../domain/webhook-delivery.js';
 import type { OutboxEvent } from '../events/event-types.js';
 
 /** Where an organization wants its events POSTed. */
@@ -27,6 +27,33 @@ export interface WebhookSubscription {
   updatedAt: string;
   /** A chat channel's rules (slack_blocks, teams): absent for the other formats. */
   chat?: ChatRules;
+  /**
+   * A `slack_blocks` channel's Slack bot token (`xoxb-…`), a secret like the URL: with it, a pull
+   * request's author whom `chat.mentions` maps is also sent a direct message. Never shown nor logged.
+   */
+  slackBotToken?: string;
+  /** What `.github/mergeq.yml` may call it by (besides its id); unique in the organization. */
+  name?: string;
+  /**
+   * A chat channel's rules for repositories' events, each set by that repository's
+   * `.github/mergeq.yml` (docs/notifications.md); each replaces the channel's own rule it names. A
+   * list, not a map by repository key: keys with dots do not belong in MongoDB documents.
+   */
+  fileRules?: ChannelFileRules[];
+}
+
+/** What one repository's `.github/mergeq.yml` says of a chat channel, for that repository's events. */
+export interface ChannelFileRules {
+  /** The repository whose events these rules are for. */
+  repoKey: string;
+  /** `.github/mergeq.yml@<sha>`: the commit it was applied from. */
+  source: string;
+  events?: string[];
+  verdicts?: VerdictCode[];
+  /** Only events of queues of these branches (names or patterns such as `release/*`). */
+  branches?: string[];
+  /** GitHub login (lower-case) → chat user, over the channel's own map. */
+  mentions?: Record<string, string>;
 }
 
 /** What a chat channel is sent, and whom it mentions (docs/notifications.md). */
@@ -58,6 +85,8 @@ export interface OutboundDelivery {
   responseStatus: number | null;
   lastError: string | null;
   createdAt: string;
+  /** A chat delivery's parts sent by earlier attempts (the channel post, the direct message): not sent again. */
+  sentParts?: ChatPart[];
 }
 
 /**

@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Networks (CIDRs) receivers may be in besides public addresses (receiver-networks.ts); none unless given. */
   allowedNetworks?: readonly string[];
+  /** Slack's Web API base URL for chat channels' direct messages (MERGEQ_SLACK_API_URL); https://slack.com/api/ unless given. */
+  slackApiUrl?: string;
 }
 
 const EVENTS_PER_PASS = 500;
@@ -161,7 +163,8 @@ export class WebhookDispatcher {
           networks: this.networks,
           timeoutMs: this.timeoutMs,
           stop: this.stopping.signal,
-        });
+          ...(this.options.slackApiUrl ? { slackApiUrl: this.options.slackApiUrl } : {}),
+        }, delivery.sentParts);
         if (this.stopping.signal.aborted) return;
         sent++;
         await recordAttempt(store.outbox, { ...delivery, nextAttemptAt: until }, subscription, result, {

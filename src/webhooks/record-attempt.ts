@@ -24,10 +24,13 @@ export async function recordAttempt(
   const retryIndex = delivery.retryIndex + 1;
   const wait = policy.schedule[retryIndex - 1];
   const outcome = { lastAttemptAt: at, responseStatus: result.status, lastError: result.ok ? null : result.error };
+  // A receiver that asked to wait (Slack's Retry-After) is not tried again sooner.
+  const waitMs = wait === undefined ? undefined : Math.max(wait, (!result.ok && result.retryAfterMs) || 0);
   const next: Partial<OutboundDelivery> = {
     retryIndex,
-    status: result.ok ? 'succeeded' : wait === undefined ? 'failed' : 'pending',
-    nextAttemptAt: result.ok || wait === undefined ? at : new Date(policy.at.getTime() + wait).toISOString(),
+    status: result.ok ? 'succeeded' : waitMs === undefined ? 'failed' : 'pending',
+    nextAttemptAt: result.ok || waitMs === undefined ? at : new Date(policy.at.getTime() + waitMs).toISOString(),
+    ...(result.sent ? { sentParts: result.sent } : {}),
   };
   // Still as claimed: the attempt decides what comes next. Changed meanwhile (a person redelivered it):
   // that decision stands, and the attempt only records itself.

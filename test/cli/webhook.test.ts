@@ -65,6 +65,27 @@ describe('mergeq webhook', () => {
     expect(badVerdict.stderr).toContain('--verdicts');
   });
 
+  it('a named Slack channel with a bot token read from the environment: direct messages on, the token never printed; removed with --remove-slack-bot-token', async () => {
+    const token = 'xoxb-42-43-cl1T0kenValue';
+    const created = await cli.run(
+      ['webhook', 'create', '--org', 'acme', '--format', 'slack_blocks', '--url', 'https://hooks.slack.example.com/services/T1/B1/x', '--events', 'pull_request.*', '--mention', 'dev=U024BE7LH', '--slack-bot-token-env', 'SLACK_BOT_TOKEN', '--name', 'culprits', '--json'],
+      { SLACK_BOT_TOKEN: token },
+    );
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'culprits', format: 'slack_blocks', directMessages: true });
+    const id = /Created webhook (wh_\S+)/.exec(created.stderr)?.[1];
+    const table = await cli.run(['webhook', 'list', '--org', 'acme']);
+    expect(table.stdout).toMatch(new RegExp(`${id}\\s+culprits\\s.*slack_blocks.*pull_request\\.\\*\\s+yes`));
+    const removed = await cli.run(['webhook', 'update', id!, '--org', 'acme', '--remove-slack-bot-token']);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ directMessages: false });
+    for (const run of [created, table, removed]) expect(run.stdout + run.stderr).not.toContain('cl1T0kenValue');
+
+    const unset = await cli.run(['webhook', 'update', id!, '--org', 'acme', '--slack-bot-token-env', 'NOT_SET_HERE']);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain('NOT_SET_HERE is not set');
+    expect((await cli.run(['webhook', 'delete', id!, '--org', 'acme'])).code).toBe(0);
+  });
+
   it('--help says the secret is shown once', async () => {
     const help = await cli.run(['webhook', 'create', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('It is shown once');

@@ -188,6 +188,12 @@ describe('limits and listening address', () => {
     expect(() => loadConfig({ MERGEQ_QUEUE_LEASE_SECONDS: '0' })).toThrow('MERGEQ_QUEUE_LEASE_SECONDS must be an integer from 1 to 3600');
   });
 
+  it("reads Slack's Web API URL for direct messages from MERGEQ_SLACK_API_URL (none: the dispatcher's slack.com), with its trailing slash, and refuses one that is not http(s)", () => {
+    expect(loadConfig({}).slackApiUrl).toBeUndefined();
+    expect(loadConfig({ MERGEQ_SLACK_API_URL: 'http://127.0.0.1:4010/api' }).slackApiUrl).toBe('http://127.0.0.1:4010/api/');
+    expect(() => loadConfig({ MERGEQ_SLACK_API_URL: 'slack.com/api' })).toThrow('MERGEQ_SLACK_API_URL must be an http(s) URL');
+  });
+
   it('the sandbox listens on 127.0.0.1 unless MERGEQ_HOST says otherwise', () => {
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox' }).host).toBe('127.0.0.1');
     expect(loadConfig({ MERGEQ_GITHOST: 'sandbox', MERGEQ_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');

@@ -1,5 +1,5 @@
 import { expect } from '@jest/globals';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { LOOPBACK_NETWORKS } from './webhook-receiver.js';
 import request from 'supertest';
 import type { RepoRef } from '../../src/domain/repo.js';
@@ -40,6 +40,7 @@ export class SandboxService {
     /** A token of another organization (globex), which owns none of acme's repositories. */
     readonly otherOrgToken: string,
     ci: Partial<CiOptions>,
+    appLogger: Logger = pino({ level: 'silent' }),
   ) {
     this.sandbox = new SandboxGitHost({ clock: time, scheduler: time, ci });
     const { sandbox } = this;
@@ -71,7 +72,7 @@ export class SandboxService {
       queueService: new QueueService({ store, gitHost: sandbox, clock: time, notifier: this.engine }),
       flakyTestService,
       renderMetrics: metricsRenderer(new MetricsService(store)),
-      logger: pino({ level: 'silent' }),
+      logger: appLogger,
       clock: time,
       rateLimit: false,
       sandboxRouter: sandboxRoutes(sandbox, { authorize: (res, repo) => assertOwnsRepo(callerOf(res).org, repo) }),
@@ -79,12 +80,12 @@ export class SandboxService {
     this.engine.start();
   }
 
-  /** `ci`: the sandbox CI's options (its test model, `ci.tests`, among them); `dbPath`: a SQLite file (in memory by default). */
-  static async start(ci: Partial<CiOptions> = {}, options: { dbPath?: string } = {}): Promise<SandboxService> {
+  /** `ci`: the sandbox CI's options (its test model, `ci.tests`, among them); `dbPath`: a SQLite file (in memory by default); `logger`: the HTTP app's (silent by default). */
+  static async start(ci: Partial<CiOptions> = {}, options: { dbPath?: string; logger?: Logger } = {}): Promise<SandboxService> {
     const time = new VirtualTime(Date.UTC(2026, 10, 22, 10, 0, 0));
     const store = await openSqliteStore(options.dbPath ?? ':memory:');
     const tenants = await seedTenants(store, time.now());
-    return new SandboxService(time, store, tenants.acme.token, tenants.globex.token, ci);
+    return new SandboxService(time, store, tenants.acme.token, tenants.globex.token, ci, options.logger);
   }
 
   async stop(): Promise<void> {
@@ -109,7 +110,7 @@ export class SandboxService {
   }
 
   /** Opens a PR in the sandbox through its /sandbox route. */
-  async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number; stackOn?: number }): Promise<{ number: number; headSha: string }> {
+  async openPull(repo: RepoRef, title: string, opts: { bad: boolean; ciMinutes: number; stackOn?: number; author?: string }): Promise<{ number: number; headSha: string }> {
     const res = await request(this.app).post('/sandbox/pulls').set('x-api-token', this.token).send({ repo, title, author: 'dev', ...opts });
     expect(res.status).toBe(200);
     return { number: res.body.number as number, headSha: res.body.headSha as string };

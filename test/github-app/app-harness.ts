@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import nock from 'nock';
 import { parseMergeqYml } from '../../src/http/mergeq-yml.js';
 import { RepoConfigService } from '../../src/service/repo-settings/repo-config-service.js';
+import { ChannelFileRulesService } from '../../src/service/notifications/channel-file-rules.js';
 import { pino } from 'pino';
 import { Probot } from 'probot';
 import type { Org } from '../../src/domain/org.js';
@@ -75,7 +76,7 @@ export class AppHarness {
     const orgs = new OwnerOrgs(new OrgService(store, this.time));
     void this.probot.load(
       mergeqApp(
-        { deliveries: new WebhookDeliveries(store.server), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }), repoConfig: { parse: parseMergeqYml, service: new RepoConfigService({ store, clock: this.time, newId: randomUUID, notify: (id) => this.engine.notify(id) }) } },
+        { deliveries: new WebhookDeliveries(store.server), queueService: this.queueService, gitHostEvents: new GitHostEvents({ engine: this.engine, gitHost }), autoEnqueue: new AutoEnqueue({ store, gitHost, queueService: this.queueService }), orgs, access: new WriteAccess(60_000, () => this.time.nowMillis()), host: 'github.com', logger: pino({ level: 'silent' }), repoConfig: { parse: parseMergeqYml, service: new RepoConfigService({ store, clock: this.time, newId: randomUUID, notify: (id) => this.engine.notify(id) }), channels: new ChannelFileRulesService({ store, clock: this.time }) } },
         () => this.time.now(),
       ),
     );

@@ -9,8 +9,44 @@ describe('.github/mergeq.yml', () => {
     const text = ['queues:', '  - branch: main', '    concurrency: 3', '    mode: Parallel', '  - pattern: release/*', '    batch: true', ''].join('\n');
     expect(parseMergeqYml(text)).toEqual({
       ok: true,
-      config: { queues: [{ branch: 'main', settings: { concurrency: 3, mode: 'parallel' } }, { pattern: 'release/*', settings: { batch: true } }] },
+      config: { queues: [{ branch: 'main', settings: { concurrency: 3, mode: 'parallel' } }, { pattern: 'release/*', settings: { batch: true } }], channels: [] },
     });
+  });
+
+  it("reads chat channels' rules for this repository, each with the line that names the channel", () => {
+    const text = [
+      'queues:',
+      '  - branch: main',
+      'channels:',
+      '  - channel: culprits',
+      '    verdicts: [culprit, bystander]',
+      '    branches: [main, "release/*"]',
+      '    mentions: { octocat: U024BE7LH }',
+      '  - channel: wh_123',
+      '    events: ["pull_request.*", queue.frozen]',
+      '',
+    ].join('\n');
+    expect(parseMergeqYml(text)).toEqual({
+      ok: true,
+      config: {
+        queues: [{ branch: 'main', settings: {} }],
+        channels: [
+          { channel: 'culprits', line: 4, verdicts: ['culprit', 'bystander'], branches: ['main', 'release/*'], mentions: { octocat: 'U024BE7LH' } },
+          { channel: 'wh_123', line: 8, events: ['pull_request.*', 'queue.frozen'] },
+        ],
+      },
+    });
+  });
+
+  it("refuses a channel's URL or token in the file, an unknown verdict, and a channel named twice, each on its line", () => {
+    const text = ['channels:', '  - channel: culprits', '    url: https://hooks.slack.com/services/T/B/X', '    verdicts: [guilty]', ''].join('\n');
+    const parsed = parseMergeqYml(text);
+    expect(!parsed.ok && parsed.problems).toEqual([
+      { line: 3, message: expect.stringMatching(/^channels\[0\]\.url: unknown key: a channel's URL and bot token are secrets, set through webhooks\/create/) },
+      { line: 4, message: expect.stringMatching(/^channels\[0\]\.verdicts\[0\]: /) },
+    ]);
+    const twice = parseMergeqYml(['channels:', '  - channel: culprits', '  - channel: Culprits', ''].join('\n'));
+    expect(!twice.ok && twice.problems).toEqual([{ line: 3, message: 'channels[1].channel: channel Culprits is named twice' }]);
   });
 
   it('names the line of an unknown setting and the setting it most likely meant', () => {
@@ -75,6 +111,6 @@ describe('.github/mergeq.yml that is not a settings file', () => {
     expect(parseMergeqYml(laughs)).toMatchObject({ ok: false, problem: expect.stringMatching(/^line 1: not valid YAML/) });
     expect(parseMergeqYml(`# ${'x'.repeat(70_000)}\n`)).toMatchObject({ ok: false, problem: 'line 1: the file is larger than 64 KB' });
     expect(parseMergeqYml('queue:\n  - branch: main\n')).toMatchObject({ ok: false, problem: 'line 1: queue: unknown key, did you mean queues?' });
-    expect(parseMergeqYml('')).toEqual({ ok: true, config: { queues: [] } });
+    expect(parseMergeqYml('')).toEqual({ ok: true, config: { queues: [], channels: [] } });
   });
 });

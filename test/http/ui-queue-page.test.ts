@@ -100,8 +100,8 @@ describe('freezing from the page', () => {
 });
 
 describe('a chat channel that keeps failing', () => {
-  test('the Queues screen lists it, with only where its URL goes; one that delivers is not listed; another organization sees none', async () => {
-    const created = await post(t, 'webhooks/create', { url: 'https://hooks.example.com/services/T1/B1/secret-part', format: 'slack_blocks', events: ['pull_request.*'] });
+  test('the Queues screen lists it, with only where its URL goes and whether it sends direct messages (never its bot token); one that delivers is not listed; another organization sees none', async () => {
+    const created = await post(t, 'webhooks/create', { url: 'https://hooks.example.com/services/T1/B1/secret-part', format: 'slack_blocks', events: ['pull_request.*'], slackBotToken: 'xoxb-1-2-secretToken' });
     expect(created.status).toBe(200);
     await post(t, 'webhooks/create', { url: 'https://hooks.example.com/fine', events: ['*'] });
     const stored = (await t.store.outbox.getSubscription(created.body.id))!;
@@ -109,9 +109,10 @@ describe('a chat channel that keeps failing', () => {
 
     const res = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.acme.token)).cookie);
     expect(res.body.failingWebhooks).toEqual([
-      { id: created.body.id, format: 'slack_blocks', url: 'https://hooks.example.com/services/…', failingSince: '2026-11-22T09:00:00.000Z', enabled: true, disabledReason: null },
+      { id: created.body.id, format: 'slack_blocks', url: 'https://hooks.example.com/services/…', directMessages: true, failingSince: '2026-11-22T09:00:00.000Z', enabled: true, disabledReason: null },
     ]);
     expect(JSON.stringify(res.body)).not.toContain('secret-part');
+    expect(JSON.stringify(res.body)).not.toContain('secretToken');
     const other = await request(t.app).get('/ui/api/queues').set('Cookie', (await signIn(t.globex.token)).cookie);
     expect(other.body.failingWebhooks).toEqual([]);
   });

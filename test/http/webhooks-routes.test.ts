@@ -119,3 +119,41 @@ test('the delivery log pages with tokens bound to the organization and filter', 
   expect((await post('deliveries', { webhookId: hook.body.id }, t.globex.token)).status).toBe(404);
   expect((await post('redeliver', { deliveryId: 'dlv_missing' })).status).toBe(404);
 });
+
+test("a Slack channel's bot token: kept through updates, never answered, removed with null; refused on other formats and when malformed, without echoing it", async () => {
+  const token = 'xoxb-1111-2222-n0tT0BeSh0wn';
+  const slack = { url: 'https://hooks.slack.example.com/services/T1/B1/x', format: 'slack_blocks', events: ['pull_request.*'], mentions: { dev: 'U024BE7LH' } };
+  const created = await post('create', { ...slack, slackBotToken: token });
+  expect(created.status).toBe(200);
+  expect(created.body).toMatchObject({ directMessages: true });
+  const updated = await post('update', { id: created.body.id, verdicts: ['culprit', 'bystander'] });
+  expect(updated.body).toMatchObject({ directMessages: true, verdicts: ['culprit', 'bystander'] });
+  const listed = await post('list', {});
+  expect(listed.body.webhooks[0]).toMatchObject({ directMessages: true });
+  for (const body of [created.body, updated.body, listed.body]) expect(JSON.stringify(body)).not.toContain('n0tT0BeSh0wn');
+  expect((await post('update', { id: created.body.id, slackBotToken: null })).body).toMatchObject({ directMessages: false });
+
+  const teams = await post('create', { url: 'https://teams.example.com/workflows/x', format: 'teams', events: ['*'], slackBotToken: token });
+  expect(teams.status).toBe(400);
+  expect(teams.body.errors.map((e: { path: string }) => e.path)).toEqual(['slackBotToken']);
+  const malformed = await post('create', { ...slack, slackBotToken: 'xoxp-user-token-n0tT0BeSh0wn' });
+  expect(malformed.status).toBe(400);
+  expect(malformed.body.errors.map((e: { path: string }) => e.path)).toEqual(['slackBotToken']);
+  expect(JSON.stringify(malformed.body)).not.toContain('n0tT0BeSh0wn');
+  expect((await post('list', {})).body.webhooks).toHaveLength(1);
+});
+
+test("a channel's name (what .github/mergeq.yml calls it by) is unique in the organization and checked; null removes it", async () => {
+  const slack = { url: 'https://hooks.slack.example.com/services/T1/B1/x', format: 'slack_blocks', events: ['pull_request.*'] };
+  const created = await post('create', { ...slack, name: 'culprits' });
+  expect(created.body).toMatchObject({ name: 'culprits', fileRules: [] });
+  const taken = await post('create', { ...slack, name: 'culprits' });
+  expect(taken.status).toBe(409);
+  expect(taken.body).toMatchObject({ code: 'webhook_name_taken', errors: [{ path: 'name' }] });
+  const bad = await post('create', { ...slack, name: 'Culprits!' });
+  expect(bad.status).toBe(400);
+  expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['name']);
+  expect((await post('update', { id: created.body.id, name: 'culprits' })).status).toBe(200);
+  expect((await post('update', { id: created.body.id, name: null })).body).toMatchObject({ name: null });
+  expect((await post('list', {})).body.webhooks).toHaveLength(1);
+});

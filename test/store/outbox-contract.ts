@@ -171,6 +171,24 @@ export function outboxContract(store: () => Store): void {
       expect((await store().outbox.listDeliveries('org-1', {}, { offset: 0, limit: 10 })).total).toBe(0);
     });
 
+    it("keeps a chat channel's repository rules (repository keys have dots) and a delivery's sent parts as written, under compare-and-set", async () => {
+      const rules = [{ repoKey: 'github.com/acme/widgets', source: '.github/mergeq.yml@abc', verdicts: ['culprit' as const], branches: ['release/*'] }];
+      const sub = subscription({ format: 'slack_blocks', chat: { verdicts: ['culprit'], mentions: {} }, slackBotToken: 'xoxb-1-2-t', name: 'culprits' });
+      await store().outbox.insertSubscription(sub);
+      expect(await store().outbox.updateSubscription(sub.id, { fileRules: undefined }, { fileRules: rules })).toBe(true);
+      expect(await store().outbox.updateSubscription(sub.id, { fileRules: undefined }, { fileRules: [] })).toBe(false);
+      const stored = await store().outbox.getSubscription(sub.id);
+      expect(stored).toMatchObject({ fileRules: rules, slackBotToken: 'xoxb-1-2-t', name: 'culprits' });
+      // The condition is what was read, as the file's rules are changed.
+      expect(await store().outbox.updateSubscription(sub.id, { fileRules: stored!.fileRules }, { fileRules: [] })).toBe(true);
+      expect((await store().outbox.getSubscription(sub.id))?.fileRules).toEqual([]);
+
+      const d = delivery(sub.id, 'e1', 1, 'q#1');
+      await store().outbox.dispatchEvents([{ eventSeq: 1, deliveries: [d] }]);
+      expect(await store().outbox.updateDelivery(d.id, { attempts: 0 }, { attempts: 1, sentParts: ['channel'] })).toBe(true);
+      expect(await store().outbox.getDelivery(d.id)).toMatchObject({ attempts: 1, sentParts: ['channel'] });
+    });
+
     it('writes test-case events with the test case changes', async () => {
       const testCase = {
         testCaseId: 'tc-1',

@@ -56,6 +56,18 @@ const FORMAT_HELP = 'standard (signed JSON), slack (a short line for merged, fai
 const VERDICTS_HELP = 'chat channels: the verdicts sent, comma-separated (default culprit): culprit, bystander, flaky, infrastructure, conflict, policy, manual';
 const MENTION_HELP = 'chat channels: <github-login>=<chat user> to mention the author (a Slack member id U…, a Teams user e-mail); repeatable';
 
+const NAME_HELP = 'what .github/mergeq.yml calls the channel by (lower-case letters, digits, ".", "_", "-"; unique in the organization), docs/notifications.md';
+const BOT_TOKEN_HELP =
+  'slack_blocks channels: the name of an environment variable holding a Slack bot token (xoxb-…, scope chat:write), so the author mapped by --mention ' +
+  'also gets a direct message; read from the environment, so the secret stays out of the shell history and the process list; never printed';
+
+/** The Slack bot token in the environment variable `--slack-bot-token-env` names. */
+function botTokenFrom(ctx: CliContext, name: string): string {
+  const value = ctx.io.env[name]?.trim();
+  if (!value) throw usage('--slack-bot-token-env', `the environment variable ${name} is not set (export ${name}=xoxb-… first)`);
+  return value;
+}
+
 function parseStatus(text: string): DeliveryStatus {
   if (!(DELIVERY_STATUSES as readonly string[]).includes(text)) throw usage('--status', `expected ${DELIVERY_STATUSES.join(', ')}`);
   return text as DeliveryStatus;
@@ -92,10 +104,12 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option('--repo <host/owner/name>', 'only events of this repository')
     .option('--branch <name>', 'only events of queues of this branch')
     .option('--description <text>', 'a note for people')
+    .option('--name <name>', NAME_HELP)
     .option('--verdicts <list>', VERDICTS_HELP)
     .option('--mention <login=user>', MENTION_HELP, collectMention)
+    .option('--slack-bot-token-env <name>', BOT_TOKEN_HELP)
     .option('--json', 'print the whole webhook record (with the secret) as JSON')
-    .action(async (o: { org: string; url: string; events: string; format: string; repo?: string; branch?: string; description?: string; verdicts?: string; mention?: Record<string, string>; json?: boolean }) => {
+    .action(async (o: { org: string; url: string; events: string; format: string; repo?: string; branch?: string; description?: string; name?: string; verdicts?: string; mention?: Record<string, string>; slackBotTokenEnv?: string; json?: boolean }) => {
       await withOrg(ctx, o.org, async ({ service, org }) => {
         const created = await service.create(org, {
           url: o.url,
@@ -104,8 +118,10 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
           repo: o.repo ? parseRepo(o.repo) : null,
           branch: o.branch ? parseBranch(o.branch) : null,
           description: o.description ?? null,
+          ...(o.name !== undefined ? { name: o.name } : {}),
           ...(o.verdicts !== undefined ? { verdicts: parseVerdicts(o.verdicts) } : {}),
           ...(o.mention !== undefined ? { mentions: o.mention } : {}),
+          ...(o.slackBotTokenEnv !== undefined ? { slackBotToken: botTokenFrom(ctx, o.slackBotTokenEnv) } : {}),
         });
         if (o.json) ctx.io.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
         else ctx.io.stdout.write(`${created.secret}\n`);
@@ -123,8 +139,8 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
         const { webhooks } = await service.list(org);
         if (o.json) return void ctx.io.stdout.write(`${JSON.stringify(webhooks, null, 2)}\n`);
         if (webhooks.length === 0) return void ctx.io.stderr.write(`Organization ${o.org} has no webhooks. Create one with: mergeq webhook create --org ${o.org} --url … --events "*"\n`);
-        const rows = webhooks.map((w) => [w.id, w.url, w.format, w.events.join(','), w.enabled ? 'yes' : 'no', w.disabledReason ?? '-']);
-        ctx.io.stdout.write(formatTable(['ID', 'URL', 'FORMAT', 'EVENTS', 'ENABLED', 'DISABLED BECAUSE'], rows));
+        const rows = webhooks.map((w) => [w.id, w.name ?? '-', w.url, w.format, w.events.join(','), w.directMessages ? 'yes' : '-', w.enabled ? 'yes' : 'no', w.disabledReason ?? '-']);
+        ctx.io.stdout.write(formatTable(['ID', 'NAME', 'URL', 'FORMAT', 'EVENTS', 'SLACK DMS', 'ENABLED', 'DISABLED BECAUSE'], rows));
       });
     });
 
@@ -135,21 +151,27 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option('--url <url>', 'where events are POSTed')
     .option('--events <list>', EVENTS_HELP)
     .option('--format <format>', FORMAT_HELP)
+    .option('--name <name>', `${NAME_HELP}; "" removes it`)
     .option('--verdicts <list>', VERDICTS_HELP)
     .option('--mention <login=user>', `${MENTION_HELP}; replaces the whole map`, collectMention)
+    .option('--slack-bot-token-env <name>', `${BOT_TOKEN_HELP}; replaces the channel's token`)
+    .option('--remove-slack-bot-token', 'slack_blocks channels: forget the bot token (no more direct messages)')
     .option('--enable', 'send deliveries again')
     .option('--disable', 'stop sending deliveries')
     .option('--rotate-secret', 'replace the signing secret and print the new one on stdout')
-    .action(async (id: string, o: { org: string; url?: string; events?: string; format?: string; verdicts?: string; mention?: Record<string, string>; enable?: boolean; disable?: boolean; rotateSecret?: boolean }) => {
+    .action(async (id: string, o: { org: string; url?: string; events?: string; format?: string; name?: string; verdicts?: string; mention?: Record<string, string>; slackBotTokenEnv?: string; removeSlackBotToken?: boolean; enable?: boolean; disable?: boolean; rotateSecret?: boolean }) => {
       if (o.enable && o.disable) throw usage('--enable', 'give --enable or --disable, not both');
+      if (o.slackBotTokenEnv !== undefined && o.removeSlackBotToken) throw usage('--slack-bot-token-env', 'give --slack-bot-token-env or --remove-slack-bot-token, not both');
       await withOrg(ctx, o.org, async ({ service, org }) => {
         const updated = await service.update(org, {
           id,
           ...(o.url !== undefined ? { url: o.url } : {}),
           ...(o.events !== undefined ? { events: parseEvents(o.events) } : {}),
           ...(o.format !== undefined ? { format: parseFormat(o.format) } : {}),
+          ...(o.name !== undefined ? { name: o.name === '' ? null : o.name } : {}),
           ...(o.verdicts !== undefined ? { verdicts: parseVerdicts(o.verdicts) } : {}),
           ...(o.mention !== undefined ? { mentions: o.mention } : {}),
+          ...(o.slackBotTokenEnv !== undefined ? { slackBotToken: botTokenFrom(ctx, o.slackBotTokenEnv) } : o.removeSlackBotToken ? { slackBotToken: null } : {}),
           ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
           ...(o.rotateSecret ? { rotateSecret: true } : {}),
         });

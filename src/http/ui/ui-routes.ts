@@ -111,7 +111,15 @@ export function uiRoutes(deps: UiDeps): Router {
     // A channel that keeps failing never holds a queue back: the page is where people see it.
     const failingWebhooks = hooks.webhooks
       .filter((w) => w.failingSince !== null || w.disabledReason !== null)
-      .map((w) => ({ id: w.id, format: w.format, url: w.url, failingSince: w.failingSince, enabled: w.enabled, disabledReason: w.disabledReason }));
+      .map((w) => ({
+        id: w.id,
+        format: w.format,
+        url: w.url,
+        directMessages: w.directMessages === true,
+        failingSince: w.failingSince,
+        enabled: w.enabled,
+        disabledReason: w.disabledReason,
+      }));
     res.json({ queues, failingWebhooks });
   });
 

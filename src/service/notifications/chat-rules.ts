@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 /** Verdicts a chat channel is sent when its creator names none: the one that asks its author to act. */
 export const DEFAULT_CHAT_VERDICTS: readonly VerdictCode[] = ['culprit'];
 export const MAX_MENTIONS = 500;
-const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})$/i;
+export const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})$/i;
 
 export interface ChatRulesInput {
   verdicts?: VerdictCode[] | undefined;
@@ -31,6 +31,22 @@ export function chatRulesFor(format: SubscriptionFormat, input: ChatRulesInput, 
   const verdicts = input.verdicts ?? current?.verdicts ?? [...DEFAULT_CHAT_VERDICTS];
   const mentions = input.mentions === undefined ? (current?.mentions ?? {}) : normalMentions(input.mentions);
   return { verdicts: VERDICT_CODES.filter((c) => verdicts.includes(c)), mentions };
+}
+
+/** A Slack bot token as Slack issues them (`xoxb-` and letters, digits, dashes). */
+const SLACK_BOT_TOKEN = /^xoxb-[A-Za-z0-9-]{1,250}$/;
+
+/**
+ * A channel's Slack bot token (for direct messages to authors) from what was asked over its
+ * `current` one: only `slack_blocks` channels carry one (400 naming `slackBotToken` otherwise; a
+ * move to another format drops it); null removes it. Never echoed in an error.
+ */
+export function slackBotTokenFor(format: SubscriptionFormat, asked: string | null | undefined, current?: string): string | undefined {
+  if (asked === null) return undefined;
+  if (asked === undefined) return format === 'slack_blocks' ? current : undefined;
+  if (format !== 'slack_blocks') throw invalid('slackBotToken', 'only for format slack_blocks (a Slack channel)');
+  if (!SLACK_BOT_TOKEN.test(asked)) throw invalid('slackBotToken', 'expected a Slack bot token (xoxb-…)');
+  return asked;
 }
 
 function normalMentions(mentions: Record<string, string>): Record<string, string> {

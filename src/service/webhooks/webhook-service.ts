@@ -14,31 +14,14 @@ import { orBusy } from '../busy.js';
 import { Pages, type PageJson } from '../pages.js';
 import { MAX_PAGE_SIZE, MIN_PAGE_SIZE } from '../flaky/quarantine-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
-import { chatRulesFor, shownUrl, type ChatRulesInput } from '../notifications/chat-rules.js';
-import type { VerdictCode } from '../../domain/verdict/verdict.js';
+import { chatRulesFor, slackBotTokenFor, type ChatRulesInput } from '../notifications/chat-rules.js';
+import { checkedName } from '../notifications/channel-name.js';
+import { toRecord, type WebhookRecord } from './webhook-record.js';
+
+export type { WebhookRecord } from './webhook-record.js';
 
 /** Subscriptions one organization may have. */
 export const MAX_SUBSCRIPTIONS_PER_ORG = 50;
-
-export interface WebhookRecord {
-  id: string;
-  /** A chat channel's URL is its secret: only its scheme, host and first path segment are shown. */
-  url: string;
-  format: SubscriptionFormat;
-  events: string[];
-  repo: RepoRef | null;
-  branch: string | null;
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** A chat channel's verdicts (docs/notifications.md); null for the other formats. */
-  verdicts: VerdictCode[] | null;
-  /** A chat channel's GitHub login → chat user map; null for the other formats. */
-  mentions: Record<string, string> | null;
-}
 
 export interface DeliveryRecord {
   id: string;
@@ -62,6 +45,10 @@ export interface CreateWebhookInput extends ChatRulesInput {
   branch?: string | null | undefined;
   description?: string | null | undefined;
   enabled?: boolean | undefined;
+  /** Unique in the organization; null (update) removes it. */
+  name?: string | null | undefined;
+  /** A `slack_blocks` channel's Slack bot token (xoxb-…) for direct messages to authors; null (update) removes it. */
+  slackBotToken?: string | null | undefined;
 }
 
 export interface UpdateWebhookInput extends Partial<CreateWebhookInput> {
@@ -98,8 +85,10 @@ export class WebhookService {
     if (existing.length >= MAX_SUBSCRIPTIONS_PER_ORG) {
       throw new ServiceError(409, 'too_many_webhooks', 'Too many webhooks', `an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} webhooks; delete one first`);
     }
+    const name = checkedName(input.name ?? null, existing);
     const now = this.deps.clock.now().toISOString();
     const chat = chatRulesFor(input.format ?? 'standard', input);
+    const slackBotToken = slackBotTokenFor(input.format ?? 'standard', input.slackBotToken);
     const subscription: WebhookSubscription = {
       id: `wh_${(this.deps.newId ?? randomUUID)()}`,
       orgId: org.id,
@@ -117,6 +106,8 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
       ...(chat ? { chat } : {}),
+      ...(slackBotToken ? { slackBotToken } : {}),
+      ...(name !== null ? { name } : {}),
     };
     await this.deps.store.outbox.insertSubscription(subscription);
     return { ...toRecord(subscription), secret: subscription.secret };
@@ -132,13 +123,20 @@ export class WebhookService {
     if (input.events !== undefined) checkEvents(input.events);
     if (input.repo) assertOwnsRepo(org, input.repo);
     const changes = subscriptionChanges(input);
+    if (input.name !== undefined) changes.name = checkedName(input.name, await this.deps.store.outbox.listSubscriptions(org.id), input.id) ?? undefined;
     // Only the fields given change, and only while they are as read: a delivery attempt recording a
     // failing streak meanwhile keeps its fields, and this change keeps the person's.
     const next = await orBusy(retryOnConflict(`webhook ${input.id}`, async () => {
       const current = await this.owned(org, input.id);
       // A chat channel's rules follow its format: kept, changed, or dropped with a move to another format.
-      const chat = chatRulesFor(changes.format ?? current.format, input, current.chat);
-      const withChat = chat || current.chat ? { ...changes, chat } : changes;
+      const format = changes.format ?? current.format;
+      const chat = chatRulesFor(format, input, current.chat);
+      const slackBotToken = slackBotTokenFor(format, input.slackBotToken, current.slackBotToken);
+      const withChat = {
+        ...changes,
+        ...(chat || current.chat ? { chat } : {}),
+        ...(slackBotToken !== current.slackBotToken ? { slackBotToken } : {}),
+      };
       const set = { ...withChat, updatedAt: this.deps.clock.now().toISOString() };
       const expected = Object.fromEntries(Object.keys(withChat).map((k) => [k, current[k as keyof WebhookSubscription]]));
       return (await this.deps.store.outbox.updateSubscription(current.id, expected, set)) ? { ...current, ...set } : LOST;
@@ -175,7 +173,8 @@ export class WebhookService {
       ]);
     }
     // Only the fields of the schedule: an attempt recording its outcome meanwhile keeps it.
-    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString() };
+    // Sent again whole: a chat delivery's parts sent before are sent again too.
+    const schedule = { status: 'pending' as const, retryIndex: 0, nextAttemptAt: this.deps.clock.now().toISOString(), sentParts: [] };
     await this.deps.store.outbox.updateDelivery(delivery.id, {}, schedule);
     return toDeliveryRecord((await this.deps.store.outbox.getDelivery(delivery.id)) ?? { ...delivery, ...schedule });
   }
@@ -224,25 +223,6 @@ function checkEvents(events: string[]): void {
       ]);
     }
   });
-}
-
-export function toRecord(s: WebhookSubscription): WebhookRecord {
-  return {
-    id: s.id,
-    url: shownUrl(s.format, s.url),
-    format: s.format,
-    events: [...s.events],
-    repo: s.repo,
-    branch: s.branch,
-    description: s.description,
-    enabled: s.enabled,
-    disabledReason: s.disabledReason,
-    failingSince: s.failingSince,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    verdicts: s.chat ? [...s.chat.verdicts] : null,
-    mentions: s.chat ? { ...s.chat.mentions } : null,
-  };
 }
 
 function toDeliveryRecord(d: OutboundDelivery): DeliveryRecord {
