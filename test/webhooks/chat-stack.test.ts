@@ -3,9 +3,10 @@ import { transition } from '../../src/domain/transition.js';
 import { queueEvents } from '../../src/events/queue-events.js';
 import { chatMessageOf } from '../../src/webhooks/chat/chat-message.js';
 import { slackBlocks } from '../../src/webhooks/chat/slack-blocks.js';
+import { slackMessage } from '../../src/webhooks/payload.js';
 import { aQueue, anEntry, at } from '../store/fixtures.js';
 
-/** A chat channel told of a stack member names its stack: its layer and the members of its unit. */
+/** A chat channel (`slack_blocks`, `teams`, plain `slack`) told of a stack member names its stack: its layer and the members of its unit. */
 test("a stack member's chat message names GitHub's stack number, its layer of the unit and the members", () => {
   const queue = aQueue({ version: 1 });
   const members = [11, 12, 13].map((prNumber, i) => anEntry(queue.id, { prNumber, id: `e${prNumber}`, stack: { id: 'native:9004', number: 4, position: i + 1, kind: 'native' } }));
@@ -16,4 +17,6 @@ test("a stack member's chat message names GitHub's stack number, its layer of th
   const message = chatMessageOf(events[0]!, {});
   expect(message.details).toContain('stack #4 (native), layer 3 of 3: #11, #12, #13');
   expect(JSON.stringify(slackBlocks(message).blocks)).toContain('stack #4 (native), layer 3 of 3: #11, #12, #13');
+  // The one-line `slack` format too.
+  expect(slackMessage(events[0]!).text).toContain('(stack #4 (native), layer 3 of 3: #11, #12, #13) failed in the');
 });
