@@ -73,6 +73,9 @@ describeWithBrowser('a stack on the web page', () => {
     expect(queued.map((p) => [p.prNumber, p.position])).toEqual([[ahead, 1], [layers[0], 2], [layers[1], 3], [layers[2], 4]]);
     const top = queued[3]!;
     expect(top.estimatedMergeAt).not.toBeNull();
+    // The unit merges at once: every member has the same estimate, after the PR ahead's.
+    expect(queued.slice(1).map((p) => p.estimatedMergeAt)).toEqual([top.estimatedMergeAt, top.estimatedMergeAt, top.estimatedMergeAt]);
+    expect(Date.parse(top.estimatedMergeAt!)).toBeGreaterThan(Date.parse(queued[0]!.estimatedMergeAt!));
 
     await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
     await page.waitForSelector('h2::-p-text(Pull requests (4))');
