@@ -241,7 +241,7 @@ function stackRow(unit, repoParam, branch) {
   const states = distinct(unit.map((p) => p.state));
   const title = stackTitle(top.stack, unit.length);
   return [
-    places.length ? (places.length > 1 ? `${Math.min(...places)}–${Math.max(...places)}` : String(places[0])) : '—',
+    el('span', { class: 'unit-span' }, places.length ? (places.length > 1 ? `${Math.min(...places)}–${Math.max(...places)}` : String(places[0])) : '—'),
     el('div', { class: 'unit' },
       el('strong', {}, title), el('span', { class: 'muted' }, ' · tested and landed as one'),
       el('ol', { class: 'unit-members', 'aria-label': `${title}, bottom first` },

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
@@ -10,7 +11,8 @@ import { SandboxService } from './sandbox-service.js';
  * A stack on the web page, in a real browser (Debian's chromium): a 3-member chain queued behind a
  * single PR is one card of the queue listing its three members bottom first, its position spanning
  * theirs and its ETA the unit's (its top member's: the whole unit merges at once); the member's own
- * page names the stack. The page stays free of serious accessibility violations.
+ * page names the stack. The page stays free of serious accessibility violations. With
+ * MERGEQ_UI_SCREENSHOTS=<dir> it saves a screenshot of the queue page.
  */
 const REPO = { host: 'github.com', owner: 'acme', name: 'layers' };
 const QUEUE = { repo: REPO, targetBranch: 'main' };
@@ -25,6 +27,13 @@ let base: string;
 let browser: Browser;
 let page: Page;
 
+const SCREENSHOTS = process.env.MERGEQ_UI_SCREENSHOTS;
+async function screenshot(name: string) {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
 const shown = (iso: string) => page.evaluate((t) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), iso);
 
 async function seriousAxeViolations(p: Page): Promise<string[]> {
@@ -95,6 +104,7 @@ describeWithBrowser('a stack on the web page', () => {
     expect(card.cells[0]).toBe('2–4');
     expect(card.cells[2]).toBe('PENDING');
     expect(card.cells[4]!.startsWith(await shown(top.estimatedMergeAt!))).toBe(true);
+    await screenshot('queue-stack');
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     await page.goto(`${base}/ui/#/pull?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main', number: String(layers[1]) })}`);
