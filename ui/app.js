@@ -173,15 +173,11 @@ async function queueView(params) {
     await act(() => api('queue/state', { method: 'POST', body: { repo: repoParam, branch, state } }), `Queue ${state === 'running' ? 'resumed' : state}`);
   };
   const prs = queue.enqueuedPullRequests;
-  const rows = prs.map((p) => [
-    p.position === null ? '—' : String(p.position),
-    el('span', {}, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`), stackNote(p)),
-    stateBadge(p.state), p.priorityName,
-    p.estimatedMergeAt ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
-      : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'),
-    whyOf(p),
-    p.verdict ? verdictCell(p) : '—',
-  ]);
+  const rows = unitsOf(prs).map((unit) => (unit[0].stack ? stackRow(unit, repoParam, branch) : [
+    unit[0].position === null ? '—' : String(unit[0].position),
+    el('a', { href: pullHref(repoParam, branch, unit[0].prNumber) }, `#${unit[0].prNumber} ${unit[0].prTitle}`),
+    stateBadge(unit[0].state), unit[0].priorityName, etaCell(unit[0]), whyOf(unit[0]), unit[0].verdict ? verdictCell(unit[0]) : '—',
+  ]));
   show(`${queue.repo.owner}/${queue.repo.name} · ${branch}`,
     el('p', {}, el('a', { href: '#/' }, '← Queues')),
     el('h1', {}, `${queue.repo.owner}/${queue.repo.name} · ${branch}`),
@@ -207,14 +203,58 @@ async function queueView(params) {
   loadFlakyTests(repoParam, flakyPage.repo === repoParam ? flakyPage.token : '');
 }
 
-// Why a PR is where it is: what holds it back, what keeps it not ready (the git host's note), else its reason.
-/** A stack member's place in its stack, tested and landed as one unit with the others (docs/stacks.md). */
-function stackNote(p) {
-  if (!p.stack) return null;
-  const members = p.stack.members ? ` of ${p.stack.members.map((n) => `#${n}`).join(', ')}` : '';
-  return el('span', { class: 'muted stack' }, ` · stack layer ${p.stack.position}${members}`);
+const etaCell = (p) => (p.estimatedMergeAt
+  ? el('span', { class: 'eta', title: 'estimated merge; in brackets, the range 80% of merges fall in' }, eta(p), p.mergeHold ? ' after the hold' : '')
+  : p.estimateReason?.code === 'queue_held' ? 'held' : (p.estimateReason?.message ?? '—'));
+
+// The queue's rows: a PR alone, or the members of a stack together, bottom first, where its first member stands.
+function unitsOf(prs) {
+  const units = [];
+  const stacks = new Map();
+  for (const p of prs) {
+    if (!p.stack) {
+      units.push([p]);
+      continue;
+    }
+    let unit = stacks.get(p.stack.id);
+    if (!unit) {
+      unit = [];
+      stacks.set(p.stack.id, unit);
+      units.push(unit);
+    }
+    unit.push(p);
+  }
+  for (const unit of stacks.values()) unit.sort((a, b) => a.stack.position - b.stack.position);
+  return units;
 }
 
+const stackTitle = (stack, count) => `${stack.number !== null ? `Stack #${stack.number}` : stack.kind === 'chain' ? 'Chain' : 'Stack'} · ${count} PRs`;
+const distinct = (values) => [...new Set(values.filter((v) => v !== null && v !== undefined && v !== ''))];
+
+/**
+ * A stack is one card (docs/stacks.md): its members listed bottom first, tested and landed as one
+ * unit, so its position spans theirs and its ETA is its top member's, when the whole unit merges.
+ */
+function stackRow(unit, repoParam, branch) {
+  const top = unit[unit.length - 1];
+  const places = unit.map((p) => p.position).filter((n) => n !== null);
+  const states = distinct(unit.map((p) => p.state));
+  const title = stackTitle(top.stack, unit.length);
+  return [
+    el('span', { class: 'unit-span' }, places.length ? (places.length > 1 ? `${Math.min(...places)}–${Math.max(...places)}` : String(places[0])) : '—'),
+    el('div', { class: 'unit' },
+      el('strong', {}, title), el('span', { class: 'muted' }, ' · tested and landed as one'),
+      el('ol', { class: 'unit-members', 'aria-label': `${title}, bottom first` },
+        unit.map((p) => el('li', {}, el('a', { href: pullHref(repoParam, branch, p.prNumber) }, `#${p.prNumber} ${p.prTitle}`), states.length > 1 ? [' ', stateBadge(p.state)] : null)))),
+    states.length === 1 ? stateBadge(states[0]) : el('span', {}, states.map((state) => [stateBadge(state), ' '])),
+    top.priorityName,
+    etaCell(top),
+    distinct(unit.map(whyOf)).join(' · '),
+    unit.some((p) => p.verdict) ? el('span', {}, unit.filter((p) => p.verdict).map((p) => el('div', {}, `#${p.prNumber} `, verdictCell(p)))) : '—',
+  ];
+}
+
+// Why a PR is where it is: what holds it back, what keeps it not ready (the git host's note), else its reason.
 function whyOf(p) {
   if (p.mergeHold) return `Held: ${p.mergeHold.message}`;
   if (p.state === 'NOT_READY' && p.readinessNote) return `Not ready: ${p.readinessNote}`;
@@ -425,6 +465,9 @@ async function pullView(params) {
     el('p', {}, stateBadge(pr.state), pr.position ? ` · position ${pr.position}` : '', ` · priority ${pr.priorityName}`,
       pr.estimatedMergeAt ? ` · ETA ${eta(pr)}${pr.mergeHold ? ' (after the hold ends)' : ''}` : pr.estimateReason?.code === 'queue_held' ? ' · ETA: held' : '',
       pr.prAuthor ? ` · by ${pr.prAuthor}` : ''),
+    pr.stack ? el('p', { id: 'stack' }, `${stackTitle(pr.stack, pr.stack.size ?? '?')}, layer ${pr.stack.position}`,
+      pr.stack.members ? [': ', ...pr.stack.members.flatMap((n, i) => [i ? ', ' : '', n === pr.prNumber ? `#${n}` : el('a', { href: pullHref(repoParam, branch, n) }, `#${n}`)])] : '',
+      ' · tested and landed as one') : null,
     pr.state === 'NOT_READY' && r.note ? el('p', { id: 'note', class: 'notice', role: 'status' }, el('strong', {}, 'Not ready: '), r.note) : null,
     pr.mergeHold ? el('p', { id: 'hold', class: 'notice', role: 'status' }, el('strong', {}, 'Held: '), pr.mergeHold.message) : null,
     pr.reason ? el('p', { id: 'reason' }, el('strong', {}, 'Reason: '), pr.reason.message) : null,

@@ -65,6 +65,8 @@ export interface StackPlace {
   kind?: StackKind;
   /** The member's head branch, which the member above is based on. */
   headRef?: string;
+  /** GitHub's stack number, for a native stack (absent: a chain, a stack named by a REST caller, or stored before it was kept). */
+  number?: number;
 }
 
 /** One submission of one pull request to one queue. */

@@ -27,6 +27,8 @@ export interface QueueMeasures {
   /** Stacks with a member merged in the window, and their members merged in it (docs/stacks.md). */
   stacksLanded: number;
   stackMembersLanded: number;
+  /** Runs (any kind, reruns included) whose own PRs hold a member of a stack landed in the window: runs per landed stack. */
+  stackRuns: number;
   /** Verdicts given in the window (docs/verdicts.md), removals and restarts alike, by code. */
   verdicts: Record<VerdictCode, number>;
   /** Submission to first TESTING, for entries first tested within the window. */
@@ -54,6 +56,7 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     restartLoopHolds: 0,
     stacksLanded: 0,
     stackMembersLanded: 0,
+    stackRuns: 0,
     verdicts: Object.fromEntries(VERDICT_CODES.map((c) => [c, 0])) as Record<VerdictCode, number>,
     waitSeconds: [],
     testSeconds: perKind(() => []),
@@ -87,7 +90,15 @@ export function measureQueue(activity: QueueActivity, window: TimeWindow): Queue
     if (firstTest && within(firstTest.at)) measures.waitSeconds.push(secondsBetween(entry.submittedAt, firstTest.at));
   }
   measures.stacksLanded = landedStacks.size;
+  measures.stackRuns = runsOfStacks(activity, landedStacks);
   return measures;
+}
+
+/** The runs that tested a member of these stacks as one of their own PRs (not as a PR ahead of them). */
+function runsOfStacks(activity: QueueActivity, stackIds: ReadonlySet<string>): number {
+  if (stackIds.size === 0) return 0;
+  const members = new Set(activity.entries.filter((e) => e.stack && stackIds.has(e.stack.id)).map((e) => e.id));
+  return activity.runs.filter((run) => run.prs.some((p) => members.has(p.entryId) && !run.dependencyEntryIds.includes(p.entryId))).length;
 }
 
 /** TESTING -> PENDING transitions: the entry's tests were thrown away and it waits to be tested again. */

@@ -80,6 +80,12 @@ function defineMetrics(registry: Registry) {
       labelNames,
       registers,
     }),
+    stackRuns: new UntypedMetric({
+      name: 'mq_stack_ci_runs_1h_total',
+      help: 'CI runs that tested the stacks landed in the last hour (reruns and bisection included); divided by mq_stacks_landed_1h_total, the runs per landed stack.',
+      labelNames,
+      registers,
+    }),
     waitDuration: histogram(
       'mq_pr_wait_duration_1h_seconds',
       'Seconds from submission to first test, of pull requests first tested in the last hour.',
@@ -166,6 +172,7 @@ function record(metrics: QueueMetrics, labels: (queueType: string) => QueueLabel
   addTo(metrics.restartLoopHolds, main, m.restartLoopHolds);
   addTo(metrics.stacksLanded, main, m.stacksLanded);
   addTo(metrics.stackMembersLanded, main, m.stackMembersLanded);
+  addTo(metrics.stackRuns, main, m.stackRuns);
   for (const verdict of VERDICT_CODES) addTo(metrics.verdicts, { ...main, verdict }, m.verdicts[verdict]);
   observeAll(metrics.waitDuration, main, m.waitSeconds);
   observeAll(metrics.timeInQueue, main, m.timeInQueueSeconds);

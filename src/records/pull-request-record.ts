@@ -9,6 +9,7 @@ import type { Reason } from '../domain/reasons.js';
 import { isActive, type PrState } from '../domain/states.js';
 import { latestVerdict } from '../domain/verdict/attach.js';
 import type { Verdict } from '../domain/verdict/verdict.js';
+import { toStackRecord, type StackRecord } from './stack-record.js';
 
 /** Seed 2.4 plus `state`, `position` and `reason`: one element of the queue record's enqueuedPullRequests. */
 export interface EnqueuedPullRequestRecord {
@@ -61,18 +62,7 @@ export function toReasonRecord(reason: Reason): Reason {
   return { code: reason.code, message: reason.message };
 }
 
-/**
- * `kind`: how the git host knows it (`declared`: named by a REST caller); `members`: the PRs of the
- * stack in the queue, bottom up (null for an entry read from the archive).
- */
-export interface StackRecord {
-  id: string;
-  kind: 'native' | 'chain' | 'declared';
-  position: number;
-  members: number[] | null;
-}
-
-function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null {
+function stackOf(entry: Entry, queue: QueueDoc | null): StackRecord | null {
   const place = entry.stack;
   if (!place) return null;
   const members = queue
@@ -81,7 +71,7 @@ function toStackRecord(entry: Entry, queue: QueueDoc | null): StackRecord | null
         .sort((a, b) => a.stack!.position - b.stack!.position)
         .map((e) => e.prNumber)
     : null;
-  return { id: place.id, kind: place.kind ?? 'declared', position: place.position, members };
+  return toStackRecord(place, members);
 }
 
 export function toEnqueuedPullRequestRecord(
@@ -112,7 +102,7 @@ export function toEnqueuedPullRequestRecord(
     readinessNote: entry.readiness.note,
     mergeHold: estimate?.hold ? { ...estimate.hold } : null,
     verdict: latestVerdict(entry),
-    stack: toStackRecord(entry, queue),
+    stack: stackOf(entry, queue),
   };
 }
 

@@ -2,6 +2,7 @@ import { isActive } from '../domain/states.js';
 import { ownerKey } from '../domain/repo.js';
 import type { EventType, OutboxEvent, QueueHeader } from '../events/event-types.js';
 import { toSubmittedPullRequestRecord } from '../records/pull-request-record.js';
+import { describeStack, toStackRecord } from '../records/stack-record.js';
 import { toQueueRecord } from '../records/queue-record.js';
 
 /** The JSON body of a delivery in the `standard` format. */
@@ -23,7 +24,7 @@ export function eventPayload(event: OutboxEvent): EventPayload {
   switch (data.kind) {
     case 'pull_request': {
       const record = toSubmittedPullRequestRecord(data.entry, null);
-      if (record.stack && data.stackMembers) record.stack = { ...record.stack, members: data.stackMembers };
+      if (data.entry.stack && data.stackMembers) record.stack = toStackRecord(data.entry.stack, data.stackMembers);
       return {
         ...base,
         data: {
@@ -61,7 +62,7 @@ export function slackMessage(event: OutboxEvent): { text: string } {
   if (event.data.kind !== 'pull_request') return { text: `${event.type} in ${event.repoKey}` };
   const { entry, queue, failingChecks } = event.data;
   const pr = `${queue.repo.owner}/${queue.repo.name}#${entry.prNumber}`;
-  const title = `"${entry.prTitle}"`;
+  const title = `"${entry.prTitle}"${entry.stack ? ` (stack ${describeStack(toStackRecord(entry.stack, event.data.stackMembers ?? null))})` : ''}`;
   const why = entry.reason ? `: ${entry.reason.message}` : '';
   switch (event.type) {
     case 'pull_request.merged':

@@ -23,7 +23,7 @@ describe('mergeq --help and usage errors', () => {
     [['queue', 'list', '--help'], '--url <url>'],
     [['queue', 'create', '--help'], 'A misspelled name is refused'],
     [['pr', 'submit', '--help'], '--priority <priority>'],
-    [['pr', 'status', '--help'], 'its state, position, why, and its history'],
+    [['pr', 'status', '--help'], 'its state, position, stack, why, and its history'],
     [['org', 'list', '--help'], 'Reads the store'],
   ])('%j says what the command does', async (argv, text) => {
     const result = await cli.run(argv);

@@ -85,6 +85,24 @@ test('an agent lists the tools, submits a sandbox PR, waits for it and reads its
   expect(stderr.join('')).toContain(`mergeq mcp: serving ${base}`);
 });
 
+test('an agent sees a stack member\'s stack: the unit it is tested and landed with', async () => {
+  const bottom = await svc.openPull(REPO, 'layer 1', { bad: false, ciMinutes: 10 });
+  const top = await svc.openPull(REPO, 'layer 2', { bad: false, ciMinutes: 10, stackOn: bottom.number });
+  await svc.ok('submitPullRequest', { ...QUEUE, pr: { number: top.number }, stack: { below: true } });
+  const { client, exited } = await connect(svc.token);
+  const stack = { id: `chain:${bottom.number}`, number: null, kind: 'chain', size: 2, members: [bottom.number, top.number] };
+  const read = (await client.callTool({ name: 'get_pull_request', arguments: { repo: 'acme/agents', branch: 'main', number: bottom.number } })) as ToolResult;
+  expect(read.structuredContent).toMatchObject({ prNumber: bottom.number, stack: { ...stack, position: 1 } });
+  const listed = (await client.callTool({ name: 'list_queue', arguments: { repo: 'acme/agents', branch: 'main' } })) as ToolResult;
+  const prs = listed.structuredContent!.pullRequests as { prNumber: number; stack: unknown }[];
+  expect(prs.filter((p) => p.stack !== null).map((p) => [p.prNumber, p.stack])).toEqual([
+    [bottom.number, { ...stack, position: 1 }],
+    [top.number, { ...stack, position: 2 }],
+  ]);
+  await client.close();
+  expect(await exited).toBe(0);
+});
+
 test('the same tenancy as REST: another organization\'s token reads and submits nothing of acme\'s', async () => {
   const { client, exited } = await connect(svc.otherOrgToken);
   const read = (await client.callTool({ name: 'get_pull_request', arguments: { repo: 'acme/agents', branch: 'main', number: 1 } })) as ToolResult;

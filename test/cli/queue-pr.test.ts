@@ -75,6 +75,23 @@ test('pr submit and pr status: where the pull request is and why; queue show lis
   expect(missing).toMatchObject({ code: 1, stderr: 'mergeq: pull request #8 was never submitted to this queue\n' });
 });
 
+test('pr status and queue show name a stack named over REST: its id, the layer of the unit and its members', async () => {
+  const STACKED = ['--repo', 'acme/widgets', '--branch', 'stacked'];
+  await cli.run(['queue', 'create', ...STACKED], api);
+  const res = await fetch(`${api.MERGEQ_URL}/v1/submitPullRequest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': api.MERGEQ_TOKEN! },
+    body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, targetBranch: 'stacked', pr: { number: 23 }, stack: { prs: [21, 22, 23] } }),
+  });
+  expect(res.status).toBe(200);
+
+  const status = await cli.run(['pr', 'status', '22', ...STACKED], api);
+  expect(status.stdout).toContain('  stack: declared:21, layer 2 of 3: #21, #22, #23 (tested and landed as one unit)\n');
+  const shown = (await cli.run(['queue', 'show', ...STACKED], api)).stdout;
+  expect(shown).toMatch(/^3 pull requests:\nPOS\s+PR\s+STACK\s+STATE/m);
+  for (const n of [1, 2, 3]) expect(shown).toMatch(new RegExp(`^-\\s+#2${n}\\s+declared:21 ${n}/3\\s+NOT_READY`, 'm'));
+});
+
 test('queue freeze and unfreeze: who froze it (the token), why and until when; queue show says it; merge windows as a setting', async () => {
   const frozen = await cli.run(['queue', 'freeze', ...QUEUE, '--reason', 'release 4.2', '--until', '2099-01-01T00:00:00Z', '--allow', '12'], api);
   expect(frozen).toMatchObject({ code: 0, stdout: 'Queue github.com/acme/widgets main is frozen until 2099-01-01T00:00:00.000Z: release 4.2\n' });

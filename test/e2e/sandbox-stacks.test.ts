@@ -1,3 +1,4 @@
+import { parseSamples, valueOf } from '../metrics/exposition.js';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -8,6 +9,15 @@ import { SandboxService } from './sandbox-service.js';
 const REPO = { host: 'github.com', owner: 'acme', name: 'stacks' };
 const QUEUE = { repo: REPO, targetBranch: 'main' };
 let svc: SandboxService;
+
+/** The stack metrics of getMergeQueueMetrics: stacks landed, their members landed, the CI runs that tested them. */
+async function stackMetrics(): Promise<number[]> {
+  const res = await svc.metrics(REPO);
+  expect(res.status).toBe(200);
+  const samples = parseSamples(res.text);
+  const labels = { repo: 'acme/stacks', branch: 'main', queue_type: 'main' };
+  return ['mq_stacks_landed_1h_total', 'mq_stack_members_landed_1h_total', 'mq_stack_ci_runs_1h_total'].map((name) => valueOf(samples, name, labels) ?? NaN);
+}
 
 beforeEach(async () => {
   svc = await SandboxService.start();
@@ -34,8 +44,10 @@ test('the top of a 3-member chain, submitted with the PRs below, lands the whole
   const queue = await svc.ok('getQueue', QUEUE);
   expect(queue.body.enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(prs);
   expect(queue.body.enqueuedPullRequests.map((p: { stack: unknown }) => p.stack)).toEqual(
-    prs.map((_, i) => ({ id: `chain:${prs[0]}`, kind: 'chain', position: i + 1, members: prs })),
+    prs.map((_, i) => ({ id: `chain:${prs[0]}`, number: null, kind: 'chain', position: i + 1, size: 3, members: prs })),
   );
+  const middle = await svc.ok('getSubmittedPullRequest', { ...QUEUE, pr: { number: prs[1] } });
+  expect(middle.body.stack).toEqual({ id: `chain:${prs[0]}`, number: null, kind: 'chain', position: 2, size: 3, members: prs });
   expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
 
   await svc.advanceMinutes(12);
@@ -43,6 +55,8 @@ test('the top of a 3-member chain, submitted with the PRs below, lands the whole
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual(prs);
   for (const n of prs) expect(svc.sandbox.pullRequest(REPO, n)!.baseBranch).toBe('main');
   expect(svc.sandbox.stats.testBranchesCreated).toBe(1);
+  // One stack landed, three members, one CI run: one run per landed stack.
+  expect(await stackMetrics()).toEqual([1, 3, 1]);
 });
 
 test('submitting layer 2 of 3 queues only layers 1 and 2', async () => {
@@ -68,6 +82,9 @@ test('a broken middle layer: the bottom lands, the middle fails with its tests, 
   expect(states[1].verdict.code).toBe('culprit');
   expect(states[2].verdict.code).toBe('bystander');
   expect(svc.sandbox.mergedInOrder(REPO)).toEqual([prs[0]]);
+  // The bottom landed; every run the stack took (the unit's, then bisection's) is counted against it.
+  expect(await stackMetrics()).toEqual([1, 1, svc.sandbox.stats.testBranchesCreated]);
+  expect(svc.sandbox.stats.testBranchesCreated).toBeGreaterThan(1);
 });
 
 test('a stack named by its PRs is refused, naming the field, when it leaves out the submitted PR', async () => {

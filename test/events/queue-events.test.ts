@@ -61,13 +61,13 @@ test('a freeze is queue.frozen (a new freeze over one too), lifting it queue.unf
 
 test("a stack member's events carry its stack: one pull_request event per member, each naming every member bottom up", () => {
   const queue = aQueue({ version: 1 });
-  const members = [11, 12, 13].map((prNumber, i) => anEntry(queue.id, { prNumber, id: `e${prNumber}`, stack: { id: 'chain:11', position: i + 1, kind: 'chain' } }));
+  const members = [11, 12, 13].map((prNumber, i) => anEntry(queue.id, { prNumber, id: `e${prNumber}`, stack: { id: 'native:9004', number: 4, position: i + 1, kind: 'native' } }));
   const events = queueEvents({ ...queue, entries: [] }, { ...queue, version: 2, entries: members }, at(3));
   expect(events.map((e) => e.type)).toEqual(['pull_request.submitted', 'pull_request.submitted', 'pull_request.submitted']);
   const payloads = events.map((e) => eventPayload(e).data as { pullRequest: { prNumber: number; stack: unknown } });
   expect(payloads.map((p) => [p.pullRequest.prNumber, p.pullRequest.stack])).toEqual([
-    [11, { id: 'chain:11', kind: 'chain', position: 1, members: [11, 12, 13] }],
-    [12, { id: 'chain:11', kind: 'chain', position: 2, members: [11, 12, 13] }],
-    [13, { id: 'chain:11', kind: 'chain', position: 3, members: [11, 12, 13] }],
+    [11, { id: 'native:9004', number: 4, kind: 'native', position: 1, size: 3, members: [11, 12, 13] }],
+    [12, { id: 'native:9004', number: 4, kind: 'native', position: 2, size: 3, members: [11, 12, 13] }],
+    [13, { id: 'native:9004', number: 4, kind: 'native', position: 3, size: 3, members: [11, 12, 13] }],
   ]);
 });

@@ -132,6 +132,10 @@ test('the documented responses are what the operations answer', async () => {
   expectDocumented(okSchema('getQueue'), (await post(t, 'getQueue', queueRef())).body, 'getQueue');
   expectDocumented(okSchema('getSubmittedPullRequest'), (await post(t, 'getSubmittedPullRequest', prRef(1))).body, 'getSubmittedPullRequest');
   expectDocumented(okSchema('submitPullRequest'), (await post(t, 'submitPullRequest', prRef(3))).body, 'submitPullRequest');
+  const stacked = (await post(t, 'submitPullRequest', { ...prRef(5), stack: { prs: [4, 5] } })).body;
+  expect(stacked.stack).toEqual({ id: 'declared:4', number: null, kind: 'declared', position: 2, size: 2, members: [4, 5] });
+  expectDocumented(okSchema('submitPullRequest'), stacked, 'submitPullRequest with a stack');
+  expectDocumented(okSchema('getQueue'), (await post(t, 'getQueue', queueRef())).body, 'getQueue with a stack');
   const details = (await post(t, 'getMergeQueueTestingDetails', queueRef())).body;
   expect(details.testRuns).toHaveLength(1);
   expectDocumented(okSchema('getMergeQueueTestingDetails'), details, 'getMergeQueueTestingDetails');

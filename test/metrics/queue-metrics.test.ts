@@ -22,6 +22,7 @@ const ALL_METRICS = {
   mq_pr_restart_loop_holds_1h_total: 'untyped',
   mq_stacks_landed_1h_total: 'untyped',
   mq_stack_members_landed_1h_total: 'untyped',
+  mq_stack_ci_runs_1h_total: 'untyped',
   mq_pr_verdicts_1h_total: 'untyped',
   mq_webhook_failing_seconds: 'gauge',
   mq_pr_wait_duration_1h_seconds: 'histogram',

@@ -43,7 +43,7 @@ export function registerPr(program: Command, ctx: CliContext): void {
   command('restart', 'Re-run the tests of a pull request that is testing, passed, or pending failure, without moving it.').action(
     (number: number, options: PrOptions) => run('restartTestsOnPullRequest', number, options),
   );
-  command('status', 'Show where a pull request is: its state, position, why, and its history.').action((number: number, options: PrOptions) =>
+  command('status', 'Show where a pull request is: its state, position, stack, why, and its history.').action((number: number, options: PrOptions) =>
     run('getSubmittedPullRequest', number, options),
   );
 }

@@ -1,4 +1,5 @@
 import type { SubmittedPullRequestRecord } from '../../records/pull-request-record.js';
+import { describeStack, stackName } from '../../records/stack-record.js';
 import type { ListedQueue } from '../../service/queue/queue-listing.js';
 import type { QueueRecord } from '../../records/queue-record.js';
 import { describeQueueHold } from '../../records/merge-hold-record.js';
@@ -46,9 +47,12 @@ export function queueText(record: QueueRecord): string {
   const title = `Queue ${repo.host}/${repo.owner}/${repo.name} ${branch}: ${record.state}${hold ? `, held: ${hold}` : ''}`;
   const head = `${title}\n${fields.map(([k, v]) => `  ${k!.padEnd(width)}  ${v}\n`).join('')}`;
   if (enqueuedPullRequests.length === 0) return `${head}No pull requests in the queue.\n`;
+  // A STACK column only where a stack is queued: `#7 (native) 2/3`, the member's layer of its unit.
+  const stacked = enqueuedPullRequests.some((p) => p.stack);
   const rows = enqueuedPullRequests.map((p) => [
     p.position === null ? '-' : String(p.position),
     `#${p.prNumber}`,
+    ...(stacked ? [p.stack ? `${stackName(p.stack)} ${p.stack.position}/${p.stack.size ?? '?'}` : '-'] : []),
     p.state,
     p.priorityName,
     estimateOf(p) ?? '-',
@@ -56,7 +60,8 @@ export function queueText(record: QueueRecord): string {
     p.prAuthor || '-',
     p.prTitle,
   ]);
-  return `${head}${plural(enqueuedPullRequests.length, 'pull request')}:\n${formatTable(['POS', 'PR', 'STATE', 'PRIORITY', 'ESTIMATED MERGE', 'WHY', 'AUTHOR', 'TITLE'], rows)}`;
+  const headers = ['POS', 'PR', ...(stacked ? ['STACK'] : []), 'STATE', 'PRIORITY', 'ESTIMATED MERGE', 'WHY', 'AUTHOR', 'TITLE'];
+  return `${head}${plural(enqueuedPullRequests.length, 'pull request')}:\n${formatTable(headers, rows)}`;
 }
 
 /** The state of a submission, why it is there, and its history. */
@@ -67,7 +72,7 @@ export function pullRequestText(pr: SubmittedPullRequestRecord): string {
     pr.state === 'NOT_READY' && pr.readiness.note ? `  not ready: ${pr.readiness.note}` : null,
     pr.mergeHold ? `  held: ${pr.mergeHold.message}` : null,
     pr.reason ? `  reason: ${pr.reason.message} (${pr.reason.code})` : null,
-    pr.stack ? `  stack: layer ${pr.stack.position}${pr.stack.members ? ` of ${pr.stack.members.map((n) => `#${n}`).join(', ')}` : ''}, tested and landed as one unit` : null,
+    pr.stack ? `  stack: ${describeStack(pr.stack)} (tested and landed as one unit)` : null,
     `  priority: ${pr.priorityName} (${pr.priorityValue})${pr.noBatch ? ', never batched' : ''}`,
     pr.testRunId ? `  test run: ${pr.testRunId}` : null,
     pr.estimatedMergeAt ? `  estimated merge: ${estimateOf(pr)}` : pr.estimateReason ? `  no merge estimate: ${pr.estimateReason.message}` : null,

@@ -104,6 +104,7 @@ function pullRequestView(r: SubmittedPullRequestRecord) {
     estimatedMergeRange: r.estimatedMergeRange,
     reason: r.reason,
     verdict: r.verdict,
+    stack: r.stack,
   };
 }
 
@@ -121,6 +122,7 @@ function queueView(q: QueueRecord) {
       position: p.position,
       estimatedMergeAt: p.estimatedMergeAt,
       verdict: p.verdict ? { code: p.verdict.code, message: p.verdict.message } : null,
+      stack: p.stack,
     })),
   };
 }

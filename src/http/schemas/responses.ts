@@ -61,10 +61,12 @@ const enqueuedFields = {
   verdict: verdictSchema.nullable().describe('the newest verdict of a removal or restart of the PR; null while there was none'),
   stack: z
     .object({
-      id: z.string(),
-      kind: z.enum(['native', 'chain', 'declared']),
+      id: z.string().describe('stable while the stack exists: `native:<GitHub stack id>`, `chain:<bottom PR>` or `declared:<bottom PR>`'),
+      number: z.number().int().nullable().describe("GitHub's stack number (its Stacks API's) for a native stack; null for a plain chain or a stack named by the REST caller"),
+      kind: z.enum(['native', 'chain', 'declared']).describe('how the stack is known: GitHub\'s native stack, a plain chain of branches, or named by the REST caller (`declared`)'),
       position: z.number().int().describe('1 is the bottom, based on the target branch'),
-      members: z.array(z.number().int()).nullable().describe('the PRs of the stack in the queue, bottom up; null for an ended entry'),
+      size: z.number().int().nullable().describe('how many PRs the unit holds: the members queued together (`members.length`); null for an ended entry read from the archive'),
+      members: z.array(z.number().int()).nullable().describe('the PRs of the stack in the queue, bottom up: the unit tested and landed together; null for an ended entry read from the archive'),
     })
     .nullable()
     .describe('the stack it is queued with, tested and landed as one unit (docs/stacks.md); null when it stands alone'),

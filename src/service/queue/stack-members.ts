@@ -47,7 +47,10 @@ export async function membersToQueue(
 function fromHost(stack: PullRequestStack, prNumber: number): { members: MemberToQueue[]; target: string } {
   const upTo = stack.members.slice(0, stack.members.findIndex((m) => m.number === prNumber) + 1);
   return {
-    members: upTo.map((m, i) => ({ number: m.number, place: { id: stack.id, position: i + 1, kind: stack.kind, headRef: m.headRef } })),
+    members: upTo.map((m, i) => ({
+      number: m.number,
+      place: { id: stack.id, position: i + 1, kind: stack.kind, headRef: m.headRef, ...(stack.number !== null ? { number: stack.number } : {}) },
+    })),
     target: stack.target,
   };
 }

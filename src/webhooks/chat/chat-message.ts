@@ -1,5 +1,6 @@
 import type { Verdict } from '../../domain/verdict/verdict.js';
 import type { OutboxEvent } from '../../events/event-types.js';
+import { describeStack, toStackRecord } from '../../records/stack-record.js';
 
 /** What a chat channel is told of one event, before Slack or Teams shape it (docs/notifications.md). */
 export interface ChatMessage {
@@ -44,7 +45,8 @@ export function chatMessageOf(event: OutboxEvent, mentions: Readonly<Record<stri
   return {
     headline: `${verdict ? ICONS[verdict.code] : 'ℹ️'} ${pr} "${entry.prTitle}": ${verdict ? verdict.code : event.type}`,
     summary: verdict?.message ?? entry.reason?.message ?? event.type,
-    details: verdict ? detailsOf(verdict) : [],
+    // A stack member says which unit it is in: its layer and the members tested and landed with it.
+    details: [...(verdict ? detailsOf(verdict) : []), ...(entry.stack ? [`stack ${describeStack(toStackRecord(entry.stack, data.stackMembers ?? null))}`] : [])],
     author: login ? { login, chatUser: mentions[login.toLowerCase()] ?? null } : null,
     link: repo.host === 'github.com' ? { title: `Open #${entry.prNumber}`, url: `https://github.com/${repo.owner}/${repo.name}/pull/${entry.prNumber}` } : null,
     context,
