@@ -61,14 +61,53 @@ describe('stacked pull requests', () => {
     }
   });
 
-  test('the PRs behind a stack are not blamed for its culprit and merge after the layers that passed', () => {
+  test('the PRs behind a stack being bisected are not blamed for its culprit and merge past it; the layers it cleared re-enter at the tail and land', () => {
     const h = new Harness({ concurrency: 3, bisectionConcurrency: 1, flakeRetries: 0 });
     submitStack(h, [1, 2, 3]);
     h.submit(9);
     playCi(h, [2]);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 9]);
+    // #9 was tested without the failed stack: it does not wait for the stack's bisection rounds.
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 1]);
+    expect(h.entry(1).history.map((t) => t.reason.code)).toEqual(expect.arrayContaining(['overtaken', 'retry_passed']));
+    // #1's proof was built once #9 had merged: it tested #1 on top of it.
+    expect(h.mergesAtBuild.get(h.merges[1]!.runId!)).toBe(1);
+    expect(h.state(2)).toBe('FAILED');
     expect(h.state(3)).toBe('FAILED');
     expect(h.entry(3).reason?.code).toBe('stack_member_failed');
+  });
+
+  test('a layer that bisection names but whose flake rerun passes is no culprit: the layers above wait for it and the stack lands whole', () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
+    submitStack(h, [1, 2, 3, 4]);
+    // The unit's run and the prefix 1..2 fail (flakes); the prefix 1..1 passes.
+    h.report(h.liveRuns()[0]!, 'failure');
+    const flaked = new Set<string>();
+    for (let guard = 0; guard < 50 && h.liveRuns().length > 0; guard++) {
+      for (const run of h.liveRuns()) {
+        const prs = h.prsOf(run);
+        const flake = run.kind === 'bisection' && prs.join() === '1,2' && !flaked.has('p2');
+        if (flake) flaked.add('p2');
+        if (run.kind === 'main' && prs.join() === '2') {
+          // While #2's rerun is under way the layers above are out of the queue, waiting for it.
+          expect([h.state(3), h.state(4)]).toEqual(['NOT_READY', 'NOT_READY']);
+          expect(h.entry(3).reason?.message).toMatch(/waiting for stack member #2/);
+          flaked.add('rerun');
+        }
+        h.report(run, flake ? 'failure' : 'success');
+      }
+    }
+    expect([...flaked]).toEqual(['p2', 'rerun']);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 4]);
+    expect(h.q.entries.filter((e) => e.reason?.code === 'stack_member_failed')).toEqual([]);
+  });
+
+  test('a layer named by bisection whose rerun fails too is the culprit: the layers above then leave naming it', () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
+    submitStack(h, [1, 2, 3]);
+    playCi(h, [2]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+    expect(h.entry(2).reason?.code).toBe('tests_failed');
+    expect(h.entry(3).reason).toEqual({ code: 'stack_member_failed', message: expect.stringContaining('#2') as string });
   });
 
   test('cancelling layer 2 of 4 while the unit tests takes 2-4 out, and layer 1 is tested again alone', () => {
