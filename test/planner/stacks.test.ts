@@ -170,3 +170,36 @@ describe('stacked pull requests', () => {
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 7]);
   });
 });
+
+describe('stacked pull requests in parallel mode', () => {
+  /** Members submitted with their impacted targets; the unit is placed once the last one is in. */
+  function submitStackWithTargets(h: Harness, targets: string[][]): void {
+    targets.forEach((t, i) => {
+      h.submit(i + 1, { targets: t, stack: { id: 'stack-p', position: i + 1 }, readiness: i > 0 ? { doesBaseBranchMatch: false } : {} });
+    });
+  }
+
+  test("a stack's impacted targets are the union of its members': one run for the stack, a PR on disjoint targets runs beside it, one on a member's target behind it", () => {
+    const h = new Harness({ mode: 'parallel', concurrency: 4 });
+    submitStackWithTargets(h, [['a'], ['b']]);
+    h.submit(9, { targets: ['c'] });
+    h.submit(8, { targets: ['b'] });
+    const contents = h.liveRuns().map((r) => h.prsOf(r));
+    expect(contents).toEqual(expect.arrayContaining([[1, 2], [9], [1, 2, 8]]));
+    expect(contents).toHaveLength(3);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber).sort()).toEqual([1, 2, 8, 9]);
+    expect(new Set(h.merges.filter((m) => m.prNumber <= 2).map((m) => m.runId)).size).toBe(1);
+  });
+
+  test('in parallel mode a failing stack does not hold a PR on disjoint targets', () => {
+    const h = new Harness({ mode: 'parallel', concurrency: 4, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStackWithTargets(h, [['a'], ['b'], ['a']]);
+    h.submit(9, { targets: ['c'] });
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '9')!, 'success');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9]);
+    playCi(h, [2]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 1]);
+    expect(h.entry(3).reason?.code).toBe('stack_member_failed');
+  });
+});
