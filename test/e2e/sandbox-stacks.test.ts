@@ -77,3 +77,33 @@ test('a stack named by its PRs is refused, naming the field, when it leaves out 
   expect(res.body.errors).toEqual([{ path: 'stack.prs', message: expect.stringContaining(`#${prs[2]}`) }]);
   expect((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests).toEqual([]);
 });
+
+test('parallel mode: a chain lands with one CI run, and a PR on disjoint targets runs beside it and merges first', async () => {
+  const repo = { ...REPO, name: 'stacks-parallel' };
+  const queue = { repo, targetBranch: 'main' };
+  await svc.ok('createQueue', { ...queue, mode: 'parallel', concurrency: 4 });
+  const prs: { number: number; headSha: string }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const stackOn = prs.at(-1)?.number;
+    prs.push(await svc.openPull(repo, `layer ${i + 1}`, { bad: false, ciMinutes: 30, ...(stackOn ? { stackOn } : {}) }));
+  }
+  const other = await svc.openPull(repo, 'docs fix', { bad: false, ciMinutes: 10 });
+  await svc.ok('submitPullRequest', { ...queue, pr: { number: prs[2]!.number }, stack: { below: true } });
+  await svc.ok('submitPullRequest', { ...queue, pr: { number: other.number } });
+  const targets: [{ number: number; headSha: string }, string[]][] = [
+    [prs[0]!, ['//core:lib']],
+    [prs[1]!, ['//core:api']],
+    [prs[2]!, ['//web:app']],
+    [other, ['//docs:site']],
+  ];
+  for (const [pr, names] of targets) await svc.ok('setImpactedTargets', { ...queue, pr: { number: pr.number, sha: pr.headSha }, impactedTargets: names });
+  await svc.settle();
+  const runs = (await svc.ok('getMergeQueueTestingDetails', queue)).body.testRuns as { testedPullRequests: { prNumber: number }[] }[];
+  expect(runs.map((r) => r.testedPullRequests.map((p) => p.prNumber)).sort((a, b) => a.length - b.length)).toEqual([[other.number], prs.map((p) => p.number)]);
+
+  await svc.advanceMinutes(12);
+  expect(svc.sandbox.mergedInOrder(repo)).toEqual([other.number]);
+  await svc.advanceMinutes(25);
+  expect(svc.sandbox.mergedInOrder(repo)).toEqual([other.number, ...prs.map((p) => p.number)]);
+  expect(svc.sandbox.stats.testBranchesCreated).toBe(2);
+});
