@@ -72,6 +72,33 @@ describe('stacked pull requests', () => {
     expect(h.q.entries.filter((e) => e.reason?.code === 'stack_member_failed')).toEqual([]);
   });
 
+  test("a prefix of a stack that fails only on a known flaky test is tested again, not taken as the culprit's failure", () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStack(h, [1, 2, 3]);
+    const real = [{ testCaseId: 't3', name: 'test of #3', knownFlaky: false, quarantined: false }];
+    const flaky = [{ testCaseId: 'f', name: 'flaky test', knownFlaky: true, quarantined: false }];
+    let flaked = 0;
+    for (let guard = 0; guard < 50 && h.liveRuns().length > 0; guard++) {
+      for (const run of h.liveRuns()) {
+        const holdsBad = h.prsOf(run).includes(3);
+        const flake = !holdsBad && run.kind === 'bisection' && flaked === 0;
+        if (flake) flaked++;
+        if (holdsBad || flake) {
+          h.testResults(run, holdsBad ? real : flaky);
+          h.report(run, 'failure');
+        } else {
+          h.report(run, 'success');
+        }
+      }
+    }
+    expect(flaked).toBe(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
+    expect(h.entry(3).reason?.code).toBe('tests_failed');
+    // Bisection named #3 once and only #3: the flaky prefix named no layer below it.
+    const named = h.q.entries.filter((e) => e.history.some((t) => t.reason.code === 'bisection_culprit')).map((e) => e.prNumber);
+    expect(named).toEqual([3]);
+  });
+
   test('a layer named by bisection whose rerun fails too is the culprit: the layers above then leave naming it', () => {
     const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
     submitStack(h, [1, 2, 3]);
