@@ -6,6 +6,7 @@ import { bisectionOutcome, nextProbes, obsoleteProbes } from './batching/bisecti
 import { readProbes, type PrefixProbes } from './batch-probes.js';
 import type { Draft, Sink } from './draft.js';
 import { describeFailure } from './failure-reason.js';
+import { dropResultsWith } from './invalidation.js';
 import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
 import { wasOvertaken } from './suspicion.js';
@@ -58,6 +59,7 @@ export function bisectBatch(s: Sink, unit: Unit, failed: TestRun, decide: boolea
       s.emit({ type: 'placeUnit', unit, index: placementIndex(d, unitPriority(d, unit), unit, true), seq: null });
       const why = reason('retry_passed', 'its batch passed when retested in bisection (a flake), but pull requests merged past it meanwhile: it re-enters the queue at the tail');
       for (const id of unit.entryIds) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: why, set: { testRunId: null, retriesUsed: 0, readyAt: d.nowIso } });
+      for (const id of unit.entryIds) dropResultsWith(s, id, why);
       return;
     }
     const proof = probes.runs.get(n)!;
@@ -96,6 +98,8 @@ function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes, overtaken: 
       s.emit({ type: 'placeUnit', unit: part, index: placementIndex(d, unitPriority(d, part), part, false), seq });
       const why = reason('retry_passed', `bisection: the batch up to ${upTo} passed, but pull requests merged past it meanwhile: it re-enters the queue at the tail`);
       for (const id of cleared) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: why, set: { testRunId: null, retriesUsed: 0, readyAt: d.nowIso } });
+      // Its prefix runs may not prove it at the tail either.
+      for (const id of cleared) dropResultsWith(s, id, why);
     } else {
       s.emit({ type: 'placeUnit', unit: part, index: d.unitIndex().get(unit.id)!, seq });
       const why = reason('bisection_cleared', `bisection: the batch up to ${upTo} passed; merging`);
