@@ -2,6 +2,7 @@ import type { Unit } from '../domain/queue.js';
 import { isInFlight, type TestRun } from '../domain/run.js';
 import type { BisectionOptions, FinishedProbeResult, ProbeResult } from './batching/prefix-evidence.js';
 import type { Draft } from './draft.js';
+import { classifyFailure, testResultSettings } from './test-results.js';
 import { isLanded } from './units.js';
 
 /**
@@ -30,6 +31,9 @@ export function readProbes(d: Draft, unit: Unit, failed: TestRun, since: string)
   const sameBase = new Map<number, FinishedProbeResult>();
   const sameBaseRuns = new Map<number, TestRun>();
   const testingSince = lastTestingAt(d, unit);
+  const flakyRetries = testResultSettings(d.settings).flakyTestRetries;
+  const forgiven = new Map<number, number>();
+  const stack = unit.entryIds.some((id) => d.entry(id)?.stack !== undefined);
 
   for (const run of d.runs.values()) {
     if (run.status === 'cancelled' || run.createdAt < testingSince) continue;
@@ -37,6 +41,12 @@ export function readProbes(d: Draft, unit: Unit, failed: TestRun, since: string)
     if (k === null) continue;
     const result: ProbeResult = isInFlight(run) ? 'pending' : run.status === 'passed' ? 'passed' : 'failed';
     if (run.kind === 'bisection' && run.unitId === unit.id && run.createdAt >= since && run.attempt === 0) {
+      // A stack's prefix that failed only on known flaky or quarantined tests is tested again (up to
+      // `flakyTestRetries` times), as any PR's run would be: a flake never names a culprit layer.
+      if (stack && result === 'failed' && classifyFailure(d, run, d.now) === 'flaky' && (forgiven.get(k) ?? 0) < flakyRetries) {
+        forgiven.set(k, (forgiven.get(k) ?? 0) + 1);
+        continue;
+      }
       if (result === 'pending') live.set(k, [...(live.get(k) ?? []), run]);
       // A pass is trusted over a failure of the same content (see prefix-evidence.ts).
       if (known.get(k) !== 'passed') {

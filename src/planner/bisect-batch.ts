@@ -6,7 +6,11 @@ import { bisectionOutcome, nextProbes, obsoleteProbes } from './batching/bisecti
 import { readProbes, type PrefixProbes } from './batch-probes.js';
 import type { Draft, Sink } from './draft.js';
 import { describeFailure } from './failure-reason.js';
+import { dropResultsWith } from './invalidation.js';
+import { placementIndex } from './placement.js';
 import { createRun } from './run-builder.js';
+import { wasOvertaken } from './suspicion.js';
+import { unitPriority } from './units.js';
 
 /**
  * Bisection of a batch whose failure is its own (queue-semantics.md, "Batching" rules 3-4): the
@@ -48,7 +52,16 @@ export function bisectBatch(s: Sink, unit: Unit, failed: TestRun, decide: boolea
     return;
   }
   if (!decide) return;
+  const overtaken = wasOvertaken(d.entry(unit.entryIds[0]!)!);
   if (outcome.kind === 'all_passed') {
+    if (overtaken) {
+      // PRs merged past it meanwhile are not in its prefix runs: a verdict, not a proof.
+      s.emit({ type: 'placeUnit', unit, index: placementIndex(d, unitPriority(d, unit), unit, true), seq: null });
+      const why = reason('retry_passed', 'its batch passed when retested in bisection (a flake), but pull requests merged past it meanwhile: it re-enters the queue at the tail');
+      for (const id of unit.entryIds) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: why, set: { testRunId: null, retriesUsed: 0, readyAt: d.nowIso } });
+      for (const id of unit.entryIds) dropResultsWith(s, id, why);
+      return;
+    }
     const proof = probes.runs.get(n)!;
     for (const id of unit.entryIds) {
       s.emit({
@@ -61,10 +74,10 @@ export function bisectBatch(s: Sink, unit: Unit, failed: TestRun, decide: boolea
     }
     return;
   }
-  split(s, unit, outcome.index, probes);
+  split(s, unit, outcome.index, probes, overtaken);
 }
 
-function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes): void {
+function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes, overtaken: boolean): void {
   const d = s.d;
   const ids = unit.entryIds.slice();
   const label = (id: string): string => `#${d.entry(id)!.prNumber}`;
@@ -75,26 +88,39 @@ function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes): void {
 
   if (cleared.length > 0) {
     const proof = probes.runs.get(i - 1)!;
-    const index = d.unitIndex().get(unit.id)!;
     for (const id of cleared) s.emit({ type: 'unplaceEntry', entryId: id });
     const seq = d.nextSeq;
-    s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: cleared, createdAt: d.nowIso }, index, seq });
-    const why = reason('bisection_cleared', `bisection: the batch up to ${label(cleared[cleared.length - 1]!)} passed; merging`);
-    for (const id of cleared) s.emit({ type: 'transition', entryId: id, to: 'TESTS_PASSED', reason: why, set: { testRunId: proof.id, retriesUsed: 0 } });
+    const part = { id: derivedId(d.base.id, 'unit', seq), entryIds: cleared, createdAt: d.nowIso };
+    const upTo = label(cleared[cleared.length - 1]!);
+    if (overtaken) {
+      // Pull requests merged past it meanwhile are not in its prefix runs: they cleared it, but
+      // prove nothing that lands now. It is tested again at the tail, kept together.
+      s.emit({ type: 'placeUnit', unit: part, index: placementIndex(d, unitPriority(d, part), part, false), seq });
+      const why = reason('retry_passed', `bisection: the batch up to ${upTo} passed, but pull requests merged past it meanwhile: it re-enters the queue at the tail`);
+      for (const id of cleared) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: why, set: { testRunId: null, retriesUsed: 0, readyAt: d.nowIso } });
+      // Its prefix runs may not prove it at the tail either.
+      for (const id of cleared) dropResultsWith(s, id, why);
+    } else {
+      s.emit({ type: 'placeUnit', unit: part, index: d.unitIndex().get(unit.id)!, seq });
+      const why = reason('bisection_cleared', `bisection: the batch up to ${upTo} passed; merging`);
+      for (const id of cleared) s.emit({ type: 'transition', entryId: id, to: 'TESTS_PASSED', reason: why, set: { testRunId: proof.id, retriesUsed: 0 } });
+    }
   }
 
   for (const id of rest) s.emit({ type: 'unplaceEntry', entryId: id });
-  if (d.entry(culprit)!.stack) {
-    // The members of a stack above the culprit hold its changes: they leave with it, naming it.
-    const why = reason('stack_member_failed', `bisection named ${label(culprit)} below it in its stack: it holds those changes, so it leaves too`);
-    for (const id of rest) s.emit({ type: 'transition', entryId: id, to: 'FAILED', reason: why, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });
-  }
+  // The members of the culprit's stack above it hold its changes: they wait, out of the queue, for
+  // its verdict (a flake rerun that passes brings them back with it; its failure takes them out).
+  const stackId = d.entry(culprit)!.stack?.id;
+  const above = rest.filter((id) => stackId !== undefined && d.entry(id)!.stack?.id === stackId);
+  const wait = reason('not_ready', `waiting for stack member ${label(culprit)}: bisection named it, and its failure is checked for a flake`);
+  for (const id of above) s.emit({ type: 'transition', entryId: id, to: 'NOT_READY', reason: wait, set: { testRunId: null, retriesUsed: 0, mergeIntent: null, readyAt: null } });
+  // The other entries go back to PENDING in order, to be batched again; a stack's members as one unit.
   let at = d.unitIndex().get(unit.id)! + 1;
   const back = reason('batch_split', `bisection named ${label(culprit)} ahead of it in its batch: back to PENDING to be batched again`);
-  for (const id of d.entry(culprit)!.stack ? [] : rest) {
+  for (const group of stackGroups(d, rest.filter((id) => !above.includes(id)))) {
     const seq = d.nextSeq;
-    s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: [id], createdAt: d.nowIso }, index: at++, seq });
-    s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: back, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });
+    s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: group, createdAt: d.nowIso }, index: at++, seq });
+    for (const id of group) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: back, set: { testRunId: null, retriesUsed: 0, mergeIntent: null } });
   }
 
   const f = describeFailure(d, failing);
@@ -106,6 +132,19 @@ function split(s: Sink, unit: Unit, i: number, probes: PrefixProbes): void {
     reason: reason('bisection_culprit', `bisection: ${first} (${f.text}); checking whether it was a flake`),
     set: { testRunId: failing.id, retriesUsed: 0 },
   });
+}
+
+/** Consecutive entries of one stack stay one unit; any other entry is a unit of its own. */
+function stackGroups(d: Draft, ids: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  let last: string | undefined;
+  for (const id of ids) {
+    const stack = d.entry(id)!.stack?.id;
+    if (stack !== undefined && stack === last) groups[groups.length - 1]!.push(id);
+    else groups.push([id]);
+    last = stack;
+  }
+  return groups;
 }
 
 /** When the unit's current bisection began; null when it is not being bisected. */

@@ -114,10 +114,17 @@ export class SuspectExclusion {
     if (!this.d.settings.canOptimisticallyMerge) return true;
     if (index - suspectIndex > this.d.settings.pendingFailureDepth) return true;
     // A failed batch is kept until bisection has split it: rebuilding without all of it would
-    // leave out its good PRs too, and rebuild once more when they come back.
-    if (isUnsplitBatch(suspect)) return false;
+    // leave out its good PRs too, and rebuild once more when they come back. Not one holding a
+    // stack: its bisection waits for the units ahead (suspects.ts), and a unit behind that kept it
+    // meanwhile would repeat its failure (docs/stacks.md, "When the unit fails").
+    if (isUnsplitBatch(suspect)) return holdsStack(this.d, suspect);
     return failureIsConfirmed(this.d, suspect);
   }
+}
+
+/** Whether a unit holds members of a stack (a stack unit, or a batch that took one in whole). */
+export function holdsStack(d: Draft, unit: Unit): boolean {
+  return unit.entryIds.some((id) => d.entry(id)?.stack !== undefined);
 }
 
 /** A suspect batch of several PRs, which bisection has yet to split (single mode keeps it, see above). */

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { parseSamples, valueOf } from '../metrics/exposition.js';
 import { SandboxService } from './sandbox-service.js';
 
@@ -93,4 +94,58 @@ test('a stack named by its PRs is refused, naming the field, when it leaves out 
   expect(res.status).toBe(400);
   expect(res.body.errors).toEqual([{ path: 'stack.prs', message: expect.stringContaining(`#${prs[2]}`) }]);
   expect((await svc.ok('getQueue', QUEUE)).body.enqueuedPullRequests).toEqual([]);
+});
+
+test('parallel mode: a chain lands with one CI run, and a PR on disjoint targets runs beside it and merges first', async () => {
+  const repo = { ...REPO, name: 'stacks-parallel' };
+  const queue = { repo, targetBranch: 'main' };
+  await svc.ok('createQueue', { ...queue, mode: 'parallel', concurrency: 4 });
+  const prs: { number: number; headSha: string }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const stackOn = prs.at(-1)?.number;
+    prs.push(await svc.openPull(repo, `layer ${i + 1}`, { bad: false, ciMinutes: 30, ...(stackOn ? { stackOn } : {}) }));
+  }
+  const other = await svc.openPull(repo, 'docs fix', { bad: false, ciMinutes: 10 });
+  await svc.ok('submitPullRequest', { ...queue, pr: { number: prs[2]!.number }, stack: { below: true } });
+  await svc.ok('submitPullRequest', { ...queue, pr: { number: other.number } });
+  const targets: [{ number: number; headSha: string }, string[]][] = [
+    [prs[0]!, ['//core:lib']],
+    [prs[1]!, ['//core:api']],
+    [prs[2]!, ['//web:app']],
+    [other, ['//docs:site']],
+  ];
+  for (const [pr, names] of targets) await svc.ok('setImpactedTargets', { ...queue, pr: { number: pr.number, sha: pr.headSha }, impactedTargets: names });
+  await svc.settle();
+  const runs = (await svc.ok('getMergeQueueTestingDetails', queue)).body.testRuns as { testedPullRequests: { prNumber: number }[] }[];
+  expect(runs.map((r) => r.testedPullRequests.map((p) => p.prNumber)).sort((a, b) => a.length - b.length)).toEqual([[other.number], prs.map((p) => p.number)]);
+
+  await svc.advanceMinutes(12);
+  expect(svc.sandbox.mergedInOrder(repo)).toEqual([other.number]);
+  await svc.advanceMinutes(25);
+  expect(svc.sandbox.mergedInOrder(repo)).toEqual([other.number, ...prs.map((p) => p.number)]);
+  expect(svc.sandbox.stats.testBranchesCreated).toBe(2);
+});
+
+test('a layer named by bisection on a flake is no culprit: its rerun passes and the whole chain lands', async () => {
+  const repo = { ...REPO, name: 'stacks-flaky' };
+  const queue = { repo, targetBranch: 'main' };
+  // A flaky test fails the repository's first two CI runs (the unit's run and its first prefix), then passes.
+  const tests = { repo, steadyTests: 3, flakyTests: [{ name: 'flaky test', rate: 0, script: [['failed', 'failed'], ['failed', 'failed']] }] };
+  expect((await request(svc.app).post('/sandbox/tests').set('x-api-token', svc.token).send(tests)).status).toBe(200);
+  await svc.ok('createQueue', { ...queue, concurrency: 2, flakeRetries: 1, bisectionConcurrency: 1, skipRetryOnRealFailure: false });
+  const prs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const stackOn = prs.at(-1);
+    prs.push((await svc.openPull(repo, `layer ${i + 1}`, { bad: false, ciMinutes: 10, ...(stackOn ? { stackOn } : {}) })).number);
+  }
+  await svc.ok('submitPullRequest', { ...queue, pr: { number: prs[2] }, stack: { below: true } });
+  let waited = false;
+  for (let minute = 0; minute < 120 && svc.sandbox.mergedInOrder(repo).length < 3; minute++) {
+    await svc.advanceMinutes(1);
+    const top = (await svc.ok('getSubmittedPullRequest', { ...queue, pr: { number: prs[2] } })).body;
+    if (top.state === 'NOT_READY' && /waiting for stack member/.test(top.reason.message)) waited = true;
+  }
+  expect(waited).toBe(true);
+  expect(svc.sandbox.mergedInOrder(repo)).toEqual(prs);
+  for (const n of prs) expect((await svc.ok('getSubmittedPullRequest', { ...queue, pr: { number: n } })).body.state).toBe('MERGED');
 });

@@ -1,36 +1,7 @@
-import type { TestRun } from '../../src/domain/run.js';
 import { measureQueue } from '../../src/metrics/queue-measures.js';
 import { submitPr } from './builders.js';
 import { Harness } from './harness.js';
-
-/**
- * Stacked pull requests (docs/stacks.md): #1 targets the queue's branch, #2 is based on #1's branch,
- * and so on. Queued together they are one unit: tested once, landed bottom up, bisected by prefixes.
- */
-function submitStack(h: Harness, prs: number[], opts: { notReady?: number[]; id?: string } = {}): void {
-  prs.forEach((n, i) => {
-    const notReady = opts.notReady?.includes(n);
-    h.q = submitPr(h.q, n, h.now, {
-      stack: { id: opts.id ?? 'stack-1', position: i + 1 },
-      readiness: { ...(i > 0 ? { doesBaseBranchMatch: false } : {}), ...(notReady ? { gitHubMergeability: 'NOT_MERGEABLE' as const, note: 'an approval is missing' } : {}) },
-    }).queue;
-  });
-  h.settle();
-}
-
-/** Plays CI: every live run that holds one of `bad` fails, every other passes, until none is left. */
-function playCi(h: Harness, bad: number[]): TestRun[] {
-  const all: TestRun[] = [];
-  for (let guard = 0; guard < 100; guard++) {
-    const live = h.liveRuns();
-    if (live.length === 0) return all;
-    for (const run of live) {
-      all.push(run);
-      h.report(run, run.prs.some((p) => bad.includes(p.prNumber)) ? 'failure' : 'success');
-    }
-  }
-  throw new Error('CI never settled');
-}
+import { playCi, submitStack } from './stack-harness.js';
 
 describe('stacked pull requests', () => {
   test('a 3-member stack is one unit, tested in one run with the top holding every member, and lands bottom up', () => {
@@ -61,14 +32,80 @@ describe('stacked pull requests', () => {
     }
   });
 
-  test('the PRs behind a stack are not blamed for its culprit and merge after the layers that passed', () => {
+  test('the PRs behind a stack being bisected are not blamed for its culprit and merge past it; the layers it cleared re-enter at the tail and land', () => {
     const h = new Harness({ concurrency: 3, bisectionConcurrency: 1, flakeRetries: 0 });
     submitStack(h, [1, 2, 3]);
     h.submit(9);
     playCi(h, [2]);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 9]);
+    // #9 was tested without the failed stack: it does not wait for the stack's bisection rounds.
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 1]);
+    expect(h.entry(1).history.map((t) => t.reason.code)).toEqual(expect.arrayContaining(['overtaken', 'retry_passed']));
+    // #1's proof was built once #9 had merged: it tested #1 on top of it.
+    expect(h.mergesAtBuild.get(h.merges[1]!.runId!)).toBe(1);
+    expect(h.state(2)).toBe('FAILED');
     expect(h.state(3)).toBe('FAILED');
     expect(h.entry(3).reason?.code).toBe('stack_member_failed');
+  });
+
+  test('a layer that bisection names but whose flake rerun passes is no culprit: the layers above wait for it and the stack lands whole', () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
+    submitStack(h, [1, 2, 3, 4]);
+    // The unit's run and the prefix 1..2 fail (flakes); the prefix 1..1 passes.
+    h.report(h.liveRuns()[0]!, 'failure');
+    const flaked = new Set<string>();
+    for (let guard = 0; guard < 50 && h.liveRuns().length > 0; guard++) {
+      for (const run of h.liveRuns()) {
+        const prs = h.prsOf(run);
+        const flake = run.kind === 'bisection' && prs.join() === '1,2' && !flaked.has('p2');
+        if (flake) flaked.add('p2');
+        if (run.kind === 'main' && prs.join() === '2') {
+          // While #2's rerun is under way the layers above are out of the queue, waiting for it.
+          expect([h.state(3), h.state(4)]).toEqual(['NOT_READY', 'NOT_READY']);
+          expect(h.entry(3).reason?.message).toMatch(/waiting for stack member #2/);
+          flaked.add('rerun');
+        }
+        h.report(run, flake ? 'failure' : 'success');
+      }
+    }
+    expect([...flaked]).toEqual(['p2', 'rerun']);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 4]);
+    expect(h.q.entries.filter((e) => e.reason?.code === 'stack_member_failed')).toEqual([]);
+  });
+
+  test("a prefix of a stack that fails only on a known flaky test is tested again, not taken as the culprit's failure", () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStack(h, [1, 2, 3]);
+    const real = [{ testCaseId: 't3', name: 'test of #3', knownFlaky: false, quarantined: false }];
+    const flaky = [{ testCaseId: 'f', name: 'flaky test', knownFlaky: true, quarantined: false }];
+    let flaked = 0;
+    for (let guard = 0; guard < 50 && h.liveRuns().length > 0; guard++) {
+      for (const run of h.liveRuns()) {
+        const holdsBad = h.prsOf(run).includes(3);
+        const flake = !holdsBad && run.kind === 'bisection' && flaked === 0;
+        if (flake) flaked++;
+        if (holdsBad || flake) {
+          h.testResults(run, holdsBad ? real : flaky);
+          h.report(run, 'failure');
+        } else {
+          h.report(run, 'success');
+        }
+      }
+    }
+    expect(flaked).toBe(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2]);
+    expect(h.entry(3).reason?.code).toBe('tests_failed');
+    // Bisection named #3 once and only #3: the flaky prefix named no layer below it.
+    const named = h.q.entries.filter((e) => e.history.some((t) => t.reason.code === 'bisection_culprit')).map((e) => e.prNumber);
+    expect(named).toEqual([3]);
+  });
+
+  test('a layer named by bisection whose rerun fails too is the culprit: the layers above then leave naming it', () => {
+    const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
+    submitStack(h, [1, 2, 3]);
+    playCi(h, [2]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+    expect(h.entry(2).reason?.code).toBe('tests_failed');
+    expect(h.entry(3).reason).toEqual({ code: 'stack_member_failed', message: expect.stringContaining('#2') as string });
   });
 
   test('cancelling layer 2 of 4 while the unit tests takes 2-4 out, and layer 1 is tested again alone', () => {
@@ -120,7 +157,7 @@ describe('stacked pull requests', () => {
     expect(h.merges.map((m) => m.prNumber)).toEqual(prs);
   });
 
-  test('with batching on, a stack is never split into batches with other PRs', () => {
+  test('with batching on, a stack due on its own is one batch, never split, and the PR behind it follows', () => {
     const h = new Harness({ concurrency: 2, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 });
     submitStack(h, [1, 2, 3]);
     h.submit(7);
@@ -129,5 +166,38 @@ describe('stacked pull requests', () => {
     expect(contents[0]).toEqual([1, 2, 3]);
     playCi(h, []);
     expect(h.merges.map((m) => m.prNumber)).toEqual([1, 2, 3, 7]);
+  });
+});
+
+describe('stacked pull requests in parallel mode', () => {
+  /** Members submitted with their impacted targets; the unit is placed once the last one is in. */
+  function submitStackWithTargets(h: Harness, targets: string[][]): void {
+    targets.forEach((t, i) => {
+      h.submit(i + 1, { targets: t, stack: { id: 'stack-p', position: i + 1 }, readiness: i > 0 ? { doesBaseBranchMatch: false } : {} });
+    });
+  }
+
+  test("a stack's impacted targets are the union of its members': one run for the stack, a PR on disjoint targets runs beside it, one on a member's target behind it", () => {
+    const h = new Harness({ mode: 'parallel', concurrency: 4 });
+    submitStackWithTargets(h, [['a'], ['b']]);
+    h.submit(9, { targets: ['c'] });
+    h.submit(8, { targets: ['b'] });
+    const contents = h.liveRuns().map((r) => h.prsOf(r));
+    expect(contents).toEqual(expect.arrayContaining([[1, 2], [9], [1, 2, 8]]));
+    expect(contents).toHaveLength(3);
+    playCi(h, []);
+    expect(h.merges.map((m) => m.prNumber).sort()).toEqual([1, 2, 8, 9]);
+    expect(new Set(h.merges.filter((m) => m.prNumber <= 2).map((m) => m.runId)).size).toBe(1);
+  });
+
+  test('in parallel mode a failing stack does not hold a PR on disjoint targets', () => {
+    const h = new Harness({ mode: 'parallel', concurrency: 4, bisectionConcurrency: 1, flakeRetries: 0 });
+    submitStackWithTargets(h, [['a'], ['b'], ['a']]);
+    h.submit(9, { targets: ['c'] });
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '9')!, 'success');
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9]);
+    playCi(h, [2]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 1]);
+    expect(h.entry(3).reason?.code).toBe('stack_member_failed');
   });
 });

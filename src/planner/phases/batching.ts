@@ -8,9 +8,10 @@ import type { Draft, Sink } from '../draft.js';
 
 /**
  * Batch formation (queue-semantics.md, "Batching" rule 1). An entry that becomes ready takes its
- * place in queue order as a unit of its own; while batching is on it waits there, untested, until
- * `formBatches` puts it into a batch. A batch of several entries replaces their single units by one
- * unit at the place of the first (they are consecutive, so queue order does not change); every
+ * place in queue order as a unit of its own (a stack's members as one unit, kept whole); while
+ * batching is on it waits there, untested, until `formBatches` puts it into a batch. A batch of
+ * several units replaces them by one unit at the place of the first (they are consecutive, so queue
+ * order does not change); every
  * member records the decision (`batched`), which is what tells a formed batch of one from an entry
  * still waiting.
  *
@@ -34,11 +35,16 @@ export function batchingOn(settings: QueueSettings): boolean {
   return settings.batch && settings.batchingMinSize > 1;
 }
 
-/** A single-entry unit whose entry is ready, untested and not yet in a batch. */
+/**
+ * A unit whose entries are ready, untested and not yet in a batch: a single entry, or a stack (kept
+ * whole: a batch takes all of it or none, see formBatches).
+ */
 export function awaitsBatch(d: Draft, unit: Unit): boolean {
-  if (!batchingOn(d.settings) || unit.entryIds.length !== 1) return false;
-  const e = d.entry(unit.entryIds[0]!);
-  return !!e && isUnbatched(e);
+  if (!batchingOn(d.settings) || unit.entryIds.length === 0) return false;
+  return unit.entryIds.every((id) => {
+    const e = d.entry(id);
+    return !!e && isUnbatched(e);
+  });
 }
 
 function isUnbatched(e: Entry): boolean {
@@ -61,8 +67,14 @@ function batchesDue(d: Draft): { start: FormedBatch[]; nextDueAt: Date | null } 
   };
   for (const unit of d.units) {
     if (awaitsBatch(d, unit)) {
-      const e = d.entry(unit.entryIds[0]!)!;
-      segment.push({ id: e.id, noBatch: e.noBatch, readyAt: new Date(e.readyAt ?? d.nowIso) });
+      const entries = d.unitEntries(unit);
+      const readyAt = Math.min(...entries.map((e) => Date.parse(e.readyAt ?? d.nowIso)));
+      segment.push({
+        id: entries[0]!.id,
+        ...(entries.length > 1 ? { entryIds: unit.entryIds.slice() } : {}),
+        noBatch: entries.some((e) => e.noBatch),
+        readyAt: new Date(readyAt),
+      });
     } else {
       flush(false);
     }
@@ -75,18 +87,23 @@ const TRIGGER_TEXT: Record<BatchTrigger, string> = {
   max_wait: 'its oldest entry waited batchingMaxWaitTimeMinutes',
   no_batch: 'noBatch: it is tested on its own',
   before_no_batch: 'nothing can join it: units behind it are already in the queue',
+  whole_unit: 'a stack larger than a batch may grow: tested on its own',
+  before_whole_unit: 'the stack behind it would make it larger than a batch may grow',
 };
 
 function placeBatch(s: Sink, batch: FormedBatch): void {
   const d = s.d;
   const ids = batch.entryIds;
-  if (ids.length > 1) {
+  const own = d.unitOfEntry(ids[0]!);
+  const alreadyOne = own !== undefined && own.entryIds.length === ids.length && own.entryIds.every((id, i) => id === ids[i]);
+  if (ids.length > 1 && !alreadyOne) {
     const index = d.unitIndex().get(d.unitOfEntry(ids[0]!)!.id)!;
     for (const id of ids) s.emit({ type: 'unplaceEntry', entryId: id });
     const seq = d.nextSeq;
     s.emit({ type: 'placeUnit', unit: { id: derivedId(d.base.id, 'unit', seq), entryIds: ids.slice(), createdAt: d.nowIso }, index, seq });
   }
   const members = ids.map((id) => `#${d.entry(id)!.prNumber}`).join(', ');
-  const text = ids.length > 1 ? `batched as ${members} (${TRIGGER_TEXT[batch.trigger]})` : `a batch of one (${TRIGGER_TEXT[batch.trigger]})`;
+  const text =
+    ids.length === 1 ? `a batch of one (${TRIGGER_TEXT[batch.trigger]})` : alreadyOne ? `a batch of its own (${TRIGGER_TEXT[batch.trigger]})` : `batched as ${members} (${TRIGGER_TEXT[batch.trigger]})`;
   for (const id of ids) s.emit({ type: 'transition', entryId: id, to: 'PENDING', reason: reason('batched', text) });
 }

@@ -5,7 +5,7 @@ import { isInFlight, type TestRun } from '../../domain/run.js';
 import type { Draft, Sink } from '../draft.js';
 import { isLanding, restartUnit } from '../invalidation.js';
 import { isLiveOrPassed } from '../run-status.js';
-import { SuspectExclusion, isUnsplitBatch, wasOvertaken } from '../suspicion.js';
+import { SuspectExclusion, holdsStack, isUnsplitBatch, wasOvertaken } from '../suspicion.js';
 import { decidingRun, isLanded, isRemoved, isSuspect } from '../units.js';
 import type { DependencyGraph } from '../parallel/dependency-graph.js';
 import { graphForMerging } from '../queue-graph.js';
@@ -29,6 +29,8 @@ export function decideMerges(s: Sink): void {
   const hold = holdOf(d);
   const units = d.units.slice();
   const lands = new Uint8Array(units.length);
+  // Stacks being bisected that the walk went past: overtaken once a unit behind them lands.
+  const passedStacks: Unit[] = [];
   for (let k = 0; k < units.length; k++) {
     const unit = units[k]!;
     if (isLanding(d, unit)) {
@@ -39,7 +41,10 @@ export function decideMerges(s: Sink): void {
     const direct = !proof && canMergeDirectly(d, unit);
     if (!proof && !direct) {
       if (graph) continue;
-      if (leftBehind(d, unit, k)) continue;
+      if (leftBehind(d, unit, k)) {
+        if (isUnsplitBatch(unit)) passedStacks.push(unit);
+        continue;
+      }
       return;
     }
     // Asked only of a unit with a proof: the graph is scanned only as far as its questions reach.
@@ -50,6 +55,7 @@ export function decideMerges(s: Sink): void {
       return;
     }
     if (proof) proofIds.add(proof.id);
+    for (const stack of passedStacks.splice(0)) markOvertaken(s, stack, d.unitEntries(unit).map((e) => `#${e.prNumber}`).join(', '));
     land(s, unit, proof, proofIds, graph && { graph, index: k });
     lands[k] = 1;
   }
@@ -61,8 +67,11 @@ export function decideMerges(s: Sink): void {
  * the tail (rule 6), a failure removes it, and a re-admission retests it on what has landed.
  */
 function leftBehind(d: Draft, unit: Unit, k: number): boolean {
-  // A batch being bisected holds them: its prefix runs are what its cleared PRs merge on.
-  return isSuspect(d, unit) && !isUnsplitBatch(unit) && new SuspectExclusion(d).excludes(unit, k, k + 1);
+  // A batch being bisected holds them: its prefix runs are what its cleared PRs merge on. Not a
+  // stack: its bisection waits for the units ahead and takes a CI run per round, which held every
+  // merge behind it (bench:queue's stacks); once overtaken, what it clears re-enters at the tail.
+  if (!isSuspect(d, unit) || (isUnsplitBatch(unit) && !holdsStack(d, unit))) return false;
+  return new SuspectExclusion(d).excludes(unit, k, k + 1);
 }
 
 /** The suspects ahead of the unit at `k` (in single mode, the ones the merge walk went past). */
@@ -80,7 +89,7 @@ function markOvertaken(s: Sink, suspect: Unit, label: string): void {
       type: 'transition',
       entryId: e.id,
       to: e.state,
-      reason: reason('overtaken', `${label}, tested without it, merged past it: if its rerun passes it re-enters the queue at the tail`),
+      reason: reason('overtaken', `${label}, tested without it, merged past it: ${suspect.entryIds.length > 1 ? 'what its bisection clears' : 'if its rerun passes it'} re-enters the queue at the tail`),
     });
   }
 }
@@ -208,8 +217,10 @@ function dropResultsLacking(s: Sink, unit: Unit, proofIds: ReadonlySet<string>, 
     const suspect = passed.find((u) => run.prs.some((p) => p.entryId === u.entryIds[0]));
     if (suspect) {
       // Single mode, a suspect the walk went past: nothing tested with it before can prove it any
-      // more. Its rerun goes on, but only to say whether it re-enters at the tail.
+      // more. Its rerun goes on, but only to say whether it re-enters at the tail; so do the
+      // prefix runs of a stack being bisected.
       if (isInFlight(run) && decidingRun(d, suspect) === run) markOvertaken(s, suspect, label);
+      else if (run.kind === 'bisection' && run.unitId === suspect.id) continue;
       else if (!proofIds.has(run.id)) s.emit({ type: 'cancelRun', runId: run.id, reason: `${label} merged past it` });
       continue;
     }

@@ -6,6 +6,7 @@ import type { Draft, Sink } from '../draft.js';
 import { dropResultsWith, isLanding, restartUnit } from '../invalidation.js';
 import { placementIndex } from '../placement.js';
 import { notReadyBecause, readinessLost } from '../readiness.js';
+import { isLanded } from '../units.js';
 
 /**
  * Stacked pull requests (docs/stacks.md): the members of a stack queued together, bottom up, are one
@@ -90,23 +91,51 @@ function placeWhenReady(s: Sink, members: Entry[]): void {
     return;
   }
   const active = members.filter((e) => isActive(e.state));
-  const placedUnit = active.map((e) => d.unitOfEntry(e.id)).find((u) => u !== undefined);
+  const lowest = Math.min(...waiting.map((e) => e.stack!.position));
+  const below = active.filter((e) => e.stack!.position < lowest);
+  // Members that bisection took out above the culprit wait for its verdict: they come back once
+  // it has landed, or its flake rerun passed and it re-entered the queue (`retry_passed`).
+  if (waiting.some(leftAFailedUnit) && below.some((e) => !isLanded(e) && e.reason?.code !== 'retry_passed')) return;
+  // They join the unit of the highest member placed below them (a cleared part below it lands on its own).
+  const placed = below.filter((e) => d.unitOfEntry(e.id) !== undefined);
+  const placedUnit = placed.length > 0 ? d.unitOfEntry(placed[placed.length - 1]!.id) : undefined;
   if (placedUnit && isLanding(d, placedUnit)) return; // joins once its landing is recorded
   const seq = d.nextSeq;
-  const unit = { id: derivedId(d.base.id, 'unit', seq), entryIds: active.filter((e) => e.state !== 'MERGED').map((e) => e.id), createdAt: d.nowIso };
+  const waitingIds = waiting.map((e) => e.id);
+  const unit = { id: derivedId(d.base.id, 'unit', seq), entryIds: placedUnit ? joined(d, placedUnit.entryIds, waitingIds) : waitingIds, createdAt: d.nowIso };
   let index: number;
   if (placedUnit) {
     index = d.unitIndex().get(placedUnit.id)!;
-    const grown = reason('ready', `its stack grew to ${unit.entryIds.length} members: tested again as one unit`);
+    const size = unit.entryIds.filter((id) => d.entry(id)!.stack?.id === members[0]!.stack!.id).length;
+    const grown = reason('ready', `its stack grew to ${size} members: tested again as one unit`);
     restartUnit(s, placedUnit, grown);
-    for (const e of active) dropResultsWith(s, e.id, grown);
+    for (const id of placedUnit.entryIds) dropResultsWith(s, id, grown);
     for (const id of placedUnit.entryIds) s.emit({ type: 'unplaceEntry', entryId: id });
   } else {
-    index = placementIndex(d, Math.min(...active.map((e) => e.priorityValue)), unit, false);
+    index = placementIndex(d, Math.min(...waiting.map((e) => e.priorityValue)), unit, false);
   }
   s.emit({ type: 'placeUnit', unit, index, seq });
-  const ready = reason('ready', `ready with its stack (${active.map((e) => `#${e.prNumber}`).join(', ')}): waiting for a test run`);
+  const ready = reason('ready', `ready with its stack (${active.filter((e) => unit.entryIds.includes(e.id)).map((e) => `#${e.prNumber}`).join(', ')}): waiting for a test run`);
   for (const e of waiting) {
     s.emit({ type: 'transition', entryId: e.id, to: 'PENDING', reason: ready, set: { readyAt: d.nowIso, testRunId: null, retriesUsed: 0 } });
   }
+}
+
+/** The unit's entries with the waiting members inserted right after the last member of their stack. */
+function joined(d: Draft, unitIds: readonly string[], waitingIds: readonly string[]): string[] {
+  const stack = d.entry(waitingIds[0]!)!.stack!.id;
+  let after = -1;
+  unitIds.forEach((id, i) => {
+    if (d.entry(id)?.stack?.id === stack) after = i;
+  });
+  return [...unitIds.slice(0, after + 1), ...waitingIds, ...unitIds.slice(after + 1)];
+}
+
+/** Whether the member was taken out of a failed unit (bisection named a culprit below it). */
+function leftAFailedUnit(e: Entry): boolean {
+  for (let i = e.history.length - 1; i >= 0; i--) {
+    const state = e.history[i]!.state;
+    if (state !== 'NOT_READY') return state === 'PENDING_FAILURE';
+  }
+  return false;
 }

@@ -12,7 +12,7 @@ import { containsEntry } from '../run-status.js';
 import { bisectBatch } from '../bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from '../units.js';
 import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from '../test-results.js';
-import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, wasOvertaken } from '../suspicion.js';
+import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, holdsStack, wasOvertaken } from '../suspicion.js';
 import type { Draft } from '../draft.js';
 import type { Entry } from '../../domain/entry.js';
 
@@ -107,11 +107,11 @@ export function resolveSuspects(s: Sink): void {
     if (unit.entryIds.length > 1) {
       // A batch is bisected rather than rerun whole (the bisection sorts out flakes of its own). In
       // single mode its prefixes are tested at once, on top of the PRs ahead as its own run was
-      // (speculation, rule 1); what they name waits until those PRs are resolved. A stack waits
-      // instead: every layer holds the ones below it, so its prefixes would each repeat the failure
-      // ahead of it (a run per layer for each failure ahead, which bench:queue's stacks showed).
-      const stack = d.entry(unit.entryIds[0]!)?.stack !== undefined;
-      if (!unresolved || (d.settings.mode !== 'parallel' && !stack)) bisectBatch(s, unit, run, !unresolved);
+      // (speculation, rule 1); what they name waits until those PRs are resolved. A stack (or a
+      // batch holding one) waits instead: every layer holds the ones below it, so its prefixes would
+      // each repeat the failure ahead of it (a run per layer for each failure ahead, which
+      // bench:queue's stacks showed).
+      if (!unresolved || (d.settings.mode !== 'parallel' && !holdsStack(d, unit))) bisectBatch(s, unit, run, !unresolved);
       continue;
     }
     // A failed test not known flaky is a real failure: no rerun is spent on ruling out a flake.

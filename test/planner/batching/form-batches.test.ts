@@ -19,6 +19,43 @@ const batching = (batchingMinSize: number, batchingMaxWaitTimeMinutes = 5): Batc
   batchingMaxWaitTimeMinutes,
 });
 
+/** A stack of `n` entries kept whole (`s1`, `s2`, ...), ready at minute 0. */
+function stack(name: string, n: number): BatchCandidate {
+  const entryIds = Array.from({ length: n }, (_, i) => `${name}${i + 1}`);
+  return { id: entryIds[0]!, entryIds, noBatch: false, readyAt: minutes(0) };
+}
+
+describe('formBatches keeps a stack whole (size 4, up to 6 for a stack)', () => {
+  const cases: [string, BatchCandidate[], { entryIds: string[]; trigger: string }[], string[]][] = [
+    ['a stack of 3 after one entry fills a batch of 4', [...queue(['a', 0]), stack('s', 3)], [{ entryIds: ['a', 's1', 's2', 's3'], trigger: 'full' }], []],
+    ['a stack of 4 after two entries: a batch of 6', [...queue(['a', 0], ['b', 0]), stack('s', 4)], [{ entryIds: ['a', 'b', 's1', 's2', 's3', 's4'], trigger: 'full' }], []],
+    [
+      'a stack of 4 after three entries: the three start without it',
+      [...queue(['a', 0], ['b', 0], ['c', 0]), stack('s', 4)],
+      [
+        { entryIds: ['a', 'b', 'c'], trigger: 'before_whole_unit' },
+        { entryIds: ['s1', 's2', 's3', 's4'], trigger: 'full' },
+      ],
+      [],
+    ],
+    [
+      'a stack of 7: a batch of its own, the entry ahead starts alone, the one behind waits',
+      [...queue(['a', 0]), stack('s', 7), ...queue(['b', 0])],
+      [
+        { entryIds: ['a'], trigger: 'before_whole_unit' },
+        { entryIds: ['s1', 's2', 's3', 's4', 's5', 's6', 's7'], trigger: 'whole_unit' },
+      ],
+      ['b'],
+    ],
+    ['a stack of 2 waits at the tail like its entries', [stack('s', 2)], [], ['s1', 's2']],
+  ];
+  it.each(cases)('%s', (_name, candidates, start, waiting) => {
+    const result = formBatches(candidates, batching(4, 5), minutes(1));
+    expect(result.start).toEqual(start);
+    expect(result.waiting).toEqual(waiting);
+  });
+});
+
 describe('formBatches', () => {
   it('starts a full batch at once, without waiting', () => {
     const result = formBatches(queue(['a', 0], ['b', 0], ['c', 0]), batching(3), minutes(0));
