@@ -1,0 +1,112 @@
+import { Harness } from './harness.js';
+
+/**
+ * Restart budgets (docs/queue-rules.md, "Restart budgets"; src/planner/phases/restart-budget.ts):
+ * a PR restarted as a bystander more than `restartBudgets.bystander` times is held, and a run that
+ * ended in a CI error is retried `restartBudgets.infrastructure` times, then its PR is held.
+ */
+describe('restart budgets', () => {
+  /** Four PRs ahead of #20 that each fail their own run: #20 is restarted once per failure. */
+  function bystander(settings = {}) {
+    const h = new Harness({ concurrency: 5, flakeRetries: 0, ...settings });
+    for (const n of [10, 11, 12, 13]) h.submit(n);
+    h.submit(20);
+    return h;
+  }
+
+  test('a bystander is retested after 3 restarts and held at the 4th, naming the culprits', () => {
+    const h = bystander();
+    h.fail(10);
+    h.fail(11);
+    h.fail(12);
+    expect(h.state(20)).toBe('TESTING');
+    h.fail(13);
+    const e = h.entry(20);
+    expect(e.state).toBe('NOT_READY');
+    expect(e.reason?.code).toBe('restart_budget');
+    expect(e.reason?.message).toMatch(/held: restarted 4 times as a bystander by #10, #11, #12, #13 \(budget 3\)/);
+    expect(e.hold).toMatchObject({ code: 'restart_budget', cause: 'bystander', culpritPrNumbers: [10, 11, 12, 13] });
+    // Not retested again while nothing changes.
+    const runs = h.q.runs.length;
+    h.advance(60);
+    expect(h.q.runs.length).toBe(runs);
+    expect(h.state(20)).toBe('NOT_READY');
+  });
+
+  test('the budget is a setting: bystander 1 holds at the 2nd restart; a person restart lifts the hold and starts the count afresh', () => {
+    const h = bystander({ restartBudgets: { bystander: 1, infrastructure: 2 } });
+    h.fail(10);
+    expect(h.state(20)).toBe('TESTING');
+    h.fail(11);
+    expect([12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
+    h.restart(12);
+    h.restart(20);
+    expect(h.order()).toEqual([12, 20]);
+    expect(h.entry(20).hold).toBeNull();
+    h.fail(12);
+    expect(h.state(20)).toBe('TESTING');
+    expect(h.state(13)).toBe('NOT_READY');
+  });
+
+  test('the hold lifts when something merges', () => {
+    const h = bystander({ restartBudgets: { bystander: 0, infrastructure: 2 } });
+    h.fail(10);
+    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY', 'NOT_READY']);
+    expect(h.liveRuns()).toEqual([]);
+    h.submit(30);
+    h.pass(30);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([30]);
+    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
+  });
+
+  test("a person's restarts and flake reruns are no bystander restarts", () => {
+    const h = new Harness({ concurrency: 1, restartBudgets: { bystander: 0, infrastructure: 2 } });
+    h.submit(1);
+    h.restart(1);
+    h.restart(1);
+    h.fail(1); // a flake rerun (flakeRetries 1)
+    expect(h.state(1)).toBe('PENDING_FAILURE');
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+  });
+
+  test('a CI error is retried twice (infrastructure_retry), then the PR is held with the CI\'s words; the PRs behind merge', () => {
+    const h = new Harness({ concurrency: 2 });
+    h.submit(1);
+    h.submit(2);
+    h.report(h.runOf(1), 'error');
+    expect(h.entry(1).reason?.code).toBe('infrastructure_retry');
+    expect(h.entry(1).reason?.message).toMatch(/CI errored \(ci: error\): retry 1 of 2/);
+    h.report(h.runOf(1), 'error');
+    expect(h.entry(1).reason?.message).toMatch(/retry 2 of 2/);
+    const runsOf1 = () => h.q.runs.filter((r) => r.prs.at(-1)?.prNumber === 1).length;
+    expect(runsOf1()).toBe(3);
+    h.report(h.runOf(1), 'error');
+    const e = h.entry(1);
+    expect(e.state).toBe('NOT_READY');
+    expect(e.reason?.code).toBe('restart_budget');
+    expect(e.reason?.message).toMatch(/held: CI errored on 3 run\(s\) in a row \(ci: error\)/);
+    expect(e.hold).toMatchObject({ code: 'restart_budget', cause: 'infrastructure' });
+    expect(e.history.some((t) => t.state === 'FAILED')).toBe(false);
+    expect(runsOf1()).toBe(3);
+    h.pass(2);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([2]);
+    // Something merged: the hold lifts and #1 is tested again, with a fresh budget.
+    expect(h.state(1)).toBe('TESTING');
+  });
+
+  test('infrastructure budget 0: held at the first CI error', () => {
+    const h = new Harness({ concurrency: 1, restartBudgets: { bystander: 3, infrastructure: 0 } });
+    h.submit(1);
+    h.report(h.runOf(1), 'error');
+    expect(h.state(1)).toBe('NOT_READY');
+    expect(h.entry(1).reason?.code).toBe('restart_budget');
+  });
+
+  test('a real test failure is no CI error: it fails as before', () => {
+    const h = new Harness({ concurrency: 1, flakeRetries: 0 });
+    h.submit(1);
+    h.fail(1);
+    expect(h.state(1)).toBe('FAILED');
+  });
+});
