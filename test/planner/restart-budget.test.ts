@@ -1,3 +1,4 @@
+import { recordTargetHead } from '../../src/planner/index.js';
 import { Harness } from './harness.js';
 
 /**
@@ -17,6 +18,8 @@ describe('restart budgets', () => {
   test('a bystander is retested after 3 restarts and held at the 4th, naming the culprits', () => {
     const h = bystander();
     h.fail(10);
+    // A PR behind it that was restarted fewer times stays in queue order.
+    h.submit(21, { priority: 'low' });
     h.fail(11);
     h.fail(12);
     expect(h.state(20)).toBe('TESTING');
@@ -26,36 +29,53 @@ describe('restart budgets', () => {
     expect(e.reason?.code).toBe('restart_budget');
     expect(e.reason?.message).toMatch(/held: restarted 4 times as a bystander by #10, #11, #12, #13 \(budget 3\)/);
     expect(e.hold).toMatchObject({ code: 'restart_budget', cause: 'bystander', culpritPrNumbers: [10, 11, 12, 13] });
+    expect(h.state(21)).toBe('TESTING');
     // Not retested again while nothing changes.
     const runs = h.q.runs.length;
     h.advance(60);
     expect(h.q.runs.length).toBe(runs);
     expect(h.state(20)).toBe('NOT_READY');
+    // Something merged: the hold lifts.
+    h.pass(21);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([21]);
+    expect(h.state(20)).toBe('TESTING');
   });
 
   test('the budget is a setting: bystander 1 holds at the 2nd restart; a person restart lifts the hold and starts the count afresh', () => {
     const h = bystander({ restartBudgets: { bystander: 1, infrastructure: 2 } });
     h.fail(10);
+    h.submit(21, { priority: 'low' });
     expect(h.state(20)).toBe('TESTING');
     h.fail(11);
-    expect([12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
+    expect([12, 13, 20, 21].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY', 'TESTING']);
     h.restart(12);
     h.restart(20);
-    expect(h.order()).toEqual([12, 20]);
     expect(h.entry(20).hold).toBeNull();
+    // Not urgent: they go behind #21, which is testing.
+    expect(h.order()).toEqual([21, 12, 20]);
     h.fail(12);
     expect(h.state(20)).toBe('TESTING');
     expect(h.state(13)).toBe('NOT_READY');
   });
 
-  test('the hold lifts when something merges', () => {
-    const h = bystander({ restartBudgets: { bystander: 0, infrastructure: 2 } });
+  test('the hold lifts when the target head changes', () => {
+    // #10 stays in queue order as a suspect while its flake rerun runs.
+    const h = bystander({ flakeRetries: 1, restartBudgets: { bystander: 0, infrastructure: 2 } });
     h.fail(10);
+    expect(h.state(10)).toBe('PENDING_FAILURE');
     expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY', 'NOT_READY']);
-    expect(h.liveRuns()).toEqual([]);
+    h.q = recordTargetHead(h.q, 'pushed-by-someone', h.now);
+    h.settle();
+    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
+  });
+
+  test('a held bystander is tested again once no other pull request is left in queue order', () => {
+    const h = bystander({ restartBudgets: { bystander: 0, infrastructure: 2 } });
     h.submit(30);
-    h.pass(30);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([30]);
+    h.fail(10);
+    expect(h.state(20)).toBe('NOT_READY');
+    h.fail(30);
+    expect(h.q.units).toHaveLength(4);
     expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
   });
 

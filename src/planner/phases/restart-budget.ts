@@ -16,7 +16,8 @@ import { failingChecks } from '../verdict.js';
  * - a run that ended in a CI error is retried `restartBudgets.infrastructure` times
  *   (`infrastructure_retry`), then its PR is held (`restart_budget`) with the CI's words.
  * The hold lifts as the spin guard's does (restart-loop.ts): when the target head changes (something
- * merged) or the queue's settings do, or when a person restarts or submits the PR again; its budgets
+ * merged) or the queue's settings do, or when a person restarts or submits the PR again; a
+ * bystander's also once no PR is left in queue order (none could break its run again). Its budgets
  * then start afresh.
  */
 export function guardRestartBudgets(s: Sink): void {
@@ -30,7 +31,7 @@ export function guardRestartBudgets(s: Sink): void {
     const named = culprits.length > 0 ? ` by ${culprits.map((n) => `#${n}`).join(', ')}` : '';
     const message =
       `held: restarted ${restarts.length} times as a bystander${named} (budget ${budget}); ` +
-      "no new test run until something merges, the queue's settings change, or someone restarts or submits it again";
+      "no new test run until something merges, no other pull request is left in the queue, the queue's settings change, or someone restarts or submits it again";
     hold(s, e, { cause: 'bystander', message, culpritPrNumbers: culprits });
   }
 }

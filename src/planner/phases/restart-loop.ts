@@ -84,5 +84,7 @@ function mostFrequent(reasons: readonly Reason[]): Reason {
 
 function holdOutlived(hold: EntryHold, d: Draft): boolean {
   if (hold.untilPerson) return false;
-  return d.base.targetSha !== hold.targetSha || settingsKey(d.settings) !== hold.settingsKey;
+  if (d.base.targetSha !== hold.targetSha || settingsKey(d.settings) !== hold.settingsKey) return true;
+  // A bystander held past its budget: with no PR left in queue order, none can break its run again.
+  return hold.code === 'restart_budget' && hold.cause === 'bystander' && d.units.length === 0;
 }
