@@ -30,6 +30,8 @@ export function watchStorm(s: Sink): void {
     byId.set(run.id, end);
   }
   const ends = [...byId.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.runId < b.runId ? -1 : 1)).slice(-Math.max(2 * settings.runs, 20));
+  // Nothing to remember yet: the document stays as it is (queues written before storms were watched too).
+  if (prev === undefined && ends.length === 0 && !d.storm) return;
   const watch: StormWatch = { targetSha, ends };
   const storm = stormOf(ends, settings, d.storm?.since ?? null, d.nowIso);
   if (JSON.stringify(watch) === JSON.stringify(prev ?? null) && JSON.stringify(storm) === JSON.stringify(d.storm ?? null)) return;
