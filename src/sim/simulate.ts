@@ -23,6 +23,7 @@ import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
 import { StackRelease, type Landing, type Standing } from './stack-release.js';
+import { ChronicResubmits } from './chronic.js';
 
 export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'monorepo' };
 const BRANCH = 'main';
@@ -130,6 +131,8 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   const tested = new TestedPrs(sandbox);
   const etas = new EtaRecorder();
   const release = new StackRelease(input.landing ?? 'unit');
+  const chronic = new ChronicResubmits(prs, scenario.chronic?.resubmits ?? 0);
+  let again: SubmitInput[] = [];
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -147,6 +150,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
       minutesOf(time.nextTimerAt()),
       minutesOf(engine.wakeUpAt(queue.id)),
       release.hasDue() ? nowMin : undefined,
+      again.length > 0 ? nowMin : undefined,
     ].filter((m): m is number => m !== undefined && m !== null);
     if (candidates.length === 0) break;
     nowMin = Math.max(nowMin + tick, Math.ceil(Math.min(...candidates) / tick) * tick);
@@ -160,6 +164,10 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     for (const pr of arrived) openPullRequest(sandbox, pr, release.landing);
     const submit = release.submitNow(arrived);
     const facts: Fact[] = submit.length > 0 ? [await submitPullRequests(store, sandbox, submit, parallel, release.landing, now)] : [];
+    if (again.length > 0) {
+      const resubmitted = again.splice(0);
+      facts.push((q) => resubmitted.reduce((acc, s) => submitEntry(acc, s, now).queue, q));
+    }
     // A CI job uploads its results before it reports its statuses.
     const results = await uploads.flush();
     if (results) facts.push(results);
@@ -172,6 +180,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     const doc = await store.queues.getQueueById(queue.id);
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
     release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
+    again = chronic.due(SIM_REPO, sandbox, doc?.entries ?? [], (n) => n <= nextArrival);
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);

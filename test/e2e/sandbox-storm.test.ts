@@ -48,7 +48,7 @@ describe('a head that fails on every run', () => {
       await svc.advanceMinutes(1);
     }
     storm = (await svc.ok('getQueue', QUEUE)).body.storm as StormJson | null;
-    stormEvents = (await svc.store.outbox.undispatchedEvents(10_000)).map(eventPayload).filter((e) => e.type.startsWith('queue.storm')) as typeof stormEvents;
+    stormEvents = (await svc.store.outbox.undispatchedEvents(10_000)).map(eventPayload).filter((e) => e.type.startsWith('queue.storm')) as unknown as typeof stormEvents;
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
