@@ -79,17 +79,6 @@ describe('restart budgets', () => {
     expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
   });
 
-  test("a person's restarts and flake reruns are no bystander restarts", () => {
-    const h = new Harness({ concurrency: 1, restartBudgets: { bystander: 0, infrastructure: 2 } });
-    h.submit(1);
-    h.restart(1);
-    h.restart(1);
-    h.fail(1); // a flake rerun (flakeRetries 1)
-    expect(h.state(1)).toBe('PENDING_FAILURE');
-    h.pass(1);
-    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
-  });
-
   test('a CI error is retried twice (infrastructure_retry), then the PR is held with the CI\'s words; the PRs behind merge', () => {
     const h = new Harness({ concurrency: 2 });
     h.submit(1);
@@ -115,18 +104,22 @@ describe('restart budgets', () => {
     expect(h.state(1)).toBe('TESTING');
   });
 
-  test('infrastructure budget 0: held at the first CI error', () => {
-    const h = new Harness({ concurrency: 1, restartBudgets: { bystander: 3, infrastructure: 0 } });
+  test("budgets 0: a person's restarts, a flake rerun and a real failure hold nothing; a CI error holds at once", () => {
+    const h = new Harness({ concurrency: 1, restartBudgets: { bystander: 0, infrastructure: 0 } });
     h.submit(1);
-    h.report(h.runOf(1), 'error');
-    expect(h.state(1)).toBe('NOT_READY');
-    expect(h.entry(1).reason?.code).toBe('restart_budget');
-  });
-
-  test('a real test failure is no CI error: it fails as before', () => {
-    const h = new Harness({ concurrency: 1, flakeRetries: 0 });
-    h.submit(1);
-    h.fail(1);
-    expect(h.state(1)).toBe('FAILED');
+    h.restart(1);
+    h.restart(1);
+    h.fail(1); // a flake rerun (flakeRetries 1)
+    expect(h.state(1)).toBe('PENDING_FAILURE');
+    h.pass(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([1]);
+    h.submit(2);
+    h.fail(2);
+    h.fail(2);
+    expect(h.state(2)).toBe('FAILED');
+    h.submit(3);
+    h.report(h.runOf(3), 'error');
+    expect(h.state(3)).toBe('NOT_READY');
+    expect(h.entry(3).reason?.code).toBe('restart_budget');
   });
 });
