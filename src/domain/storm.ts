@@ -21,6 +21,8 @@ export interface StormRunEnd {
 export interface StormWatch {
   /** The target head when last looked at: a change means something merged (or was pushed). */
   targetSha: string | null;
+  /** When the planner saw it move last (null: not since the ledger was started); restart budgets count from it. */
+  movedAt?: string | null;
   /** Runs that ended since then, within the window, oldest first (at most MAX_LEDGER_RUNS). */
   ends: StormRunEnd[];
 }

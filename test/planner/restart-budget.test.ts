@@ -58,6 +58,24 @@ describe('restart budgets', () => {
     expect(h.state(13)).toBe('NOT_READY');
   });
 
+  test('a merge starts the bystander count afresh: restarts behind failures while the queue merges are the queue at work', () => {
+    const h = new Harness({ concurrency: 5, flakeRetries: 0, restartBudgets: { bystander: 1, infrastructure: 2 } });
+    for (const n of [10, 11, 12, 13, 20]) h.submit(n);
+    h.fail(10);
+    h.advance(1);
+    h.pass(11);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([11]);
+    h.advance(1);
+    h.fail(12);
+    // Its second restart, but the first since #11 merged.
+    expect(h.state(20)).toBe('TESTING');
+    h.submit(21, { priority: 'low' });
+    h.advance(1);
+    h.fail(13);
+    expect(h.state(20)).toBe('NOT_READY');
+    expect(h.entry(20).reason?.message).toMatch(/^held: restarted 2 times as a bystander by #12, #13 \(budget 1\)/);
+  });
+
   test('the hold lifts when the target head changes', () => {
     // #10 stays in queue order as a suspect while its flake rerun runs.
     const h = bystander({ flakeRetries: 1, restartBudgets: { bystander: 0, infrastructure: 2 } });

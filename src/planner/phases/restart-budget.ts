@@ -9,7 +9,8 @@ import { failingChecks } from '../verdict.js';
 
 /**
  * Restart budgets (docs/queue-rules.md, "Restart budgets"). Counted since the PR was submitted, a
- * person restarted it, or a hold of it was lifted:
+ * person restarted it, or a hold of it was lifted (and a bystander's since the target branch last
+ * moved: in a queue that merges, restarts behind failures are the queue at work):
  * - a PR restarted as a bystander (another PR broke a run it was in) more than
  *   `restartBudgets.bystander` times is held as NOT_READY (`restart_budget`) naming the culprits,
  *   rather than tested again behind them;
@@ -25,7 +26,7 @@ export function guardRestartBudgets(s: Sink): void {
   const budget = restartBudgetsOf(d.settings).bystander;
   for (const e of [...d.entries.values()]) {
     if (e.state !== 'PENDING' || e.hold) continue;
-    const restarts = bystanderRestarts(e);
+    const restarts = bystanderRestarts(e, d.stormWatch?.movedAt ?? null);
     if (restarts.length <= budget) continue;
     const culprits = culpritsOf(restarts);
     const named = culprits.length > 0 ? ` by ${culprits.map((n) => `#${n}`).join(', ')}` : '';
@@ -90,11 +91,12 @@ function sinceReset(history: readonly Transition[]): Transition[] {
   return history.slice(i + 1);
 }
 
-function bystanderRestarts(e: Entry): Transition[] {
+/** Its bystander restarts since the budgets were reset and since the target last moved (`movedAt`). */
+function bystanderRestarts(e: Entry, movedAt: string | null): Transition[] {
   const h = e.history;
   const from = h.length - sinceReset(h).length;
   const out: Transition[] = [];
-  for (let i = from; i < h.length; i++) if (isBystanderRestart(h, i)) out.push(h[i]!);
+  for (let i = from; i < h.length; i++) if (isBystanderRestart(h, i) && (movedAt === null || h[i]!.at > movedAt)) out.push(h[i]!);
   return out;
 }
 

@@ -20,25 +20,25 @@ export function watchStorm(s: Sink): void {
   const targetSha = d.base.targetSha;
   const moved = prev !== undefined && prev.targetSha !== null && prev.targetSha !== targetSha;
   const from = d.now.getTime() - settings.minutes * 60_000;
+  const movedAt = moved ? d.nowIso : (prev?.movedAt ?? null);
+  // Runs that ended before the target last moved (the merge one of them proved, say) are no storm.
+  const counts = (at: string) => Date.parse(at) > from && (movedAt === null || at > movedAt);
   const byId = new Map<string, StormRunEnd>();
-  if (!moved) for (const e of prev?.ends ?? []) if (Date.parse(e.at) > from) byId.set(e.runId, e);
-  const movedAt = moved ? d.nowIso : null;
+  for (const e of prev?.ends ?? []) if (counts(e.at)) byId.set(e.runId, e);
   for (const run of d.runs.values()) {
-    const end = endOf(d, run);
-    // A run that ended before the target last moved (the merge it proved, say) is not part of a storm.
-    if (!end || Date.parse(end.at) <= from || (movedAt !== null && end.at <= movedAt)) continue;
-    byId.set(run.id, end);
+    const end = endOf(run);
+    if (end && counts(end.at)) byId.set(run.id, end);
   }
   const ends = [...byId.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.runId < b.runId ? -1 : 1)).slice(-Math.max(2 * settings.runs, 20));
   // Nothing to remember yet: the document stays as it is (queues written before storms were watched too).
   if (prev === undefined && ends.length === 0 && !d.storm) return;
-  const watch: StormWatch = { targetSha, ends };
+  const watch: StormWatch = { targetSha, ends, movedAt };
   const storm = stormOf(ends, settings, d.storm?.since ?? null, d.nowIso);
   if (JSON.stringify(watch) === JSON.stringify(prev ?? null) && JSON.stringify(storm) === JSON.stringify(d.storm ?? null)) return;
   s.emit({ type: 'setStorm', watch, storm });
 }
 
-function endOf(d: Draft, run: TestRun): StormRunEnd | null {
+function endOf(run: TestRun): StormRunEnd | null {
   if ((run.status !== 'passed' && run.status !== 'failed' && run.status !== 'timed_out') || !run.finishedAt) return null;
   const prNumbers = run.prs.filter((p) => !run.dependencyEntryIds.includes(p.entryId)).map((p) => p.prNumber);
   const errored = run.status === 'failed' && isInfrastructureFailure(run) ? failingChecks(run) : [];
