@@ -76,6 +76,8 @@ export interface SimulationOutput {
   etaErrors: EtaErrors;
   /** Stack members never submitted (`one-by-one`: a layer below did not land), by index. */
   notSubmitted: number[];
+  /** Storms the queue entered (docs/queue-rules.md, "Storms"), and the virtual minutes it spent in them. */
+  storms: { count: number; minutes: number };
 }
 
 /**
@@ -133,6 +135,8 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   const release = new StackRelease(input.landing ?? 'unit');
   const chronic = new ChronicResubmits(prs, scenario.chronic?.resubmits ?? 0);
   let again: SubmitInput[] = [];
+  const storms = { count: 0, minutes: 0 };
+  let stormSince: number | null = null;
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -181,6 +185,13 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
     release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
     again = chronic.due(SIM_REPO, sandbox, doc?.entries ?? [], (n) => n <= nextArrival);
+    if (doc?.storm && stormSince === null) {
+      storms.count++;
+      stormSince = nowMin;
+    } else if (!doc?.storm && stormSince !== null) {
+      storms.minutes += nowMin - stormSince;
+      stormSince = null;
+    }
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
@@ -195,6 +206,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     testedPrs: tested.count(),
     etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
     notSubmitted: release.notSubmitted(),
+    storms: { count: storms.count, minutes: storms.minutes + (stormSince === null ? 0 : nowMin - stormSince) },
   };
   if (typeof input.store !== 'object') await store.close();
   return output;

@@ -87,7 +87,8 @@ export function formatWaste(rows: readonly StrategyResult[]): string {
     .filter((r) => r.settings)
     .map((r) => {
       const runs = r.extra.ciRuns;
-      return `${r.name}: ${runs} CI runs, ${r.merged} merged, ${runs - r.merged} runs wasted (${((runs - r.merged) / Math.max(1, r.merged)).toFixed(2)} per merged PR), ${r.backlogAtEnd} left in the queue`;
+      const storms = r.extra.storms ? `, ${r.extra.storms.count} storm(s) lasting ${r.extra.storms.minutes} min in all` : '';
+      return `${r.name}: ${runs} CI runs, ${r.merged} merged, ${runs - r.merged} runs wasted (${((runs - r.merged) / Math.max(1, r.merged)).toFixed(2)} per merged PR), ${r.backlogAtEnd} left in the queue${storms}`;
     })
     .join('\n');
 }
