@@ -59,7 +59,7 @@ describe('a CI that keeps erroring', () => {
     ]);
     expect(r.verdict).toMatchObject({
       code: 'infrastructure',
-      message: expect.stringMatching(/^infrastructure, held: CI errored on 3 run\(s\) in a row \(ci: error https:\/\/ci\.sandbox\.invalid\/runs\/lost-3\)/),
+      message: expect.stringMatching(/^infrastructure, held: CI errored again \(ci: error https:\/\/ci\.sandbox\.invalid\/runs\/lost-3\) after 2 infrastructure retries \(budget 2\)/),
       evidence: { kind: 'error', checks: [{ context: 'ci', state: 'error', url: 'https://ci.sandbox.invalid/runs/lost-3' }] },
     });
     expect(r.history.some((t) => t.state === 'FAILED' || t.verdict?.code === 'culprit')).toBe(false);

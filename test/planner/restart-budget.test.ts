@@ -112,7 +112,7 @@ describe('restart budgets', () => {
     const e = h.entry(1);
     expect(e.state).toBe('NOT_READY');
     expect(e.reason?.code).toBe('restart_budget');
-    expect(e.reason?.message).toMatch(/held: CI errored on 3 run\(s\) in a row \(ci: error\)/);
+    expect(e.reason?.message).toMatch(/held: CI errored again \(ci: error\) after 2 infrastructure retries \(budget 2\)/);
     expect(e.hold).toMatchObject({ code: 'restart_budget', cause: 'infrastructure' });
     expect(e.history.some((t) => t.state === 'FAILED')).toBe(false);
     expect(runsOf1()).toBe(3);

@@ -48,7 +48,7 @@ export function holdForInfrastructure(s: Sink, unit: Unit, run: TestRun): void {
   const budget = restartBudgetsOf(d.settings).infrastructure;
   const words = ciWords(run);
   const message =
-    `held: CI errored on ${budget + 1} run(s) in a row (${words}); retried ${budget} time(s) (budget ${budget}); ` +
+    `held: CI errored again (${words}) after ${budget} infrastructure retr${budget === 1 ? 'y' : 'ies'} (budget ${budget}); ` +
     "no new test run until something merges, the queue's settings change, or someone restarts or submits it again";
   for (const e of d.unitEntries(unit)) hold(s, e, { cause: 'infrastructure', message });
 }
