@@ -21,7 +21,7 @@ function bounded(field: 'stormRuns' | 'stormMinutes', description: string) {
 
 export const stormSettingsFields = {
   restartBudgets: optionalField(restartBudgetsSchema).describe(
-    'restarts a PR may take per cause, counted since it was submitted or a person restarted it, before it is held (NOT_READY, restart_budget); replaced as a whole; default {"bystander": 3, "infrastructure": 2}',
+    'restarts a PR may take per cause before it is held (NOT_READY, restart_budget), counted since it was submitted or a person restarted it (a bystander\'s also since the target branch last moved); replaced as a whole; default {"bystander": 3, "infrastructure": 2}',
   ),
   stormRuns: bounded('stormRuns', 'a storm: this many runs ended within stormMinutes and nothing merged; default 10'),
   stormMinutes: bounded('stormMinutes', 'the window of a storm, in minutes; default 30'),
