@@ -6,10 +6,15 @@ import { Harness } from './harness.js';
  * a PR restarted as a bystander more than `restartBudgets.bystander` times is held, and a run that
  * ended in a CI error is retried `restartBudgets.infrastructure` times, then its PR is held.
  */
+const STORM_AT_2 = { stormRuns: 2, stormMinutes: 30 };
+
 describe('restart budgets', () => {
-  /** Four PRs ahead of #20 that each fail their own run: #20 is restarted once per failure. */
+  /**
+   * Four PRs ahead of #20 that each fail their own run: #20 is restarted once per failure. Two runs
+   * ended without a merge make a storm here, when the bystander budget applies.
+   */
   function bystander(settings = {}) {
-    const h = new Harness({ concurrency: 5, flakeRetries: 0, ...settings });
+    const h = new Harness({ concurrency: 5, flakeRetries: 0, ...STORM_AT_2, ...settings });
     for (const n of [10, 11, 12, 13]) h.submit(n);
     h.submit(20);
     return h;
@@ -59,7 +64,7 @@ describe('restart budgets', () => {
   });
 
   test('a merge starts the bystander count afresh: restarts behind failures while the queue merges are the queue at work', () => {
-    const h = new Harness({ concurrency: 5, flakeRetries: 0, restartBudgets: { bystander: 1, infrastructure: 2 } });
+    const h = new Harness({ concurrency: 5, flakeRetries: 0, ...STORM_AT_2, restartBudgets: { bystander: 1, infrastructure: 2 } });
     for (const n of [10, 11, 12, 13, 20]) h.submit(n);
     h.fail(10);
     h.advance(1);
@@ -77,24 +82,37 @@ describe('restart budgets', () => {
   });
 
   test('the hold lifts when the target head changes', () => {
-    // #10 stays in queue order as a suspect while its flake rerun runs.
+    // #10 and #11 stay in queue order as suspects while their flake reruns run.
     const h = bystander({ flakeRetries: 1, restartBudgets: { bystander: 0, infrastructure: 2 } });
     h.fail(10);
+    // One run ended: no storm yet, so the bystanders are tested again.
+    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
+    h.fail(11);
     expect(h.state(10)).toBe('PENDING_FAILURE');
-    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY', 'NOT_READY']);
+    expect(h.state(11)).toBe('PENDING_FAILURE');
+    expect([12, 13, 20].map((n) => h.state(n))).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
     h.q = recordTargetHead(h.q, 'pushed-by-someone', h.now);
     h.settle();
-    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
+    expect([12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING']);
+  });
+
+  test('outside a storm the bystander budget holds nothing: restarts behind failures are the queue at work', () => {
+    const h = bystander({ stormRuns: 10, restartBudgets: { bystander: 0, infrastructure: 2 } });
+    for (const n of [10, 11, 12, 13]) h.fail(n);
+    expect(h.q.storm ?? null).toBeNull();
+    expect(h.state(20)).toBe('TESTING');
+    expect(h.entry(20).history.some((t) => t.reason.code === 'restart_budget')).toBe(false);
   });
 
   test('a held bystander is tested again once no other pull request is left in queue order', () => {
     const h = bystander({ restartBudgets: { bystander: 0, infrastructure: 2 } });
     h.submit(30);
     h.fail(10);
-    expect(h.state(20)).toBe('NOT_READY');
-    h.fail(30);
+    h.fail(11);
+    // The storm held every PR left (#12, #13, #20, #30): none could break their runs any more.
+    expect(h.entry(20).history.some((t) => t.reason.code === 'restart_budget')).toBe(true);
     expect(h.q.units).toHaveLength(4);
-    expect([11, 12, 13, 20].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
+    expect([12, 13, 20, 30].map((n) => h.state(n))).toEqual(['TESTING', 'TESTING', 'TESTING', 'TESTING']);
   });
 
   test('a CI error is retried twice (infrastructure_retry), then the PR is held with the CI\'s words; the PRs behind merge', () => {

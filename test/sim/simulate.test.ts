@@ -136,11 +136,7 @@ describe('simulator over the real engine and planner', () => {
     // queue never reads that, so it tells whether blame found the culprit.
     const right = blames.filter((b) => b.test === `test of #${b.pr}` || b.test.endsWith(` with #${b.pr}`));
     expect(blames.length).toBeGreaterThanOrEqual(10);
-    // With the default restart budgets 27 of 31 here (27 of 28 with budgets that never hold): the
-    // wrongly blamed PRs were bystanders held past their budget and lifted, and all of them merged;
-    // a lifted PR re-enters with a new readyAt, which blame reads as a re-entry (a likely cause).
-    expect(right.length).toBeGreaterThanOrEqual(0.85 * blames.length);
-    for (const b of blames) if (!right.includes(b)) expect(b.state).toBe('MERGED');
+    expect(right.length).toBeGreaterThanOrEqual(0.9 * blames.length);
     for (const b of right) expect(b.state).toBe('FAILED');
     // Many while their own run was still going (blamed from TESTING): 11 of 27 here.
     expect(right.filter((b) => b.from === 'TESTING').length).toBeGreaterThanOrEqual(5);

@@ -13,7 +13,8 @@ import { failingChecks } from '../verdict.js';
  * moved: in a queue that merges, restarts behind failures are the queue at work):
  * - a PR restarted as a bystander (another PR broke a run it was in) more than
  *   `restartBudgets.bystander` times is held as NOT_READY (`restart_budget`) naming the culprits,
- *   rather than tested again behind them;
+ *   rather than tested again behind them — only while the queue is in a storm (storm.ts): enforced
+ *   at all times it held hundreds of PRs of a busy queue that merged well (docs/benchmarks.md);
  * - a run that ended in a CI error is retried `restartBudgets.infrastructure` times
  *   (`infrastructure_retry`), then its PR is held (`restart_budget`) with the CI's words.
  * The hold lifts as the spin guard's does (restart-loop.ts): when the target head changes (something
@@ -23,6 +24,7 @@ import { failingChecks } from '../verdict.js';
  */
 export function guardRestartBudgets(s: Sink): void {
   const d = s.d;
+  if (!d.storm) return;
   const budget = restartBudgetsOf(d.settings).bystander;
   for (const e of [...d.entries.values()]) {
     if (e.state !== 'PENDING' || e.hold) continue;
