@@ -188,6 +188,7 @@ async function queueView(params) {
         + "Add the mergeq App to the bypass list of the target branch's ruleset to merge exactly the tested commits.")
       : null,
     holdNotice(queue),
+    stormNotice(queue),
     freezeControl(queue, repoParam, branch),
     el('div', { class: 'actions' },
       queue.state === 'running' ? el('button', { type: 'button', onclick: setState('paused') }, 'Pause') : el('button', { type: 'button', onclick: setState('running') }, 'Resume'),
@@ -259,6 +260,14 @@ function whyOf(p) {
   if (p.mergeHold) return `Held: ${p.mergeHold.message}`;
   if (p.state === 'NOT_READY' && p.readinessNote) return `Not ready: ${p.readinessNote}`;
   return p.reason?.message ?? '';
+}
+
+// A storm: many runs ended lately and nothing merged; it names the cause (docs/queue-rules.md, "Storms").
+function stormNotice(queue) {
+  const s = queue.storm;
+  if (!s) return null;
+  const paused = queue.stormPause ? ' Only the head of the queue is tested until it ends (stormPause).' : '';
+  return el('p', { id: 'storm', class: 'notice', role: 'status' }, el('strong', {}, 'Storm '), `since ${dateTime(s.since)}: ${s.message.replace(/^storm: /, '')}.${paused}`);
 }
 
 // A freeze or closed merge windows: the queue tests but merges nothing (docs/queue-policies.md).
@@ -349,6 +358,9 @@ const SETTINGS = [
   { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
   { name: 'mergeWindows', kind: 'form', control: mergeWindowsControl, help: 'when the queue may merge: weekly windows in a time zone, each some days from a time to a time (24:00: midnight); no window: at any time' },
   { name: 'holdMode', kind: 'enum', options: ['merge', 'start'], help: 'what a freeze or closed merge windows hold back: merges, or new runs too' },
+  { name: 'stormRuns', kind: 'int', help: 'a storm: this many runs ended within stormMinutes and nothing merged' },
+  { name: 'stormMinutes', kind: 'int', help: 'the window of a storm, in minutes' },
+  { name: 'stormPause', kind: 'bool', help: 'during a storm, test only the head of the queue' },
   { name: 'enqueueLabel', kind: 'text', help: 'the label that submits a PR when a user with write access adds it (and cancels it when removed); empty: none' },
   { name: 'autoEnqueue', kind: 'form', control: autoEnqueueControl, help: 'submit PRs without a /merge once they are ready, from every author or only some' },
 ];

@@ -49,7 +49,12 @@ export type ReportChannelName = 'status' | 'comment';
  * hold of the same entry (`untilPerson`) lifts only by a person.
  */
 export interface EntryHold {
-  code: 'restart_loop';
+  /** `restart_loop`: the spin guard; `restart_budget`: past its restart budget for `cause`. */
+  code: 'restart_loop' | 'restart_budget';
+  /** restart_budget: which budget it spent. */
+  cause?: 'bystander' | 'infrastructure';
+  /** restart_budget as a bystander: the PRs that broke its runs. */
+  culpritPrNumbers?: number[];
   message: string;
   since: string;
   targetSha: string | null;
@@ -101,8 +106,9 @@ export interface Entry {
   mergeCommitSha: string | null;
   history: Transition[];
   /**
-   * The queue stopped testing this PR because it kept restarting without a verdict (restart-loop.ts):
-   * it waits as NOT_READY until something it depends on changes.
+   * The queue stopped testing this PR because it kept restarting without a verdict (restart-loop.ts)
+   * or spent a restart budget (restart-budget.ts): it waits as NOT_READY until something it depends
+   * on changes.
    */
   hold?: EntryHold | null;
   /** The stack of pull requests this entry belongs to, queued, tested and landed as one unit (stacks.md). */

@@ -3,6 +3,7 @@ import type { Freeze } from './merge-hold.js';
 import { repoKey, type RepoRef } from './repo.js';
 import type { TestRun } from './run.js';
 import type { QueueMode, QueueSettings } from './settings.js';
+import type { QueueStorm, StormWatch } from './storm.js';
 import type { QueueState } from './states.js';
 
 /** A unit is what the queue tests and decides as one: a single entry or a batch. */
@@ -54,6 +55,10 @@ export interface QueueDoc {
   fastForwardRefused?: { at: string; message: string } | null;
   /** Set by freezeQueue, cleared by unfreezeQueue or by the planner once `endsAt` has passed. */
   freeze?: Freeze | null;
+  /** The storm in force (docs/queue-rules.md, "Storms"), set and cleared by the planner; absent or null: none. */
+  storm?: QueueStorm | null;
+  /** The planner's ledger of recently ended runs, from which it derives `storm`. */
+  stormWatch?: StormWatch;
   /** The template whose pattern the branch matched when a submit created the queue (queue-patterns.md). */
   createdFrom?: { pattern: string };
   /** `.github/mergeq.yml@<sha>` while the repository's file manages the settings; absent: `api`. */

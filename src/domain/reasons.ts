@@ -41,6 +41,8 @@ export const REASON_CODES = [
   'not_mergeable',
   'queue_deleted',
   'restart_loop',
+  'restart_budget',
+  'infrastructure_retry',
   'stack_member_failed',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

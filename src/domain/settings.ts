@@ -44,7 +44,25 @@ export interface QueueSettings {
   mergeWindows: MergeWindows | null;
   /** What a freeze or a closed window holds back: merges, or also the start of new runs. */
   holdMode: HoldMode;
+  /** Restarts a PR may take per cause before it is held (docs/queue-rules.md, "Restart budgets"). */
+  restartBudgets: RestartBudgets;
+  /** A storm: this many runs ended within `stormMinutes` and nothing merged (docs/queue-rules.md, "Storms"). */
+  stormRuns: number;
+  stormMinutes: number;
+  /** While a storm lasts, only the head unit of the queue starts runs (no speculation past it). */
+  stormPause: boolean;
 }
+
+/**
+ * `bystander`: restarts because another PR broke a run it was in; `infrastructure`: retries of a run
+ * that ended in a CI error. Past either the PR is held (NOT_READY, `restart_budget`).
+ */
+export interface RestartBudgets {
+  bystander: number;
+  infrastructure: number;
+}
+
+export const RESTART_BUDGET_BOUNDS = [0, 100] as const;
 
 /** Submit PRs by themselves once ready (queue-labels.md); `authors` null: whoever opened them. */
 export interface AutoEnqueue {
@@ -63,6 +81,8 @@ export const SETTING_BOUNDS = {
   batchingMaxWaitTimeMinutes: [0, 1440],
   batchingMinSize: [1, 100],
   bisectionConcurrency: [1, 1000],
+  stormRuns: [2, 1000],
+  stormMinutes: [1, 1440],
 } as const satisfies Partial<Record<keyof QueueSettings, readonly [number, number]>>;
 
 /** Defaults for a new queue; `bisectionConcurrency` follows `concurrency` unless given. */
@@ -94,6 +114,21 @@ export function defaultSettings(overrides: Partial<QueueSettings> = {}): QueueSe
     autoEnqueue: { enabled: false, authors: null },
     mergeWindows: null,
     holdMode: 'merge',
+    restartBudgets: { ...DEFAULT_RESTART_BUDGETS },
+    stormRuns: 10,
+    stormMinutes: 30,
+    stormPause: false,
     ...overrides,
   };
+}
+
+export const DEFAULT_RESTART_BUDGETS: RestartBudgets = { bystander: 3, infrastructure: 2 };
+
+/** Queues stored before these settings existed read as the defaults. */
+export function restartBudgetsOf(s: QueueSettings): RestartBudgets {
+  return s.restartBudgets ?? DEFAULT_RESTART_BUDGETS;
+}
+
+export function stormSettingsOf(s: QueueSettings): { runs: number; minutes: number; pause: boolean } {
+  return { runs: s.stormRuns ?? 10, minutes: s.stormMinutes ?? 30, pause: s.stormPause ?? false };
 }

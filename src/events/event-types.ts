@@ -16,13 +16,13 @@ export const PULL_REQUEST_EVENT_TYPES = [
   'pull_request.pending_failure',
   'pull_request.restarted',
 ] as const;
-export const QUEUE_EVENT_TYPES = ['queue.created', 'queue.updated', 'queue.deleted', 'queue.state_changed', 'queue.frozen', 'queue.unfrozen'] as const;
+export const QUEUE_EVENT_TYPES = ['queue.created', 'queue.updated', 'queue.deleted', 'queue.state_changed', 'queue.frozen', 'queue.unfrozen', 'queue.storm_started', 'queue.storm_ended'] as const;
 export const TEST_CASE_EVENT_TYPES = ['test_case.status_changed', 'test_case.quarantine_changed'] as const;
 export const EVENT_TYPES = [...PULL_REQUEST_EVENT_TYPES, ...QUEUE_EVENT_TYPES, ...TEST_CASE_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** A queue document without its entries, units, runs and lineage: what a queue event carries. */
-export type QueueHeader = Omit<QueueDoc, 'entries' | 'units' | 'runs' | 'targetLineage'>;
+/** A queue document without its entries, units, runs, lineage and storm ledger: what a queue event carries. */
+export type QueueHeader = Omit<QueueDoc, 'entries' | 'units' | 'runs' | 'targetLineage' | 'stormWatch'>;
 
 export type EventData =
   | {

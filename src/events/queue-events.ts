@@ -14,7 +14,8 @@ import type { EventType, OutboxEvent, QueueHeader } from './event-types.js';
  *
  * New history transitions of entries give `pull_request.*` events, in history order; a change of
  * the queue's state gives `queue.state_changed`, of its settings `queue.updated`, a new freeze
- * `queue.frozen` and a lifted one (unfrozen, or its end reached) `queue.unfrozen`.
+ * `queue.frozen` and a lifted one (unfrozen, or its end reached) `queue.unfrozen`, a storm's start
+ * `queue.storm_started` and its end `queue.storm_ended`.
  */
 export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: string): OutboxEvent[] {
   if (!next) return prev ? [queueEvent(prev, 'queue.deleted', `${prev.id}/deleted`, at, null)] : [];
@@ -26,6 +27,8 @@ export function queueEvents(prev: QueueDoc | null, next: QueueDoc | null, at: st
   }
   const freeze = freezeEvent(prev, next);
   if (freeze) events.push(queueEvent(next, freeze, `${next.id}/v${next.version}/freeze`, at, null));
+  const storm = stormEvent(prev, next);
+  if (storm) events.push(queueEvent(next, storm, `${next.id}/v${next.version}/storm`, at, null));
   let header: QueueHeader | undefined;
   const positions = new Positions(next);
   const seen = new SeenHistory(prev);
@@ -94,13 +97,21 @@ function freezeEvent(prev: QueueDoc, next: QueueDoc): EventType | null {
   return is ? 'queue.frozen' : 'queue.unfrozen';
 }
 
+/** A storm's start and end, each once: the planner sets `storm` when one begins and clears it when it ends. */
+function stormEvent(prev: QueueDoc, next: QueueDoc): EventType | null {
+  const was = prev.storm ?? null;
+  const is = next.storm ?? null;
+  if (!was === !is) return null;
+  return is ? 'queue.storm_started' : 'queue.storm_ended';
+}
+
 export function eventId(...parts: (string | number)[]): string {
   return `evt_${derivedId('outbound-event', ...parts)}`;
 }
 
 export function headerOf(queue: QueueDoc): QueueHeader {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { entries, units, runs, targetLineage, ...header } = queue;
+  const { entries, units, runs, targetLineage, stormWatch, ...header } = queue;
   return header;
 }
 

@@ -11,6 +11,7 @@ import { coverageOf, defineHealthMetrics, recordHealth } from './health-metrics.
 import type { ReconcileDurations } from './reconcile-durations.js';
 import { recordTestCaseCounts } from './test-case-metrics.js';
 import { defineHoldMetric, recordHold } from './hold-metrics.js';
+import { defineStormMetric, recordStorm } from './storm-metrics.js';
 import { UntypedMetric } from './untyped.js';
 import { recordWebhookHealth } from './webhook-metrics.js';
 
@@ -131,6 +132,7 @@ export async function renderQueueMetrics(
   const metrics = defineMetrics(registry);
   const health = defineHealthMetrics(registry);
   const held = defineHoldMetric(registry, QUEUE_LABELS);
+  const storm = defineStormMetric(registry, QUEUE_LABELS);
   const labelled = activities.map((activity) => ({ activity, labels: labelsOf(activity.queue) }));
   // Histograms get their series first: zero() resets one, so it must not follow another queue's
   // observations under the same labels.
@@ -142,6 +144,7 @@ export async function renderQueueMetrics(
     const measures = measureQueue(activity, window);
     record(metrics, labels, measures);
     recordHold(held, labels('main'), activity.queue, now);
+    recordStorm(storm, labels('main'), activity.queue);
     return { labels, measures: measureHealth(activity, window), merged: measures.conclusions.merged, coverage: coverageOf(etaCoverage, activity.queue.id, now) };
   });
   recordHealth(health, healths);

@@ -5,6 +5,7 @@ import type { TestRun } from '../domain/run.js';
 import type { QueueMode } from '../domain/settings.js';
 import type { PrState, QueueState } from '../domain/states.js';
 import type { QueueDoc } from '../domain/queue.js';
+import type { QueueStorm, StormWatch } from '../domain/storm.js';
 
 /** Entry fields an action may set besides its state. */
 export interface EntryPatch {
@@ -33,6 +34,8 @@ export type Action =
   | { type: 'finishRun'; runId: string; status: 'passed' | 'failed' | 'timed_out' }
   /** A run in flight, or a passed result that may no longer be used, is dropped. */
   | { type: 'cancelRun'; runId: string; reason: string }
+  /** The storm ledger moved on (runs ended, aged out, or something merged); `storm`: the storm in force or null. */
+  | { type: 'setStorm'; watch: StormWatch; storm: QueueStorm | null }
   /** The queue's freeze has reached its `endsAt`: it is lifted. */
   | { type: 'endFreeze' }
   | {

@@ -16,6 +16,8 @@ export class Draft {
   switching: QueueDoc['switching'];
   settings: QueueDoc['settings'];
   freeze: QueueDoc['freeze'];
+  storm: QueueDoc['storm'];
+  stormWatch: QueueDoc['stormWatch'];
   nextSeq: number;
   readonly entries: Map<string, Entry>;
   units: Unit[];
@@ -39,6 +41,8 @@ export class Draft {
     this.switching = queue.switching;
     this.settings = queue.settings;
     this.freeze = queue.freeze;
+    this.storm = queue.storm;
+    this.stormWatch = queue.stormWatch;
     this.nextSeq = queue.nextSeq;
     this.entries = new Map(queue.entries.map((e) => [e.id, e]));
     this.units = queue.units.slice();
@@ -148,6 +152,11 @@ export class Draft {
         });
         return;
       }
+      case 'setStorm': {
+        this.stormWatch = action.watch;
+        this.storm = action.storm;
+        return;
+      }
       case 'endFreeze': {
         this.freeze = null;
         return;
@@ -180,6 +189,8 @@ export class Draft {
       switching: this.switching,
       settings: this.settings,
       ...(this.freeze === undefined ? {} : { freeze: this.freeze }),
+      ...(this.storm === undefined ? {} : { storm: this.storm }),
+      ...(this.stormWatch === undefined ? {} : { stormWatch: this.stormWatch }),
       nextSeq: this.nextSeq,
       entries: [...this.entries.values()],
       units: this.units,

@@ -4,7 +4,8 @@ import type { MergeEstimate } from '../domain/eta.js';
 import { enqueueRulesOf } from '../domain/enqueue-rules.js';
 import type { QueueDoc } from '../domain/queue.js';
 import type { RepoRef } from '../domain/repo.js';
-import type { QueueSettings } from '../domain/settings.js';
+import { restartBudgetsOf, stormSettingsOf, type QueueSettings } from '../domain/settings.js';
+import type { QueueStorm } from '../domain/storm.js';
 import { API_SETTINGS_SOURCE } from '../domain/queue-template.js';
 import { isActive, type QueueState } from '../domain/states.js';
 import { mergeHoldRecord, type MergeHoldRecord } from './merge-hold-record.js';
@@ -19,6 +20,8 @@ export interface QueueRecord extends Omit<QueueSettings, 'requiredStatuses'>, Me
   /** The queue's own list; `[]` with source `branch_protection` when the queue has none. */
   requiredStatuses: string[];
   requiredStatusesSource: 'queue' | 'branch_protection';
+  /** The storm in force (docs/queue-rules.md, "Storms"), or null. */
+  storm: QueueStorm | null;
   enqueuedPullRequests: EnqueuedPullRequestRecord[];
   /**
    * How passed runs merge on GitHub: `fast_forward` (the target moves to the tested commit) or
@@ -59,6 +62,11 @@ export function toQueueRecordPage(
     ...enqueueRulesOf(s),
     mergeWindows: s.mergeWindows ?? null,
     holdMode: s.holdMode ?? 'merge',
+    restartBudgets: { ...restartBudgetsOf(s) },
+    stormRuns: stormSettingsOf(s).runs,
+    stormMinutes: stormSettingsOf(s).minutes,
+    stormPause: stormSettingsOf(s).pause,
+    storm: queue.storm ? structuredClone(queue.storm) : null,
     requiredStatuses: s.requiredStatuses ? [...s.requiredStatuses] : [],
     requiredStatusesSource: s.requiredStatuses ? 'queue' : 'branch_protection',
     enqueuedPullRequests: ordered

@@ -6,8 +6,8 @@ import { runBenchmark } from './benchmark.js';
 import { recommend } from './recommend.js';
 import { SCENARIOS } from './scenario.js';
 import { parseSeedRange, summarizeSeeds } from './seed-summary.js';
-import { defaultStrategies } from './strategies.js';
-import { describeSettings, formatSeedTable, formatTable, formatVerdictShares } from './table.js';
+import { defaultStrategies, stormStrategies } from './strategies.js';
+import { describeSettings, formatSeedTable, formatTable, formatVerdictShares, formatWaste } from './table.js';
 import { formatEtaErrors } from './eta-table.js';
 import { benchStacks } from './stack-bench-cli.js';
 
@@ -15,7 +15,8 @@ import { benchStacks } from './stack-bench-cli.js';
  * `npm run bench:queue -- --scenario s20 [--seed N | --seeds A-B] [--json FILE] [--recommend] [--prs N]`
  * Queue efficiency (benchmarks.md): the oracle, serial and the best single-mode settings, simulated
  * over the real planner and engine. `--scenario stacks [--stacks N]`: stacked PRs landed as one unit
- * against one by one.
+ * against one by one. `--scenario storm`: a chronically failing head, with and without the restart
+ * budgets and `stormPause`, and the CI runs each wasted.
  */
 const program = new Command()
   .name('bench-queue')
@@ -69,7 +70,7 @@ console.log(
     (opts.seeds ? `seeds ${opts.seeds[0]}–${opts.seeds[opts.seeds.length - 1]}` : `seed ${opts.seed}`),
 );
 const only = opts.only?.split(',').map((n) => n.trim());
-const strategies = defaultStrategies(scenario).filter((st) => !only || only.includes(st.name));
+const strategies = (scenario.chronic ? stormStrategies(scenario) : defaultStrategies(scenario)).filter((st) => !only || only.includes(st.name));
 
 if (opts.seeds) {
   const perSeed = [];
@@ -97,6 +98,7 @@ if (opts.seeds) {
   );
   console.log(formatTable(result.strategies));
   console.log(formatVerdictShares(result.strategies));
+  if (scenario.chronic) console.log(formatWaste(result.strategies));
   console.log(formatEtaErrors([result.strategies]));
   for (const r of result.strategies) if (r.settings) console.log(`${r.name}: ${describeSettings(r.settings)}`);
   const { name, ...parameters } = result.scenario;

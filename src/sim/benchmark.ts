@@ -41,7 +41,7 @@ export async function runStrategy(scenario: Scenario, prs: readonly SimPr[], str
     stopAtTestedPrsPerPr: STOP_TESTED_PRS_PER_PR,
   });
   const result = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min });
-  const extra = { ...result.extra, reasons: sim.reasons, verdicts: sim.verdicts, wallSeconds: Math.round(sim.wallMs / 100) / 10, testedPrsPerPr: round(sim.testedPrs / prs.length, 1), etaErrors: sim.etaErrors };
+  const extra = { ...result.extra, reasons: sim.reasons, verdicts: sim.verdicts, wallSeconds: Math.round(sim.wallMs / 100) / 10, testedPrsPerPr: round(sim.testedPrs / prs.length, 1), etaErrors: sim.etaErrors, storms: sim.storms };
   if (sim.stopped === null) return { ...result, extra };
   return { ...result, keptUp: false, extra: { ...extra, stoppedAtMinutes: sim.stopped.atMinutes, stoppedBecause: sim.stopped.because } };
 }

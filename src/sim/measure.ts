@@ -78,6 +78,8 @@ export interface StrategyResult {
     testedPrsPerPr?: number;
     /** Median absolute ETA error as a share of time in queue, at submission and at the start of the last run. */
     etaErrors?: EtaErrors;
+    /** Storms the queue entered and the minutes it spent in them (simulate.ts). */
+    storms?: { count: number; minutes: number };
   };
 }
 

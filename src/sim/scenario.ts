@@ -31,6 +31,8 @@ export interface Scenario {
    * behaviour and figures before test-level results).
    */
   testModel: { steadyTests: number; flakyTests: number } | null;
+  /** Storms (benchmarks.md): one PR in `every` is bad and submitted again as urgent `resubmits` times after it leaves the queue. */
+  chronic?: { every: number; resubmits: number };
 }
 
 const TEST_MODEL = { steadyTests: 20, flakyTests: 8 };
@@ -46,6 +48,14 @@ export const SCENARIOS: Record<string, Scenario> = {
   s100: scenario('s100', { prsPerHour: 100, prs: 4000, targets: { universe: 10_000, perPr: 3, allShare: 0 } }),
   's100-all': scenario('s100-all', { prsPerHour: 100, prs: 4000, targets: { universe: 1000, perPr: 3, allShare: 0.005 } }),
   s500: scenario('s500', { prsPerHour: 500, prs: 10_000, targets: { universe: 10_000, perPr: 3, allShare: 0 } }),
+  // A chronically failing head: one PR in 100 is bad and a bot puts it back at the head 4 times.
+  storm: scenario('storm', {
+    prsPerHour: 20,
+    prs: 400,
+    ciDuration: { kind: 'lognormal', medianMinutes: 10, p90Minutes: 20 },
+    chronic: { every: 100, resubmits: 4 },
+    targets: { universe: 1000, perPr: 3, allShare: 0.02 },
+  }),
   's20-clean': scenario('s20-clean', {
     prsPerHour: 20,
     prs: 2000,

@@ -23,6 +23,7 @@ import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
 import { StackRelease, type Landing, type Standing } from './stack-release.js';
+import { ChronicResubmits } from './chronic.js';
 
 export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'monorepo' };
 const BRANCH = 'main';
@@ -75,6 +76,8 @@ export interface SimulationOutput {
   etaErrors: EtaErrors;
   /** Stack members never submitted (`one-by-one`: a layer below did not land), by index. */
   notSubmitted: number[];
+  /** Storms the queue entered (docs/queue-rules.md, "Storms"), and the virtual minutes it spent in them. */
+  storms: { count: number; minutes: number };
 }
 
 /**
@@ -130,6 +133,10 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   const tested = new TestedPrs(sandbox);
   const etas = new EtaRecorder();
   const release = new StackRelease(input.landing ?? 'unit');
+  const chronic = new ChronicResubmits(prs, scenario.chronic?.resubmits ?? 0);
+  let again: SubmitInput[] = [];
+  const storms = { count: 0, minutes: 0 };
+  let stormSince: number | null = null;
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -147,6 +154,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
       minutesOf(time.nextTimerAt()),
       minutesOf(engine.wakeUpAt(queue.id)),
       release.hasDue() ? nowMin : undefined,
+      again.length > 0 ? nowMin : undefined,
     ].filter((m): m is number => m !== undefined && m !== null);
     if (candidates.length === 0) break;
     nowMin = Math.max(nowMin + tick, Math.ceil(Math.min(...candidates) / tick) * tick);
@@ -160,6 +168,10 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     for (const pr of arrived) openPullRequest(sandbox, pr, release.landing);
     const submit = release.submitNow(arrived);
     const facts: Fact[] = submit.length > 0 ? [await submitPullRequests(store, sandbox, submit, parallel, release.landing, now)] : [];
+    if (again.length > 0) {
+      const resubmitted = again.splice(0);
+      facts.push((q) => resubmitted.reduce((acc, s) => submitEntry(acc, s, now).queue, q));
+    }
     // A CI job uploads its results before it reports its statuses.
     const results = await uploads.flush();
     if (results) facts.push(results);
@@ -172,6 +184,14 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     const doc = await store.queues.getQueueById(queue.id);
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
     release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
+    again = chronic.due(SIM_REPO, sandbox, doc?.entries ?? [], (n) => n <= nextArrival);
+    if (doc?.storm && stormSince === null) {
+      storms.count++;
+      stormSince = nowMin;
+    } else if (!doc?.storm && stormSince !== null) {
+      storms.minutes += nowMin - stormSince;
+      stormSince = null;
+    }
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
@@ -186,6 +206,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     testedPrs: tested.count(),
     etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
     notSubmitted: release.notSubmitted(),
+    storms: { count: storms.count, minutes: storms.minutes + (stormSince === null ? 0 : nowMin - stormSince) },
   };
   if (typeof input.store !== 'object') await store.close();
   return output;

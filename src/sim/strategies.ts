@@ -96,3 +96,18 @@ export function defaultStrategies(scenario: Scenario): Strategy[] {
     { name: 'parallel+batch', settings: parallelBatchSettings(scenario) },
   ];
 }
+
+/**
+ * The storm scenario (benchmarks.md, "Storms"): single mode without the guards (a bystander budget
+ * no PR reaches), with the restart budgets (the defaults), with `stormPause`, and with both.
+ */
+export function stormStrategies(scenario: Scenario): Strategy[] {
+  const single: Partial<QueueSettings> = { mode: 'single', batch: false, concurrency: 4 * littleLawConcurrency(scenario), flakeRetries: 1, canOptimisticallyMerge: true };
+  const noBudgets = { restartBudgets: { bystander: 100, infrastructure: 2 } };
+  return [
+    { name: 'no guard', settings: { ...single, ...noBudgets, stormPause: false } },
+    { name: 'budgets', settings: { ...single, stormPause: false } },
+    { name: 'stormPause', settings: { ...single, ...noBudgets, stormPause: true } },
+    { name: 'budgets+stormPause', settings: { ...single, stormPause: true } },
+  ];
+}

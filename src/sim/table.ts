@@ -74,6 +74,21 @@ export function formatVerdictShares(rows: readonly StrategyResult[]): string {
 export function describeSettings(settings: StrategyResult['settings']): string {
   if (!settings) return '';
   return Object.entries(settings)
-    .map(([k, v]) => `${k}=${String(v)}`)
+    .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`)
     .join(' ');
+}
+
+/**
+ * The storm scenario: CI runs that merged nothing (runs started − PRs merged: every merge needs one
+ * run, any other run was spent on a failure, a restart or a rerun), and the PRs left held or queued.
+ */
+export function formatWaste(rows: readonly StrategyResult[]): string {
+  return rows
+    .filter((r) => r.settings)
+    .map((r) => {
+      const runs = r.extra.ciRuns;
+      const storms = r.extra.storms ? `, ${r.extra.storms.count} storm(s) lasting ${r.extra.storms.minutes} min in all` : '';
+      return `${r.name}: ${runs} CI runs, ${r.merged} merged, ${runs - r.merged} runs wasted (${((runs - r.merged) / Math.max(1, r.merged)).toFixed(2)} per merged PR), ${r.backlogAtEnd} left in the queue${storms}`;
+    })
+    .join('\n');
 }

@@ -13,6 +13,8 @@ export interface SimPr {
   targets: 'ALL' | string[];
   /** A CI duration drawn for this PR alone: what the oracle waits for it. */
   oracleCiMinutes: number;
+  /** The storm scenario: a bad PR submitted again, as urgent, each time it leaves the queue (chronic.ts). */
+  chronic?: boolean;
   /** Its place in a stack of PRs that arrived together (stack-workload.ts); absent for a plain PR. */
   stack?: SimStackPlace;
 }
@@ -43,10 +45,13 @@ export function generateWorkload(scenario: Scenario, seed: number): SimPr[] {
     const conflict = scenario.logicalConflictOneIn > 0 && index > 0 && conflicts.chance(1 / scenario.logicalConflictOneIn);
     const partner = conflicts.int(Math.min(index, CONFLICT_WINDOW));
     const breaksWith = conflict ? index - 1 - partner : null;
+    const chronic = scenario.chronic !== undefined && index % scenario.chronic.every === Math.floor(scenario.chronic.every / 2);
+    const bad = quality.chance(scenario.badRate);
     prs.push({
       index,
       arrivalMinutes: t,
-      bad: quality.chance(scenario.badRate),
+      bad: bad || chronic,
+      ...(chronic ? { chronic: true } : {}),
       breaksWith,
       targets: sharingWith(drawTargets(scenario, targets), breaksWith === null ? null : prs[breaksWith]!.targets),
       oracleCiMinutes: drawMinutes(scenario.ciDuration, durations),

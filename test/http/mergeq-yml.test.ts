@@ -67,6 +67,18 @@ describe('.github/mergeq.yml', () => {
     expect(auto).toMatchObject({ ok: false, problem: 'line 5: queues[0].autoEnqueue.author: unknown key, did you mean authors?' });
   });
 
+  it('takes restart budgets and storm settings, bounded as in the API', () => {
+    const text = ['queues:', '  - branch: main', '    restartBudgets: {bystander: 5, infrastructure: 1}', '    stormRuns: 20', '    stormPause: true', ''].join('\n');
+    expect(parseMergeqYml(text)).toEqual({
+      ok: true,
+      config: { queues: [{ branch: 'main', settings: { restartBudgets: { bystander: 5, infrastructure: 1 }, stormRuns: 20, stormPause: true } }] },
+    });
+    expect(parseMergeqYml('queues:\n  - branch: main\n    restartBudgets: {bystander: 500, infrastructure: 1}\n')).toMatchObject({
+      ok: false,
+      problem: 'line 3: queues[0].restartBudgets.bystander: must be at most 100',
+    });
+  });
+
   it('lists every problem on its own line', () => {
     const parsed = parseMergeqYml(['queues:', '  - branch: main', '    concurrency: 0', '    concurency: 4', ''].join('\n'));
     expect(!parsed.ok && parsed.problems).toEqual([

@@ -37,6 +37,7 @@ const ALL_METRICS = {
   mq_test_runs_timed_out_1h_total: 'untyped',
   mq_test_runs_silent_current: 'gauge',
   mq_merge_held: 'gauge',
+  mq_queue_storm: 'gauge',
   mq_merge_stalled_seconds: 'gauge',
   mq_eta_range_checked_1h_total: 'untyped',
   mq_eta_range_held_1h_total: 'untyped',

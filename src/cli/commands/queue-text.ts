@@ -44,7 +44,8 @@ export function queueText(record: QueueRecord): string {
     .map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') || '-' : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)]);
   const width = Math.max(...fields.map(([key]) => key!.length));
   const hold = describeQueueHold(record);
-  const title = `Queue ${repo.host}/${repo.owner}/${repo.name} ${branch}: ${record.state}${hold ? `, held: ${hold}` : ''}`;
+  const storm = record.storm ? `\n  ${record.storm.message} (since ${record.storm.since})` : '';
+  const title = `Queue ${repo.host}/${repo.owner}/${repo.name} ${branch}: ${record.state}${hold ? `, held: ${hold}` : ''}${storm}`;
   const head = `${title}\n${fields.map(([k, v]) => `  ${k!.padEnd(width)}  ${v}\n`).join('')}`;
   if (enqueuedPullRequests.length === 0) return `${head}No pull requests in the queue.\n`;
   // A STACK column only where a stack is queued: `#7 (native) 2/3`, the member's layer of its unit.

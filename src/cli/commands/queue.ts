@@ -17,13 +17,15 @@ const LIST_PAGE_SIZE = 100;
 
 const SETTINGS_HELP = `
 Settings are the fields of createQueue and updateQueue (docs/api.md): mode, concurrency,
-testingTimeoutMinutes, batch, batchingMinSize, flakeRetries, requiredStatuses, mergeMethod, ...
+testingTimeoutMinutes, batch, batchingMinSize, flakeRetries, requiredStatuses, mergeMethod,
+restartBudgets, stormRuns, stormMinutes, stormPause, ...
 A misspelled name is refused, naming the setting meant. Values: numbers, true/false, null, a word,
 or JSON (requiredStatuses='["ci/test"]').
 
 Examples:
   $ mergeq queue create --repo acme/widgets --branch main --set concurrency=4 --set batch=true
   $ mergeq queue update --repo acme/widgets --branch main --set 'requiredStatuses=["ci/test"]'
+  $ mergeq queue update --repo acme/widgets --branch main --set 'restartBudgets={"bystander":5,"infrastructure":2}' --set stormPause=true
 `;
 
 function collect(value: string, previous: string[] | undefined): string[] {

@@ -11,7 +11,7 @@ import { MAX_EVIDENCE_TESTS, type CulpritEvidence, type Verdict } from './verdic
  * every removal (FAILED, CANCELLED) and every restart. Reason codes not named here (submitted, ready,
  * test_started, tests_passed, merged, a failure still being checked…) carry none.
  */
-const RESTARTS: Partial<Record<ReasonCode, 'bystander' | 'retry' | 'manual' | 'policy'>> = {
+const RESTARTS: Partial<Record<ReasonCode, 'bystander' | 'retry' | 'infrastructure' | 'manual' | 'policy'>> = {
   ahead_failed: 'bystander',
   ahead_cancelled: 'bystander',
   batch_split: 'bystander',
@@ -27,7 +27,23 @@ const RESTARTS: Partial<Record<ReasonCode, 'bystander' | 'retry' | 'manual' | 'p
   merge_held: 'policy',
   // The spin guard held it (restart-loop.ts): the queue's own policy against rebuilding without end.
   restart_loop: 'policy',
+  // A run that ended in a CI error, retried within the infrastructure budget (docs/queue-rules.md, "Restart budgets").
+  infrastructure_retry: 'infrastructure',
+  // Held past a restart budget: a bystander's (from PENDING) or an infrastructure one (from PENDING_FAILURE).
+  restart_budget: 'bystander',
 };
+
+/**
+ * Whether the step at `index` restarted the PR as a bystander: the verdict it carries is `bystander`
+ * (a suspect re-admitted after its own failed runs is forgiven as a flake instead, see deriveVerdict).
+ * Restart budgets count these (src/planner/phases/restart-budget.ts).
+ */
+export function isBystanderRestart(history: readonly Transition[], index: number): boolean {
+  const step = history[index]!;
+  if (step.state !== 'PENDING' || step.reason.code === 'restart_budget') return false;
+  if (RESTARTS[step.reason.code] !== 'bystander') return false;
+  return !(step.reason.code === 'readmitted' && history[index - 1]?.state === 'PENDING_FAILURE');
+}
 
 const REMOVALS: Partial<Record<ReasonCode, 'manual' | 'policy' | 'conflict' | 'git_host' | 'timeout'>> = {
   cancelled_by_user: 'manual',
@@ -72,8 +88,11 @@ export function deriveVerdict(queue: QueueDoc, entry: Entry, index: number): Ver
     return failureVerdict(queue, entry, own, code, message, at);
   }
   const kind = RESTARTS[code];
-  if (kind === 'manual' || kind === 'policy') return { code: kind, message: line(kind, message), at, evidence: { cause: code, detail: message } };
   const wasSuspect = entry.history[index - 1]?.state === 'PENDING_FAILURE';
+  if (kind === 'infrastructure') return infrastructure('error', own, code, message, at, entry);
+  if (code === 'restart_budget' && wasSuspect) return { ...infrastructure('error', own, code, message, at, entry), message: `infrastructure, ${message}` };
+  if (code === 'restart_budget') return { ...bystander(queue, entry, held, code, message, at), message: `bystander, ${message}` };
+  if (kind === 'manual' || kind === 'policy') return { code: kind, message: line(kind, message), at, evidence: { cause: code, detail: message } };
   if (kind === 'retry' || (code === 'readmitted' && wasSuspect && own.length > 0)) {
     if (own.length > 0 && own.every(isInfrastructureFailure)) return infrastructure('error', own, code, message, at, entry);
     return flaky(own, code, message, at, entry);

@@ -13,6 +13,7 @@ import { body, pageQuerySchema, queueRefFields, repoSchema, strictBody } from '.
 import { enqueueSettingsFields } from './enqueue-settings.js';
 import { boolean, liberalEnum, liberalInt, nonEmptyString, optionalField } from './fields.js';
 import { mergeHoldSettingsFields } from './merge-hold.js';
+import { stormSettingsFields } from './storm-settings.js';
 
 /** Request bodies of the queue operations; settings, defaults and bounds as in api.md. */
 
@@ -51,6 +52,7 @@ export const settingsFields = {
   mergeMethod: optionalField(liberalEnum(MERGE_METHODS, 'how a PR merges into the target branch; default squash')),
   ...enqueueSettingsFields,
   ...mergeHoldSettingsFields,
+  ...stormSettingsFields,
 };
 
 const stateField = optionalField(

@@ -15,6 +15,7 @@ import type { TestRunRecord } from '../../records/test-run-record.js';
 import { verdictSchema } from './verdict.js';
 import { VERDICT_CODES } from '../../domain/verdict/verdict.js';
 import { freezeRecordSchema, mergeWindowRecordSchema, mergeWindowsResponseSchema } from './merge-hold.js';
+import { stormRecordSchema, stormSettingsResponseFields } from './storm-settings.js';
 
 /**
  * What the operations answer, for the OpenAPI document. Each is checked against the service's record
@@ -131,8 +132,10 @@ export const queueRecordSchema = z.object({
   autoEnqueue: z.object({ enabled: z.boolean(), authors: z.array(z.string()).nullable() }),
   mergeWindows: mergeWindowsResponseSchema,
   holdMode: z.enum(HOLD_MODES),
+  ...stormSettingsResponseFields,
   freeze: freezeRecordSchema,
   mergeWindow: mergeWindowRecordSchema,
+  storm: stormRecordSchema,
   enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('the active pull requests, in queue order'),
   mergePath: z
     .enum(['fast_forward', 'merge_api'])

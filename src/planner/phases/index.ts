@@ -11,6 +11,7 @@ import { decideVerdicts } from './verdicts.js';
 import { liftEndedFreeze } from './hold.js';
 import { guardRestartLoops } from './restart-loop.js';
 import { maintainStacks } from './stacks.js';
+import { watchStorm } from './storm.js';
 
 /** A decision may enable another (a failure makes a passed unit behind mergeable): repeat until settled. */
 const MAX_PASSES = 8;
@@ -21,6 +22,7 @@ export function runPhases(s: Sink): void {
     const before = countActions(s);
     liftEndedFreeze(s);
     decideVerdicts(s);
+    watchStorm(s);
     guardRestartLoops(s);
     updateReadiness(s);
     maintainStacks(s);

@@ -1,7 +1,7 @@
 import type { Entry, EntryHold } from '../../domain/entry.js';
-import type { QueueSettings } from '../../domain/settings.js';
 import { reason, type Reason } from '../../domain/reasons.js';
 import type { Draft, Sink } from '../draft.js';
+import { settingsKey } from './restart-budget.js';
 
 /**
  * The spin guard. Whatever the git host answers (the same commit again, a base the queue cannot use,
@@ -24,7 +24,7 @@ export const BASE_MOVE_WINDOW_MS = 60 * 60_000;
 
 const RESTARTED_FROM = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
 
-/** Holds the PENDING entries that restarted too often of late; lifts holds whose cause changed. */
+/** Holds the PENDING entries that restarted too often of late; lifts holds whose cause changed (restart budgets' too). */
 export function guardRestartLoops(s: Sink): void {
   const d = s.d;
   for (const e of [...d.entries.values()]) {
@@ -84,9 +84,7 @@ function mostFrequent(reasons: readonly Reason[]): Reason {
 
 function holdOutlived(hold: EntryHold, d: Draft): boolean {
   if (hold.untilPerson) return false;
-  return d.base.targetSha !== hold.targetSha || settingsKey(d.settings) !== hold.settingsKey;
-}
-
-function settingsKey(settings: QueueSettings): string {
-  return JSON.stringify(settings);
+  if (d.base.targetSha !== hold.targetSha || settingsKey(d.settings) !== hold.settingsKey) return true;
+  // A bystander held past its budget: with no PR left in queue order, none can break its run again.
+  return hold.code === 'restart_budget' && hold.cause === 'bystander' && d.units.length === 0;
 }

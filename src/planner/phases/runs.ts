@@ -14,6 +14,8 @@ import { isLiveOrPassed } from '../run-status.js';
 import { SuspectExclusion, isUnsplitBatch } from '../suspicion.js';
 import { decidingRun, isSuspect, unitState } from '../units.js';
 import { startHoldOf, unitPasses } from './hold.js';
+import { pausedByStorm } from './storm.js';
+import { guardRestartBudgets } from './restart-budget.js';
 
 /**
  * Keeps every unit's deciding run equal to what it must test (rules 1, 4, 5, 8, 11): a unit whose run
@@ -23,6 +25,8 @@ import { startHoldOf, unitPasses } from './hold.js';
 export function maintainRuns(s: Sink): void {
   restartStaleUnits(s);
   cancelUnneededRuns(s);
+  // Before any run starts: a PR just restarted past its bystander budget is held instead.
+  guardRestartBudgets(s);
   if (s.d.state === 'running') startRuns(s);
 }
 
@@ -84,7 +88,7 @@ function startRuns(s: Sink): void {
       const other = adoptable(d, walk, unit, byUnit.get(unit.id) ?? [], undefined);
       if (other) {
         adopt(s, unit, other, 'a run with exactly its content was already under way');
-      } else if (inFlight < d.settings.concurrency && (!gate || gate.mayStart(k)) && (!hold || unitPasses(d, unit, hold))) {
+      } else if (inFlight < d.settings.concurrency && (!gate || gate.mayStart(k)) && (!hold || unitPasses(d, unit, hold)) && !pausedByStorm(d, unit)) {
         const run = createRun(s, unit, walk.contentFor(unit));
         for (const id of unit.entryIds) {
           s.emit({

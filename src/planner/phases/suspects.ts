@@ -15,6 +15,9 @@ import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from 
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, holdsStack, wasOvertaken } from '../suspicion.js';
 import type { Draft } from '../draft.js';
 import type { Entry } from '../../domain/entry.js';
+import { restartBudgetsOf } from '../../domain/settings.js';
+import { isInfrastructureFailure } from '../../domain/verdict/run-refs.js';
+import { ciWords, holdForInfrastructure, infrastructureRetriesUsed } from './restart-budget.js';
 
 /**
  * Suspects (PENDING_FAILURE) are resolved here (rules 4-6).
@@ -97,6 +100,14 @@ export function resolveSuspects(s: Sink): void {
     const failure = classifyFailure({ settings: d.settings, testResultsSeenAt: d.testResultsSeenAt }, run, d.now);
     if (failure === 'awaiting') continue;
     const first = d.entry(unit.entryIds[0]!)!;
+    // A CI error is no verdict on the code: retried within the infrastructure budget, then held.
+    if (failure !== 'real' && failure !== 'flaky' && run.status === 'failed' && isInfrastructureFailure(run)) {
+      const budget = restartBudgetsOf(d.settings).infrastructure;
+      const used = infrastructureRetriesUsed(first);
+      if (used >= budget) holdForInfrastructure(s, unit, run);
+      else if (newRuns) rerun(s, unit, run, false, `CI errored (${ciWords(run)}): retry ${used + 1} of ${budget}`, 'infrastructure_retry');
+      continue;
+    }
     const flakyReruns = flakyRerunsUsed(first);
     if (failure === 'flaky' && flakyReruns < testResultSettings(d.settings).flakyTestRetries) {
       const failed = run.testResults!.failedTests;
@@ -190,7 +201,7 @@ function userAskedForARerun(e: Entry): boolean {
   for (let i = e.history.length - 1; i >= 0; i--) {
     const code = e.history[i]!.reason.code;
     if (code === 'restarted_by_user') return true;
-    if (code === 'test_started' || e.history[i]!.state !== 'PENDING_FAILURE') return false;
+    if (code === 'test_started' || code === 'infrastructure_retry' || e.history[i]!.state !== 'PENDING_FAILURE') return false;
   }
   return false;
 }
@@ -202,7 +213,7 @@ function userAskedForARerun(e: Entry): boolean {
  * for a CI run. When everything ahead has passed, that is the failed run's content less what landed
  * (rule 6). A parallel lane keeps the same content: the lane behind builds on it.
  */
-function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string, code: 'test_started' | 'flaky_tests' = 'test_started'): void {
+function rerun(s: Sink, unit: Unit, failed: TestRun, countsAsRetry: boolean, why: string, code: 'test_started' | 'flaky_tests' | 'infrastructure_retry' = 'test_started'): void {
   const d = s.d;
   const own = new Set(unit.entryIds);
   const content =

@@ -77,6 +77,10 @@ function queueHeadline(event: OutboxEvent): string {
       return '🧊 frozen';
     case 'queue.unfrozen':
       return '☀️ unfrozen';
+    case 'queue.storm_started':
+      return '⛈️ storm';
+    case 'queue.storm_ended':
+      return '🌤️ storm over';
     case 'queue.state_changed':
       return event.data.kind === 'queue' ? `now ${event.data.queue.state}` : 'state changed';
     default:
@@ -91,6 +95,7 @@ function queueSummary(event: OutboxEvent): string {
     const until = queue.freeze.endsAt ? ` until ${queue.freeze.endsAt}` : '';
     return `frozen by ${queue.freeze.by}${until}: ${queue.freeze.reason}`;
   }
+  if (event.type === 'queue.storm_started' && queue.storm) return queue.storm.message;
   if (event.type === 'queue.state_changed') return `${previousState ?? '?'} → ${queue.state}`;
   return event.type;
 }
