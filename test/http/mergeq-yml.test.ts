@@ -71,7 +71,7 @@ describe('.github/mergeq.yml', () => {
     const text = ['queues:', '  - branch: main', '    restartBudgets: {bystander: 5, infrastructure: 1}', '    stormRuns: 20', '    stormPause: true', ''].join('\n');
     expect(parseMergeqYml(text)).toEqual({
       ok: true,
-      config: { queues: [{ branch: 'main', settings: { restartBudgets: { bystander: 5, infrastructure: 1 }, stormRuns: 20, stormPause: true } }] },
+      config: { queues: [{ branch: 'main', settings: { restartBudgets: { bystander: 5, infrastructure: 1 }, stormRuns: 20, stormPause: true } }], channels: [] },
     });
     expect(parseMergeqYml('queues:\n  - branch: main\n    restartBudgets: {bystander: 500, infrastructure: 1}\n')).toMatchObject({
       ok: false,
