@@ -22,6 +22,7 @@ import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
+import { RunCauses, type CauseCount } from './run-causes.js';
 import { StackRelease, type Landing, type Standing } from './stack-release.js';
 
 export const SIM_REPO: RepoRef = { host: 'sim.invalid', owner: 'bench', name: 'monorepo' };
@@ -55,6 +56,8 @@ export interface SimulationInput {
   stopAtTestedPrsPerPr?: number;
   /** How the members of stacks reach the queue (stack-release.ts); `unit` by default. */
   landing?: Landing;
+  /** Record why each CI run was started (run-causes.ts). */
+  runCauses?: boolean;
 }
 
 export interface SimulationOutput {
@@ -75,6 +78,8 @@ export interface SimulationOutput {
   etaErrors: EtaErrors;
   /** Stack members never submitted (`one-by-one`: a layer below did not land), by index. */
   notSubmitted: number[];
+  /** CI runs by cause, when asked for (`runCauses`). */
+  runCauses?: Record<string, CauseCount>;
 }
 
 /**
@@ -130,6 +135,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   const tested = new TestedPrs(sandbox);
   const etas = new EtaRecorder();
   const release = new StackRelease(input.landing ?? 'unit');
+  const causes = input.runCauses ? new RunCauses() : null;
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -171,10 +177,15 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reconciles++;
     const doc = await store.queues.getQueueById(queue.id);
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
+    if (doc) causes?.observe(doc);
     release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
+  if (causes) {
+    const doc = await store.queues.getQueueById(queue.id);
+    causes.settle([...(await store.queues.archivedRuns(queue.id, {})), ...(doc?.runs ?? [])]);
+  }
   const output: SimulationOutput = {
     outcomes: outcomes.outcomes,
     ciRuns: sandbox.ci.runs.length,
@@ -186,6 +197,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     testedPrs: tested.count(),
     etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
     notSubmitted: release.notSubmitted(),
+    ...(causes ? { runCauses: causes.counts() } : {}),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;
