@@ -47,6 +47,27 @@ describe('stacked pull requests', () => {
     expect(h.entry(3).reason?.code).toBe('stack_member_failed');
   });
 
+  test('a failed stack whose run held a PR ahead that fails too is rerun beside the queue: the PR behind, already tested without it, is not rebuilt with it again', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1, pendingFailureDepth: 0, canOptimisticallyMerge: true });
+    h.submit(1);
+    submitStack(h, [2, 3]);
+    h.submit(9);
+    const stackRun = h.liveRuns().find((r) => h.prsOf(r).join() === '1,2,3')!;
+    h.report(stackRun, 'failure');
+    // Its failure may be #1's: #9 goes on without the stack at once.
+    expect(h.liveRuns().map((r) => h.prsOf(r))).toEqual(expect.arrayContaining([[1], [1, 9]]));
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '1')!, 'failure');
+    // #1 ahead of the stack failed: the stack is rerun without it, beside the queue; #9 is rebuilt
+    // without #1 only, not with the stack it already left behind (then without it again if it fails).
+    const live = h.liveRuns().map((r) => h.prsOf(r));
+    expect(live).toEqual(expect.arrayContaining([[2, 3], [9]]));
+    expect(live.filter((prs) => prs.includes(9))).toEqual([[9]]);
+    const runs = playCi(h, [1, 3]);
+    expect(runs.filter((r) => h.prsOf(r).includes(9))).toHaveLength(1);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 2]);
+    expect([h.state(1), h.state(3)]).toEqual(['FAILED', 'FAILED']);
+  });
+
   test('a layer that bisection names but whose flake rerun passes is no culprit: the layers above wait for it and the stack lands whole', () => {
     const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
     submitStack(h, [1, 2, 3, 4]);

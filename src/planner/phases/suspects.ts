@@ -9,7 +9,7 @@ import { placementIndex } from '../placement.js';
 import { createRun } from '../run-builder.js';
 import { ContentWalk } from '../run-content.js';
 import { containsEntry } from '../run-status.js';
-import { bisectBatch } from '../bisect-batch.js';
+import { bisectBatch, bisectionStart } from '../bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from '../units.js';
 import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from '../test-results.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, holdsStack, wasOvertaken } from '../suspicion.js';
@@ -234,10 +234,14 @@ function contentNow(d: Draft, unit: Unit): string[] {
 
 /**
  * Single mode: the unit right behind the suspect was rebuilt without it (rule 4). Not a batch: a
- * batch is bisected rather than rerun, and re-admitted as before.
+ * batch is bisected rather than rerun, and re-admitted as before. A stack (or a batch holding one)
+ * not yet being bisected is rerun like a single PR: the units behind left it out at once, and
+ * re-admitting it at its place rebuilt them all with it, then all without it again when it failed
+ * once more (bench:queue's stacks: about a third of the runs of stacks landed as units).
  */
 function leftOutBehind(d: Draft, exclusion: SuspectExclusion, unit: Unit): boolean {
-  if (d.settings.mode === 'parallel' || unit.entryIds.length > 1) return false;
+  if (d.settings.mode === 'parallel') return false;
+  if (unit.entryIds.length > 1 && (!holdsStack(d, unit) || bisectionStart(d, unit) !== null)) return false;
   const at = d.unitIndex().get(unit.id)!;
   return exclusion.excludes(unit, at, at + 1);
 }
