@@ -59,7 +59,14 @@ export function resolveSuspects(s: Sink): void {
         // would rebuild them all once more. It is rerun on the PRs ahead of it now instead, and
         // re-enters at the tail if that passes (rule 6; docs/readmission.md).
         if (isInFlight(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: stale.message });
-        rerun(s, unit, run, false, stale.message);
+        if (unit.entryIds.length > 1 && !d.settings.batch) {
+          // A stack goes to the tail at once: a rerun that passes would send it there for one run
+          // more, and a rerun on unresolved PRs ahead was restarted with each of them that failed.
+          // Not with batching: at the tail it would be batched with PRs that then fail with it.
+          reenterAtTail(s, unit, reason('readmitted', `${stale.message}: it re-enters the queue at the tail`));
+        } else {
+          rerun(s, unit, run, false, stale.message);
+        }
       }
       continue;
     }
