@@ -22,6 +22,7 @@ import { SimTestUploads } from './sim-test-uploads.js';
 import { newSimQueue } from './sim-queue.js';
 import type { Scenario } from './scenario.js';
 import type { SimPr } from './workload.js';
+import { RunCauses, type CauseCount } from './run-causes.js';
 import { StackRelease, type Landing, type Standing } from './stack-release.js';
 import { ChronicResubmits } from './chronic.js';
 
@@ -56,6 +57,8 @@ export interface SimulationInput {
   stopAtTestedPrsPerPr?: number;
   /** How the members of stacks reach the queue (stack-release.ts); `unit` by default. */
   landing?: Landing;
+  /** Record why each CI run was started (run-causes.ts). */
+  runCauses?: boolean;
 }
 
 export interface SimulationOutput {
@@ -78,6 +81,8 @@ export interface SimulationOutput {
   notSubmitted: number[];
   /** Storms the queue entered (docs/queue-rules.md, "Storms"), and the virtual minutes it spent in them. */
   storms: { count: number; minutes: number };
+  /** CI runs by cause, when asked for (`runCauses`). */
+  runCauses?: Record<string, CauseCount>;
 }
 
 /**
@@ -137,6 +142,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   let again: SubmitInput[] = [];
   const storms = { count: 0, minutes: 0 };
   let stormSince: number | null = null;
+  const causes = input.runCauses ? new RunCauses() : null;
   for (;;) {
     if (nowMin - checkedAt >= CHECK_EVERY_MINUTES) {
       checkedAt = nowMin;
@@ -183,6 +189,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     reconciles++;
     const doc = await store.queues.getQueueById(queue.id);
     if (doc) etas.observe(doc, await loadMergeEstimates(store.queues, doc, time.now()));
+    if (doc) causes?.observe(doc);
     release.observe((index) => standing(sandbox, doc?.entries ?? [], index + 1));
     again = chronic.due(SIM_REPO, sandbox, doc?.entries ?? [], (n) => n <= nextArrival);
     if (doc?.storm && stormSince === null) {
@@ -195,6 +202,10 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
   }
 
   const outcomes = await collectOutcomes(store, queue.id, prs);
+  if (causes) {
+    const doc = await store.queues.getQueueById(queue.id);
+    causes.settle([...(await store.queues.archivedRuns(queue.id, {})), ...(doc?.runs ?? [])]);
+  }
   const output: SimulationOutput = {
     outcomes: outcomes.outcomes,
     ciRuns: sandbox.ci.runs.length,
@@ -207,6 +218,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationOutput
     etaErrors: etas.errors(prs, outcomes.outcomes, START_MS, spreadMinutes(scenario.ciDuration)),
     notSubmitted: release.notSubmitted(),
     storms: { count: storms.count, minutes: storms.minutes + (stormSince === null ? 0 : nowMin - stormSince) },
+    ...(causes ? { runCauses: causes.counts() } : {}),
   };
   if (typeof input.store !== 'object') await store.close();
   return output;

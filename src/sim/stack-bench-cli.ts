@@ -1,5 +1,6 @@
 import { formatStackTable, runStackBenchmark, stackStrategies } from './stack-benchmark.js';
 import { STACKS, generateStackWorkload, stackScenario } from './stack-workload.js';
+import { formatCauses } from './run-causes.js';
 import { describeSettings } from './table.js';
 
 /**
@@ -18,6 +19,8 @@ export async function benchStacks(opts: { seed: number; stacks?: number; stacksP
   const strategies = stackStrategies(scenario).filter((st) => !only || only.includes(st.name));
   const { rows } = await runStackBenchmark(scenario, strategies, opts.seed, (r) => console.error(`  ${r.strategy} ${r.landing} done in ${r.wallSeconds}s`));
   console.log(formatStackTable(rows));
+  console.log('CI runs by cause (a unit\'s run: the reason it was put back to PENDING; `ready`: its first run):');
+  for (const r of rows) console.log(`  ${r.strategy} ${r.landing}: ${formatCauses(r.runCauses)}`);
   for (const st of strategies) console.log(`${st.name}: ${describeSettings(st.settings)}`);
   const { name, ...parameters } = scenario;
   write(opts.json ?? `bench/results/queue-${name}.json`, { scenario: { name, ...parameters, seed: opts.seed }, rows });

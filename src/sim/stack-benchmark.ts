@@ -1,4 +1,5 @@
 import { KEPT_UP_BACKLOG_SHARE, measure, percentile, round, type StopReason } from './measure.js';
+import type { CauseCount } from './run-causes.js';
 import { simulate } from './simulate.js';
 import type { Landing } from './stack-release.js';
 import { generateStackWorkload, type StackScenario } from './stack-workload.js';
@@ -30,6 +31,8 @@ export interface StackRow {
   /** Submitted and still queued when the books closed. */
   unresolved: number;
   wallSeconds: number;
+  /** CI runs by why they were started (run-causes.ts). */
+  runCauses: Record<string, CauseCount>;
   /** Set when the simulation stopped early (see `STACK_STOP_TESTED_PRS_PER_PR`): the figures cover the hours until then. */
   stopped?: { atMinutes: number; because: StopReason };
 }
@@ -79,6 +82,7 @@ export async function runStackCase(scenario: StackScenario, prs: readonly SimPr[
     landing,
     // No backlog stop: a few stacks of 8 arriving together pass a quarter of a small scenario's PRs.
     stopAtTestedPrsPerPr: STACK_STOP_TESTED_PRS_PER_PR,
+    runCauses: true,
   });
   const m = measure({ name: strategy.name, settings: strategy.settings, prs, outcomes: sim.outcomes, ciRuns: sim.ciRuns, oracleP50Min: null });
   const never = new Set(sim.notSubmitted);
@@ -105,6 +109,7 @@ export async function runStackCase(scenario: StackScenario, prs: readonly SimPr[
     badMerged: m.badMerged,
     unresolved: sim.outcomes.filter((o, i) => o.state === 'UNRESOLVED' && !never.has(i)).length,
     wallSeconds: round(sim.wallMs / 1000, 1),
+    runCauses: sim.runCauses ?? {},
     ...(sim.stopped ? { stopped: sim.stopped } : {}),
   };
 }

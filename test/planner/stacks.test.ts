@@ -47,6 +47,44 @@ describe('stacked pull requests', () => {
     expect(h.entry(3).reason?.code).toBe('stack_member_failed');
   });
 
+  test('a failed stack whose run held a PR ahead that fails too re-enters at the tail: the PR behind, already tested without it, is not rebuilt with it again', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1, pendingFailureDepth: 0, canOptimisticallyMerge: true });
+    h.submit(1);
+    submitStack(h, [2, 3]);
+    h.submit(9);
+    const stackRun = h.liveRuns().find((r) => h.prsOf(r).join() === '1,2,3')!;
+    h.report(stackRun, 'failure');
+    // Its failure may be #1's: #9 goes on without the stack at once.
+    expect(h.liveRuns().map((r) => h.prsOf(r))).toEqual(expect.arrayContaining([[1], [1, 9]]));
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '1')!, 'failure');
+    // #1 ahead of the stack failed: the stack re-enters behind #9, which is rebuilt without #1 only,
+    // not with the stack it already left behind (and then without it again if it fails once more).
+    expect(h.order().slice(-3)).toEqual([9, 2, 3]);
+    expect(h.entry(2).history.map((t) => t.reason.message)).toContainEqual(expect.stringMatching(/#1 ahead of it failed.*re-enters the queue at the tail/));
+    const live = h.liveRuns().map((r) => h.prsOf(r));
+    expect(live).toEqual(expect.arrayContaining([[9], [9, 2, 3]]));
+    expect(live.filter((prs) => prs.at(-1) === 9)).toEqual([[9]]);
+    playCi(h, [1, 3]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 2]);
+    expect([h.state(1), h.state(3)]).toEqual(['FAILED', 'FAILED']);
+  });
+
+  test('with batching, such a stack is rerun alone beside the queue instead, and PRs behind are not rebuilt with it', () => {
+    const h = new Harness({ concurrency: 3, flakeRetries: 1, pendingFailureDepth: 0, canOptimisticallyMerge: true, batch: true, batchingMinSize: 1, batchingMaxWaitTimeMinutes: 0 });
+    h.submit(1);
+    submitStack(h, [2, 3]);
+    h.submit(9);
+    h.advance(1);
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '1,2,3')!, 'failure');
+    h.report(h.liveRuns().find((r) => h.prsOf(r).join() === '1')!, 'failure');
+    const live = h.liveRuns().map((r) => h.prsOf(r));
+    expect(live).toEqual(expect.arrayContaining([[2, 3], [9]]));
+    expect(live.filter((prs) => prs.includes(9))).toEqual([[9]]);
+    playCi(h, [1, 3]);
+    expect(h.merges.map((m) => m.prNumber)).toEqual([9, 2]);
+    expect([h.state(1), h.state(3)]).toEqual(['FAILED', 'FAILED']);
+  });
+
   test('a layer that bisection names but whose flake rerun passes is no culprit: the layers above wait for it and the stack lands whole', () => {
     const h = new Harness({ concurrency: 2, bisectionConcurrency: 1, flakeRetries: 1 });
     submitStack(h, [1, 2, 3, 4]);

@@ -9,7 +9,7 @@ import { placementIndex } from '../placement.js';
 import { createRun } from '../run-builder.js';
 import { ContentWalk } from '../run-content.js';
 import { containsEntry } from '../run-status.js';
-import { bisectBatch } from '../bisect-batch.js';
+import { bisectBatch, bisectionStart } from '../bisect-batch.js';
 import { decidingRun, entriesBefore, isLanded, isProven, isRemoved, prLabel, unitPriority } from '../units.js';
 import { classifyFailure, flakyRerunsUsed, nameTests, testResultSettings } from '../test-results.js';
 import { SuspectExclusion, evidenceConfirmsFailure, failureIsConfirmed, holdsStack, wasOvertaken } from '../suspicion.js';
@@ -62,7 +62,14 @@ export function resolveSuspects(s: Sink): void {
         // would rebuild them all once more. It is rerun on the PRs ahead of it now instead, and
         // re-enters at the tail if that passes (rule 6; docs/readmission.md).
         if (isInFlight(run)) s.emit({ type: 'cancelRun', runId: run.id, reason: stale.message });
-        rerun(s, unit, run, false, stale.message);
+        if (unit.entryIds.length > 1 && !d.settings.batch) {
+          // A stack goes to the tail at once: a rerun that passes would send it there for one run
+          // more, and a rerun on unresolved PRs ahead was restarted with each of them that failed.
+          // Not with batching: at the tail it would be batched with PRs that then fail with it.
+          reenterAtTail(s, unit, reason('readmitted', `${stale.message}: it re-enters the queue at the tail`));
+        } else {
+          rerun(s, unit, run, false, stale.message);
+        }
       }
       continue;
     }
@@ -245,10 +252,14 @@ function contentNow(d: Draft, unit: Unit): string[] {
 
 /**
  * Single mode: the unit right behind the suspect was rebuilt without it (rule 4). Not a batch: a
- * batch is bisected rather than rerun, and re-admitted as before.
+ * batch is bisected rather than rerun, and re-admitted as before. A stack (or a batch holding one)
+ * not yet being bisected is rerun like a single PR: the units behind left it out at once, and
+ * re-admitting it at its place rebuilt them all with it, then all without it again when it failed
+ * once more (bench:queue's stacks: about a third of the runs of stacks landed as units).
  */
 function leftOutBehind(d: Draft, exclusion: SuspectExclusion, unit: Unit): boolean {
-  if (d.settings.mode === 'parallel' || unit.entryIds.length > 1) return false;
+  if (d.settings.mode === 'parallel') return false;
+  if (unit.entryIds.length > 1 && (!holdsStack(d, unit) || bisectionStart(d, unit) !== null)) return false;
   const at = d.unitIndex().get(unit.id)!;
   return exclusion.excludes(unit, at, at + 1);
 }
