@@ -18,6 +18,7 @@ import { describeGitHubError, gitHubErrorMessages, gitHubMessage, httpStatus, or
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 import { editComment, findComment } from './pr-comments.js';
 import { deleteRef, refHead } from './refs.js';
+import { mergedPullOfBranch, openPullsBasedOn } from './merged-branches.js';
 import { mergeStack, readStack, type StackMergeTiming } from './stacks.js';
 import { TestBranchBuilder, openDraftPullRequest } from './test-branch.js';
 
@@ -230,6 +231,14 @@ export class GitHubGitHost implements GitHost {
   async retargetPullRequest(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void> {
     const octokit = await this.options.octokitFor(repo);
     await octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...repoParams(repo), pull_number: prNumber, base: baseBranch });
+  }
+
+  async openPullRequestsBasedOn(repo: RepoRef, branch: string): Promise<number[]> {
+    return openPullsBasedOn(await this.options.octokitFor(repo), repo, branch);
+  }
+
+  async mergedPullRequestOfBranch(repo: RepoRef, branch: string): Promise<{ number: number; baseBranch: string } | null> {
+    return mergedPullOfBranch(await this.options.octokitFor(repo), repo, branch);
   }
 
   async mergeStack(repo: RepoRef, topPrNumber: number, opts: { expectedSha: string; method: MergeMethod }): Promise<MergeResult> {
