@@ -84,6 +84,16 @@ test('the label on a chain member whose member below merged alone retargets it a
   expect(await h.pr(org, 2)).toMatchObject({ state: 'TESTING' });
 });
 
+test('another label on such a member retargets nothing', async () => {
+  await h.queueService.updateQueue(org, { repo: h.repo, targetBranch: 'main', enqueueLabel: 'merge' });
+  h.fake.openChain([1, 2]);
+  h.fake.handle('PUT', '/repos/acme/widgets/pulls/1/merge', { sha: 'head1' });
+  h.fake.takeWebhooks();
+  await h.label(2, 'bug', 'maintainer');
+  expect(h.fake.pulls.get(2)).toMatchObject({ base: 'feature-1' });
+  expect(retargets()).toEqual([]);
+});
+
 test('a repository without a queue: a merged PR retargets nothing', async () => {
   await h.queueService.deleteQueue(org, { repo: h.repo, targetBranch: 'main' });
   h.fake.openChain([1, 2]);

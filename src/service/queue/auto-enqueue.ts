@@ -1,4 +1,4 @@
-import { autoEnqueuesAuthor, enqueueRulesOf, notReadyToEnqueue } from '../../domain/enqueue-rules.js';
+import { autoEnqueuesAuthor, enqueueRulesOf, notReadyToEnqueue, sameName } from '../../domain/enqueue-rules.js';
 import type { Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import { repoKey, type RepoRef } from '../../domain/repo.js';
@@ -34,6 +34,16 @@ export class AutoEnqueue {
     assertOwnsRepo(org, repo);
     const queue = await this.deps.store.queues.getQueue(repoKey(repo), branch);
     return queue && queue.orgId === org.id ? queue : null;
+  }
+
+  /** Whether a queue of `repo` submits PRs labelled `label` (its `enqueueLabel`). */
+  async isEnqueueLabel(org: Org, repo: RepoRef, label: string): Promise<boolean> {
+    assertOwnsRepo(org, repo);
+    const queues = await this.deps.store.queues.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
+    return queues.some((q) => {
+      const name = enqueueRulesOf(q.settings).enqueueLabel;
+      return name !== null && sameName(name, label);
+    });
   }
 
   /** Whether `org` has a queue in `repo`. */
