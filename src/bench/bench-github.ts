@@ -9,7 +9,8 @@
  * first word (a 👍, a status or a comment) and how many merged PRs were left with a pending status.
  * Queues merge with `merge_commit` (passed runs fast-forward the target) unless a case says otherwise;
  * a case may scale GitHub's limits down (then the fake and the App's budget both keep the scaled ones).
- * `--only <case prefix>` runs one case; `--full` runs the stacks cases at the size issue 38 names.
+ * `--only <case prefix>` runs one case; `--full` runs the stacks cases at the size issue 38 names, and
+ * `--per-hour N` raises their hourly limit (to tell a landing's cost from GitHub's pacing of it).
  * Everything runs on 127.0.0.1 and stops by itself.
  */
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -50,6 +51,10 @@ const FULL = process.argv.includes('--full');
 const STACKS = FULL ? { count: 20, min: 2, max: 6, singles: 40, seed: 38 } : { count: 10, min: 2, max: 6, singles: 20, seed: 38 };
 const STACK_CI_MS = FULL ? 60_000 : 10_000;
 const STACK_TIMEOUT_MS = (FULL ? 100 : 15) * 60_000;
+// `--per-hour N`: the stacks cases with GitHub's hourly limit raised to N (80 a minute kept), to measure
+// what a landing costs apart from how the 500 writes an hour pace it.
+const PER_HOUR = process.argv.includes('--per-hour') ? Number(process.argv[process.argv.indexOf('--per-hour') + 1]) : null;
+const STACK_LIMITS = PER_HOUR ? { limits: { perMinute: 80, perHour: PER_HOUR, hourMs: 3_600_000 } } : {};
 const STACK_QUEUE = { concurrency: 4, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 0 };
 function stackPrs(): number {
   const { stacks, singles } = layOut({ ...STACKS, landing: 'unit' });
@@ -98,9 +103,10 @@ const MODES: Mode[] = [
     ciMs: STACK_CI_MS,
     arrivalMs: 0,
     timeoutMs: STACK_TIMEOUT_MS,
+    ...STACK_LIMITS,
     stacks: { ...STACKS, landing: 'unit' },
   },
-  { name: 'stacks: the same, members one by one, batching 4', settings: STACK_QUEUE, prs: stackPrs(), ciMs: STACK_CI_MS, arrivalMs: 0, timeoutMs: STACK_TIMEOUT_MS, stacks: { ...STACKS, landing: 'oneByOne' } },
+  { name: 'stacks: the same, members one by one, batching 4', settings: STACK_QUEUE, prs: stackPrs(), ciMs: STACK_CI_MS, arrivalMs: 0, timeoutMs: STACK_TIMEOUT_MS, ...STACK_LIMITS, stacks: { ...STACKS, landing: 'oneByOne' } },
 ];
 
 interface Outcome {
@@ -368,5 +374,5 @@ for (const mode of MODES) {
 }
 printTable(outcomes);
 mkdirSync('bench/results', { recursive: true });
-const resultsFile = `bench/results/github${FULL ? '-full' : ''}${only ? `-${only.replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '')}` : ''}.json`;
+const resultsFile = `bench/results/github${FULL ? '-full' : ''}${PER_HOUR ? `-h${PER_HOUR}` : ''}${only ? `-${only.replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '')}` : ''}.json`;
 writeFileSync(resultsFile, `${JSON.stringify({ limits: { perMinute: 80, perHour: HOUR_LIMIT }, outcomes }, null, 2)}\n`);
