@@ -121,7 +121,7 @@ interface Outcome {
   ciRuns: number;
   ciRunsPerMergedPr: number;
   /** The stacks case: how many stacks, of how many members, plain or native, and how they landed. */
-  stacks?: { count: number; members: number; native: number; singles: number; landing: StackLayout['landing']; stacksFullyMerged: number };
+  stacks?: { count: number; members: number; native: number; singles: number; landing: StackLayout['landing']; stacksFullyMerged: number; retargets: number };
   peakWritesPerMinute: number;
   refusedWrites: number;
   /** 500 ÷ writes per merged PR: merged PRs an hour GitHub's hourly limit allows at this cost. */
@@ -330,6 +330,7 @@ async function runMode(mode: Mode): Promise<Outcome> {
               singles: plan.singles.length,
               landing: mode.stacks!.landing,
               stacksFullyMerged: plan.stacks.filter((st) => st.prs.every((n) => fake.merged.includes(n))).length,
+              retargets: fake.requests.filter((r) => r.method === 'PATCH' && /^\/pulls\/\d+$/.test(r.path)).length,
             },
           }
         : {}),
@@ -361,7 +362,7 @@ function printTable(outcomes: Outcome[]): void {
   for (const o of outcomes) {
     if (!o.stacks) continue;
     const st = o.stacks;
-    console.log(`${o.mode}: ${st.count} stacks (${st.members} members, ${st.native} native, ${st.count - st.native} plain chains) among ${st.singles} singles; stacks fully merged ${st.stacksFullyMerged}/${st.count}; CI runs ${o.ciRuns} for ${o.merged} merged PRs`);
+    console.log(`${o.mode}: ${st.count} stacks (${st.members} members, ${st.native} native, ${st.count - st.native} plain chains) among ${st.singles} singles; stacks fully merged ${st.stacksFullyMerged}/${st.count}; CI runs ${o.ciRuns} for ${o.merged} merged PRs; ${st.retargets} retargets`);
   }
 }
 
