@@ -61,7 +61,7 @@ export class Merger {
       // A natively stacked PR lands through the stack merge even alone (the members above it left):
       // GitHub refuses it the merge API.
       const stack = nativeStackAt(due, i);
-      const native = stack[0]!.stack?.kind === 'native' && this.o.gitHost.mergeStack !== undefined;
+      const native = stack.some((e) => e.stack?.kind === 'native') && this.o.gitHost.mergeStack !== undefined;
       const step = native ? await this.mergeNativeStack(doc, stack) : await this.mergeOne(doc, due[i]!);
       i += native ? stack.length : 1;
       facts.push(...step.facts);
@@ -173,7 +173,7 @@ export class Merger {
   private async mergeNativeStack(doc: QueueDoc, members: readonly Entry[]): Promise<Step> {
     const { gitHost, clock, logger } = this.o;
     for (const entry of members) {
-      const blocked = await this.notAllowed(doc, entry);
+      const blocked = await this.notAllowed(doc, entry, false);
       if (blocked) return blocked;
     }
     const top = members.at(-1)!;
@@ -210,8 +210,9 @@ export class Merger {
    * Null when the PR may merge now; else what to record instead: merged already, closed, changed since
    * it was tested, or blocked by the branch's rules (asked only of a host that can say what blocks it:
    * the App may be able to bypass protection, and must never use that to merge what the rules block).
+   * `asChain`: the entry is about to land by a fast-forward or the merge API.
    */
-  private async notAllowed(doc: QueueDoc, entry: Entry): Promise<Step | null> {
+  private async notAllowed(doc: QueueDoc, entry: Entry, asChain = true): Promise<Step | null> {
     const { gitHost, clock } = this.o;
     let pr: PullRequestInfo | null;
     try {
@@ -223,7 +224,10 @@ export class Merger {
       const sha = pr.mergeCommitSha ?? '';
       return { facts: [(q) => recordMerged(q, entry.id, sha, clock.now())], stop: false };
     }
-    if (!pr || pr.state !== 'open' || pr.headSha !== entry.mergeIntent!.expectedSha) {
+    // A chain member the host has stacked natively since (its `stacked` event missed) cannot land by a
+    // fast-forward or the merge API: recorded as native, the unit lands through the stack merge next.
+    const nowNative = asChain && pr?.state === 'open' && pr.nativeStack !== undefined && entry.stack !== undefined && entry.stack.kind !== 'native';
+    if (!pr || pr.state !== 'open' || pr.headSha !== entry.mergeIntent!.expectedSha || nowNative) {
       const info = pr;
       return { facts: [(q) => recordPullRequest(q, info, clock.now(), null, entry.prNumber)], stop: true };
     }
@@ -244,8 +248,9 @@ export class Merger {
 /** The due entries from `i` on that belong to the native stack of `due[i]` (just it when it is in none). */
 function nativeStackAt(due: readonly Entry[], i: number): Entry[] {
   const first = due[i]!;
-  if (first.stack?.kind !== 'native') return [first];
+  if (!first.stack) return [first];
   const out = [first];
   while (due[i + out.length]?.stack?.id === first.stack.id) out.push(due[i + out.length]!);
-  return out;
+  // A chain the host stacked natively since: any member known native makes the unit one.
+  return out.some((e) => e.stack?.kind === 'native') ? out : [first];
 }

@@ -135,6 +135,13 @@ export interface GitHost {
    */
   retargetPullRequest?(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void>;
   /**
+   * The open PRs based on `branch` outside the host's native stacks: the chain members above the PR
+   * whose head `branch` is. Once that PR merged alone, they are retargeted onto where it landed.
+   */
+  openPullRequestsBasedOn?(repo: RepoRef, branch: string): Promise<number[]>;
+  /** The merged PR whose head is `branch`, and the branch it merged into; null when none merged. */
+  mergedPullRequestOfBranch?(repo: RepoRef, branch: string): Promise<{ number: number; baseBranch: string } | null>;
+  /**
    * Native stacks: merges every member from the bottom up to `topPrNumber` at once through the
    * stack merge (`PUT …/pulls/{n}/merge-async`, `merge_action: direct_merge`, `sha` = `expectedSha`),
    * polling until it ends: `merged` is ok with the target's new head, `failed` is a refusal with the

@@ -5,6 +5,7 @@ import { onCheckRun, onCheckSuite, onStatus } from './handlers/ci-results.js';
 import { onIssueComment } from './handlers/comment-command.js';
 import { onInstallation } from './handlers/installation.js';
 import { onLabel } from './handlers/label.js';
+import { onMerged } from './handlers/merged.js';
 import { onPullRequest } from './handlers/pull-request.js';
 import { onPullRequestReview } from './handlers/pull-request-review.js';
 import { onPush } from './handlers/push.js';
@@ -43,7 +44,7 @@ export function mergeqApp(deps: AppDeps, now: () => Date = () => new Date()): Ap
     app.on('issue_comment.created', once(onIssueComment));
     app.on(
       ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.closed', 'pull_request.edited', 'pull_request.converted_to_draft', 'pull_request.ready_for_review'],
-      once(inTurn(onPullRequest, onStackChanged, autoEnqueueOnPullRequest)),
+      once(inTurn(onPullRequest, onStackChanged, onMerged, autoEnqueueOnPullRequest)),
     );
     // GitHub's native stacks (public preview): not in probot's event names yet.
     app.on('pull_request.stacked' as never, once(inTurn(onPullRequest, onStackChanged)));

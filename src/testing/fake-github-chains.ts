@@ -47,16 +47,24 @@ export function branchDeleted(world: ChainWorld, name: string): void {
   }
 }
 
-/** `GET …/pulls?state=open|closed|all&per_page&page`, newest first, with GitHub's `link` to the next page. */
+/**
+ * `GET …/pulls?state=open|closed|all&base&head=owner:branch&per_page&page`, newest first, with GitHub's
+ * `link` to the next page.
+ */
 export function listPulls(world: ChainWorld, uri: string, repoUrl: string): Reply {
   const query = new URL(uri, 'http://fake').searchParams;
   const state = query.get('state') ?? 'open';
+  const base = query.get('base');
+  const head = query.get('head')?.split(':').pop();
   const perPage = Number(query.get('per_page') ?? 30);
   const page = Number(query.get('page') ?? 1);
-  const all = [...world.pulls.values()].filter((p) => state === 'all' || p.state === state).sort((a, b) => b.number - a.number);
+  const all = [...world.pulls.values()]
+    .filter((p) => (state === 'all' || p.state === state) && (base === null || p.base === base) && (head === undefined || world.headRefOf(p) === head))
+    .sort((a, b) => b.number - a.number);
   const data = all.slice((page - 1) * perPage, page * perPage).map((p) => world.pullResource(p));
   if (page * perPage >= all.length) return [200, data];
-  return [200, data, { link: `<${repoUrl}/pulls?state=${state}&per_page=${perPage}&page=${page + 1}>; rel="next"` }];
+  const filters = `${base === null ? '' : `&base=${base}`}${query.has('head') ? `&head=${query.get('head')}` : ''}`;
+  return [200, data, { link: `<${repoUrl}/pulls?state=${state}${filters}&per_page=${perPage}&page=${page + 1}>; rel="next"` }];
 }
 
 function validationFailed(message: string): Reply {

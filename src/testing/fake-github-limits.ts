@@ -25,6 +25,12 @@ export class ContentLimits {
     private readonly hourMs = HOUR_MS,
   ) {}
 
+  /** The writes accepted within the last `hourMs`. */
+  inLastHour(): number {
+    const now = this.now();
+    return this.accepted.filter((t) => t > now - this.hourMs).length;
+  }
+
   /** A refusal to answer, or null when the write may happen (then it is counted). */
   refuse(): LimitReply | null {
     const now = this.now();

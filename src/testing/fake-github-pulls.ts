@@ -7,6 +7,7 @@ export function pullJson(p: FakePull): Record<string, unknown> {
     title: p.title,
     state: p.state,
     merged: p.merged,
+    merged_at: p.merged ? '2026-11-24T09:00:00Z' : null,
     merge_commit_sha: p.mergeCommitSha,
     draft: p.draft,
     mergeable: p.state === 'open' ? true : null,

@@ -129,6 +129,17 @@ describe('plain chains', () => {
     expect(call('PATCH', '/pulls/3', { base: 'main' })[0]).toBe(422);
   });
 
+  test("a PR merged alone keeps its head branch, and the PRs based on it keep that base; the list filters by base and by head", () => {
+    fake.openChain([1, 2, 3]);
+    call('PATCH', '/git/refs/heads/main', { sha: 'head1' });
+    expect(fake.merged).toEqual([1]);
+    expect(fake.refs.has('feature-1')).toBe(true);
+    expect(fake.pulls.get(2)).toMatchObject({ state: 'open', base: 'feature-1' });
+    const numbers = (uri: string) => (call('GET', uri)[1] as { number: number }[]).map((p) => p.number);
+    expect(numbers('/pulls?state=open&base=feature-1')).toEqual([2]);
+    expect(numbers(`/pulls?state=closed&head=${fake.owner}:feature-1`)).toEqual([1]);
+  });
+
   test('the open PRs are listed a page at a time, newest first', () => {
     fake.openChain([1, 2, 3]);
     const [, page1, headers] = call('GET', '/pulls?state=open&per_page=2');

@@ -18,6 +18,7 @@ import { describeGitHubError, gitHubErrorMessages, gitHubMessage, httpStatus, or
 import { checkRunState, commitStatusState, toGitHubMergeMethod, toPullRequestInfo, truncateDescription } from './github-mapping.js';
 import { editComment, findComment } from './pr-comments.js';
 import { deleteRef, refHead } from './refs.js';
+import { mergedPullOfBranch, openPullsBasedOn } from './merged-branches.js';
 import { mergeStack, readStack, type StackMergeTiming } from './stacks.js';
 import { TestBranchBuilder, openDraftPullRequest } from './test-branch.js';
 
@@ -28,6 +29,9 @@ export interface GitHubGitHostOptions {
 }
 
 const REAL_TIME: StackMergeTiming = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
+
+/** How long a retarget is remembered: the same one asked again meanwhile is not sent again. */
+const RETARGET_MEMORY_MS = 60_000;
 
 /** How many comment ids are remembered (the oldest are forgotten first: they are found again by listing). */
 const MAX_REMEMBERED_COMMENTS = 10_000;
@@ -43,6 +47,8 @@ export class GitHubGitHost implements GitHost {
   /** `repo#pr#marker` -> the id of the comment carrying that marker, so an update need not list the comments. */
   private readonly commentIds = new Map<string, number>();
   private readonly testBranches = new TestBranchBuilder();
+  /** Retargets made lately (`repo#pr#base`), so that one asked twice at once is made once. */
+  private readonly retargets = new Map<string, { done: Promise<void>; at: number }>();
 
   constructor(private readonly options: GitHubGitHostOptions) {}
 
@@ -227,9 +233,31 @@ export class GitHubGitHost implements GitHost {
     return readStack(await this.options.octokitFor(repo), repo, prNumber);
   }
 
+  /**
+   * One write per PR and base: the same retarget asked again within RETARGET_MEMORY_MS (a `/merge` and
+   * the webhook of the merge below it, handled at once, each read the old base) waits for the first.
+   */
   async retargetPullRequest(repo: RepoRef, prNumber: number, baseBranch: string): Promise<void> {
-    const octokit = await this.options.octokitFor(repo);
-    await octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...repoParams(repo), pull_number: prNumber, base: baseBranch });
+    const key = `${repoKey(repo)}#${prNumber}#${baseBranch}`;
+    const now = Date.now();
+    for (const [k, r] of this.retargets) if (now - r.at >= RETARGET_MEMORY_MS) this.retargets.delete(k);
+    const recent = this.retargets.get(key);
+    if (recent) return recent.done;
+    const done = (async () => {
+      const octokit = await this.options.octokitFor(repo);
+      await octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...repoParams(repo), pull_number: prNumber, base: baseBranch });
+    })();
+    this.retargets.set(key, { done, at: now });
+    done.catch(() => this.retargets.delete(key));
+    return done;
+  }
+
+  async openPullRequestsBasedOn(repo: RepoRef, branch: string): Promise<number[]> {
+    return openPullsBasedOn(await this.options.octokitFor(repo), repo, branch);
+  }
+
+  async mergedPullRequestOfBranch(repo: RepoRef, branch: string): Promise<{ number: number; baseBranch: string } | null> {
+    return mergedPullOfBranch(await this.options.octokitFor(repo), repo, branch);
   }
 
   async mergeStack(repo: RepoRef, topPrNumber: number, opts: { expectedSha: string; method: MergeMethod }): Promise<MergeResult> {

@@ -40,7 +40,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
     if (!pr) return; // deleted since the comment was made: nothing to act on
     const org = await deps.orgs.forOwner(repo.host, repo.owner);
     // A stack member acts in the queue of the branch its stack lands on, with the members below it.
-    const { target, stacked } = await stackTarget(deps, org, repo, pr);
+    const { target, stacked, pr: current } = await stackTarget(deps, org, repo, pr);
     const ref = { repo, targetBranch: target, pr: { number: issue.number } };
     branch = ref.targetBranch;
     if (parsed.command.kind === 'submit') await deps.queueService.ensureQueue(org, ref);
@@ -49,7 +49,7 @@ export async function onIssueComment(deps: AppDeps, context: Context<'issue_comm
       await reply.fail(`Comment commands are turned off for the merge queue of \`${ref.targetBranch}\`.`);
       return;
     }
-    const answer = await run(deps, org, ref, parsed.command, pr, queue, stacked);
+    const answer = await run(deps, org, ref, parsed.command, current, queue, stacked);
     if (answer) await reply.comment(answer);
     // The 👍 is what a person hears first, a submission included: a PR whose run starts at once needs
     // no queued status besides (github.md, "What each write buys").

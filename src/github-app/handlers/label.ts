@@ -17,6 +17,8 @@ export async function onLabel(deps: AppDeps, context: Context<'pull_request.labe
   if (!label) return;
   const repo = repoOf(deps.host, repository);
   const org = await deps.orgs.forOwner(repo.host, repo.owner);
+  // Any other label costs no read of GitHub (nor a retarget of a PR based on a merged PR's branch).
+  if (!(await deps.autoEnqueue.isEnqueueLabel(org, repo, label.name))) return;
   // A stack member's queue is that of the branch its stack lands on.
   const { target, stacked } = await stackTarget(deps, org, repo, toPullRequestInfo(pr));
   const queue = await deps.autoEnqueue.queueOf(org, repo, target);

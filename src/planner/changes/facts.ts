@@ -197,6 +197,8 @@ export function recordPullRequest(
     ...(pr.headRef ? { prHeadRef: pr.headRef } : {}),
     prSha: pr.headSha,
     prBaseBranch: pr.baseBranch,
+    // A plain chain that the git host has since stacked natively lands through its stack merge.
+    ...(pr.nativeStack && entry.stack && entry.stack.kind !== 'native' ? { stack: { ...entry.stack, kind: 'native' as const } } : {}),
     readiness: {
       ...entry.readiness,
       isOpen: pr.state === 'open',

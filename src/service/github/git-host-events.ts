@@ -4,6 +4,7 @@ import type { StatusCheck } from '../../domain/run.js';
 import type { Engine } from '../../engine/engine.js';
 import type { GitHost } from '../../githost/githost.js';
 import type { PullRequestStack } from '../../domain/stack.js';
+import { retargetAboveMerged, retargetOntoLandedBase } from './merged-base.js';
 
 /** The engine's part: it records facts for the queues they concern and reconciles them. */
 export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitChecks' | 'recordPullRequestInfo' | 'branchMoved' | 'activePullRequests'>;
@@ -13,7 +14,7 @@ export type GitHostFactRecorder = Pick<Engine, 'recordStatuses' | 'recordCommitC
  * request changes and branch moves, handed to the engine, with the reads of the git host they need.
  */
 export class GitHostEvents {
-  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest' | 'getStack'> }) {}
+  constructor(private readonly deps: { engine: GitHostFactRecorder; gitHost: Pick<GitHost, 'readStatuses' | 'getPullRequest' | 'getStack' | 'mergedPullRequestOfBranch' | 'openPullRequestsBasedOn' | 'retargetPullRequest'> }) {}
 
   /**
    * Checks reported on a commit (a status or a check run): recorded for the run whose test branch head
@@ -53,6 +54,29 @@ export class GitHostEvents {
     for (const member of stack?.members ?? []) {
       if (member.number !== prNumber && active.has(member.number)) await this.pullRequestReread(repo, member.number);
     }
+  }
+
+  /**
+   * A PR merged (on its own, in the queue or elsewhere): the plain-chain members above it, still
+   * based on its head branch (GitHub keeps it until someone deletes it), are retargeted onto the branch
+   * it merged into, one write each, and the queues holding them or their stack read them again.
+   */
+  async pullRequestMerged(repo: RepoRef, headBranch: string, baseBranch: string): Promise<number[]> {
+    const moved = await retargetAboveMerged(this.deps.gitHost, repo, headBranch, baseBranch);
+    const active = moved.length === 0 ? new Set<number>() : await this.deps.engine.activePullRequests(repo);
+    for (const n of moved) {
+      if (active.has(n)) await this.pullRequestReread(repo, n);
+      await this.stackChanged(repo, n);
+    }
+    return moved;
+  }
+
+  /**
+   * PR `prNumber`, based on `base` (itself, or the bottom of its chain), is retargeted onto a queue's
+   * branch when `base` is the head of a PR that merged alone; answers that branch, or null.
+   */
+  retargetOntoLandedBase(repo: RepoRef, prNumber: number, base: string, isQueueBranch: (branch: string) => Promise<boolean>): Promise<string | null> {
+    return retargetOntoLandedBase(this.deps.gitHost, repo, prNumber, base, isQueueBranch);
   }
 
   /** A branch moved (a push): the queues targeting it read its head again. */

@@ -1,13 +1,14 @@
-import { autoEnqueuesAuthor, enqueueRulesOf, notReadyToEnqueue } from '../../domain/enqueue-rules.js';
+import { autoEnqueuesAuthor, enqueueRulesOf, notReadyToEnqueue, sameName } from '../../domain/enqueue-rules.js';
 import type { Org } from '../../domain/org.js';
 import type { QueueDoc } from '../../domain/queue.js';
 import { repoKey, type RepoRef } from '../../domain/repo.js';
 import type { StatusCheck } from '../../domain/run.js';
 import { isActive } from '../../domain/states.js';
 import { statusContext } from '../../engine/commit-status.js';
-import type { GitHost } from '../../githost/githost.js';
+import type { GitHost, PullRequestInfo } from '../../githost/githost.js';
 import type { QueueStore } from '../../store/store.js';
 import { ServiceError } from '../errors.js';
+import { retargetOntoLandedBase } from '../github/merged-base.js';
 import { latestEntryOf } from './latest-entry.js';
 import type { QueueService } from './queue-service.js';
 import { assertOwnsRepo } from '../access/tenancy.js';
@@ -33,6 +34,22 @@ export class AutoEnqueue {
     assertOwnsRepo(org, repo);
     const queue = await this.deps.store.queues.getQueue(repoKey(repo), branch);
     return queue && queue.orgId === org.id ? queue : null;
+  }
+
+  /** Whether a queue of `repo` submits PRs labelled `label` (its `enqueueLabel`). */
+  async isEnqueueLabel(org: Org, repo: RepoRef, label: string): Promise<boolean> {
+    assertOwnsRepo(org, repo);
+    const queues = await this.deps.store.queues.listQueues({ orgId: org.id, repoKey: repoKey(repo) });
+    return queues.some((q) => {
+      const name = enqueueRulesOf(q.settings).enqueueLabel;
+      return name !== null && sameName(name, label);
+    });
+  }
+
+  /** Whether `org` has a queue in `repo`. */
+  async managesRepository(org: Org, repo: RepoRef): Promise<boolean> {
+    assertOwnsRepo(org, repo);
+    return (await this.deps.store.queues.listQueues({ orgId: org.id, repoKey: repoKey(repo) })).length > 0;
   }
 
   /**
@@ -61,6 +78,21 @@ export class AutoEnqueue {
     return queues.filter((q) => enqueueRulesOf(q.settings).autoEnqueue.enabled);
   }
 
+  /**
+   * The queue's branch a PR goes to, and whether with its stack: a native stack's base; else, off a
+   * queue's branch, its chain's target (a member above the bottom is based on the member below). A
+   * chain (or PR) based on the head of a PR that merged alone is first retargeted onto where that landed.
+   */
+  private async targetOf(org: Org, repo: RepoRef, pr: PullRequestInfo): Promise<{ target: string; stacked: boolean }> {
+    if (pr.nativeStack) return { target: pr.nativeStack.target, stacked: true };
+    const onQueue = async (branch: string) => (await this.queueOf(org, repo, branch)) !== null;
+    if (await onQueue(pr.baseBranch)) return { target: pr.baseBranch, stacked: false };
+    const stack = (await this.deps.gitHost.getStack?.(repo, pr.number)) ?? null;
+    const below = stack?.target ?? pr.baseBranch;
+    const landed = (await onQueue(below)) ? null : await retargetOntoLandedBase(this.deps.gitHost, repo, stack?.members[0]?.number ?? pr.number, below, onQueue);
+    return { target: landed ?? below, stacked: stack !== null };
+  }
+
   /** Why the PR was not submitted, or null when it was. */
   private async trySubmit(org: Org, repo: RepoRef, prNumber: number): Promise<string | null> {
     const { gitHost, queueService } = this.deps;
@@ -68,9 +100,8 @@ export class AutoEnqueue {
     const pr = await gitHost.getPullRequest(repo, prNumber);
     if (!pr) return 'the git host does not know it';
     // A stack member above the bottom is based on the member below: its queue is its stack's target's.
-    const target = pr.nativeStack?.target ?? ((await this.queueOf(org, repo, pr.baseBranch)) ? null : (await gitHost.getStack?.(repo, prNumber))?.target);
-    const stacked = Boolean(pr.nativeStack) || Boolean(target);
-    const queue = await this.queueOf(org, repo, target ?? pr.baseBranch);
+    const { target, stacked } = await this.targetOf(org, repo, pr);
+    const queue = await this.queueOf(org, repo, target);
     if (!queue) return `no queue for ${pr.baseBranch}`;
     if (!autoEnqueuesAuthor(enqueueRulesOf(queue.settings).autoEnqueue, pr.author)) return `the queue does not auto-enqueue PRs of ${pr.author}`;
     if (pr.state !== 'open' || pr.draft) return pr.draft ? 'it is a draft' : `it is ${pr.state}`;
