@@ -1,3 +1,4 @@
+import { Random } from '../domain/random.js';
 /** bench:github's stacks case: which PRs form stacks, and in which order their `/merge` comes. */
 
 /**
@@ -14,21 +15,10 @@ export interface StackLayout {
   landing: 'unit' | 'oneByOne';
 }
 
-/** mulberry32: the same stacks and order for a seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** The stacks (bottom up) and single PRs of a layout, numbered from 1, in a seeded order of arrival. */
 export function layOut(layout: StackLayout): { stacks: { prs: number[]; native: boolean }[]; singles: number[]; order: number[][] } {
-  const random = seeded(layout.seed);
+  const rng = new Random(layout.seed);
+  const random = () => rng.next();
   const stacks: { prs: number[]; native: boolean }[] = [];
   let next = 1;
   for (let i = 0; i < layout.count; i++) {

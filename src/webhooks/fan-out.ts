@@ -1,9 +1,9 @@
-import picomatch from 'picomatch';
 import { isChatFormat } from '../domain/webhook-delivery.js';
 import { matchesAny } from '../events/event-filter.js';
 import type { OutboxEvent } from '../events/event-types.js';
 import type { ChannelFileRules, WebhookSubscription } from '../store/outbox-store.js';
 import { SLACK_EVENT_TYPES } from './payload.js';
+import { branchMatches } from '../domain/branch-glob.js';
 
 /**
  * Whether a subscription is sent an event: enabled, of the event's organization (the caller picks
@@ -42,15 +42,3 @@ export function fileRulesFor(s: WebhookSubscription, repoKey: string): ChannelFi
   return s.fileRules?.find((r) => r.repoKey === repoKey);
 }
 
-const MATCHERS = new Map<string, (branch: string) => boolean>();
-
-/** `main`, or a pattern as queue templates have them: `*` within a path segment, `**` across. */
-function branchMatches(pattern: string, branch: string): boolean {
-  let matcher = MATCHERS.get(pattern);
-  if (!matcher) {
-    matcher = picomatch(pattern, { dot: true });
-    if (MATCHERS.size > 1000) MATCHERS.clear();
-    MATCHERS.set(pattern, matcher);
-  }
-  return matcher(branch);
-}

@@ -58,7 +58,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /** "nothing with I/O": the packages the pure layers may use. */
 const PURE_PACKAGES: Record<string, readonly string[]> = {
   // @date-fns/tz: dates in an IANA time zone (merge windows), from Intl: no I/O, no clock.
-  domain: ['uuid', '@date-fns/tz'],
+  // picomatch: branch globs (queue templates, chat channels' branches), pure string matching.
+  domain: ['uuid', '@date-fns/tz', 'picomatch'],
   records: [],
   events: [],
   planner: [],

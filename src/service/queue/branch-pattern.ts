@@ -1,18 +1,5 @@
-import picomatch from 'picomatch';
+import { branchMatches } from '../../domain/branch-glob.js';
 import type { QueueTemplate } from '../../domain/queue-template.js';
-
-const MATCHERS = new Map<string, (branch: string) => boolean>();
-
-/** Whether `branch` matches the glob `pattern`: `*` within one path segment, `**` across segments. */
-export function branchMatches(pattern: string, branch: string): boolean {
-  let matcher = MATCHERS.get(pattern);
-  if (!matcher) {
-    matcher = picomatch(pattern, { dot: true });
-    if (MATCHERS.size > 1000) MATCHERS.clear();
-    MATCHERS.set(pattern, matcher);
-  }
-  return matcher(branch);
-}
 
 /**
  * The template for `branch`: of those whose pattern matches, the most specific (the most characters
