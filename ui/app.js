@@ -1,5 +1,5 @@
 // The mergeq web page: plain DOM, no build step. Every text goes in through textContent (never HTML).
-import { autoEnqueueControl, mergeWindowsControl } from './policy-forms.js';
+import { autoEnqueueControl, mergeWindowsControl, restartBudgetsControl } from './policy-forms.js';
 
 const main = document.getElementById('main');
 const live = document.getElementById('live');
@@ -358,6 +358,7 @@ const SETTINGS = [
   { name: 'createPrsForTestingBranches', kind: 'bool', help: 'a draft PR from every test branch' },
   { name: 'mergeWindows', kind: 'form', control: mergeWindowsControl, help: 'when the queue may merge: weekly windows in a time zone, each some days from a time to a time (24:00: midnight); no window: at any time' },
   { name: 'holdMode', kind: 'enum', options: ['merge', 'start'], help: 'what a freeze or closed merge windows hold back: merges, or new runs too' },
+  { name: 'restartBudgets', kind: 'form', control: restartBudgetsControl, help: 'how often a PR is retested for others\' failures (in a storm) or after CI errors before it is held' },
   { name: 'stormRuns', kind: 'int', help: 'a storm: this many runs ended within stormMinutes and nothing merged' },
   { name: 'stormMinutes', kind: 'int', help: 'the window of a storm, in minutes' },
   { name: 'stormPause', kind: 'bool', help: 'during a storm, test only the head of the queue' },

@@ -100,3 +100,21 @@ export function autoEnqueueControl(el, value) {
     problem: (path) => markProblem(node, path) || (enabled.focus(), false),
   };
 }
+
+/** `restartBudgets`: two numbers, not JSON to type. */
+export function restartBudgetsControl(el, value) {
+  const id = 'setting-restartBudgets';
+  const field = (key, label, help) => {
+    const input = el('input', { id: `${id}-${key}`, type: 'number', value: String(value?.[key] ?? ''), 'aria-describedby': `${id}-${key}-help` });
+    return { input, nodes: [el('label', { for: input.id }, label), marked(input, `restartBudgets.${key}`), el('p', { class: 'muted', id: `${id}-${key}-help` }, help)] };
+  };
+  const bystander = field('bystander', 'As a bystander', 'restarts because another PR broke its run, counted while the queue is in a storm, before the PR is held');
+  const infrastructure = field('infrastructure', 'After a CI error', 'retries of a run that ended in a CI error before the PR is held');
+  const node = el('div', { class: 'policy', id }, ...bystander.nodes, ...infrastructure.nodes);
+  const number = (input) => (/^\d+$/.test(input.value.trim()) ? Number(input.value) : input.value);
+  return {
+    node,
+    value: () => ({ bystander: number(bystander.input), infrastructure: number(infrastructure.input) }),
+    problem: (path) => markProblem(node, path) || (bystander.input.focus(), false),
+  };
+}

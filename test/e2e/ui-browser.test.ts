@@ -261,6 +261,27 @@ describeWithBrowser('the web page in a browser', () => {
     await svc.ok('updateQueue', { ...QUEUE, mergeWindows: null, enqueueLabel: null, autoEnqueue: { enabled: false } });
   });
 
+  test('restart budgets are two numbers in the settings form, checked as the API checks them', async () => {
+    await page.goto(`${base}/ui/#/settings?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.waitForSelector('#setting-restartBudgets-bystander');
+    expect(await page.$eval('#setting-restartBudgets-bystander', (n) => (n as HTMLInputElement).value)).toBe('3');
+    const typeInto = async (selector: string, value: string) => {
+      await page.$eval(selector, (n) => ((n as HTMLInputElement).value = ''));
+      await page.type(selector, value);
+    };
+    await typeInto('#setting-restartBudgets-bystander', '200');
+    await page.locator('button::-p-text(Save)').click();
+    await waitForText('#setting-restartBudgets-error', 'restartBudgets.bystander');
+    expect(await page.$eval('#setting-restartBudgets-bystander', (n) => n.getAttribute('aria-invalid'))).toBe('true');
+    expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ restartBudgets: { bystander: 3, infrastructure: 2 } });
+    await typeInto('#setting-restartBudgets-bystander', '5');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.locator('button::-p-text(Save)').click();
+    await waitForText('h1', 'acme/widgets · main');
+    expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ restartBudgets: { bystander: 5, infrastructure: 2 } });
+    await svc.ok('updateQueue', { ...QUEUE, restartBudgets: { bystander: 3, infrastructure: 2 } });
+  });
+
   test("the repository's flaky and quarantined tests are listed, a page at a time", async () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
     for (let i = 0; i < 25; i++) {
