@@ -53,6 +53,16 @@ export interface QueueStorm {
 
 const MAX_FLAKY_NAMED = 10;
 
+/**
+ * When the storm in force would end if no other run ended: once its ledger holds fewer than
+ * `settings.runs` runs within the window (epoch ms), or null when no storm can end that way.
+ */
+export function stormEndsAt(ends: readonly StormRunEnd[], settings: { runs: number; minutes: number }): number | null {
+  const first = ends.length - settings.runs;
+  if (first < 0) return null;
+  return Date.parse(ends[first]!.at) + settings.minutes * 60_000 + 1;
+}
+
 /** The storm the ledger shows now, or null; `since` kept from the storm already in force. */
 export function stormOf(ends: readonly StormRunEnd[], settings: { runs: number; minutes: number }, since: string | null, nowIso: string): QueueStorm | null {
   if (ends.length < settings.runs) return null;

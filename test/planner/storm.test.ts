@@ -1,6 +1,7 @@
 import { queueEvents } from '../../src/events/queue-events.js';
 import { toQueueRecord } from '../../src/records/queue-record.js';
 import type { QueueDoc } from '../../src/domain/queue.js';
+import { nextWakeUp } from '../../src/planner/index.js';
 import { Harness } from './harness.js';
 
 /**
@@ -54,6 +55,23 @@ describe('storms', () => {
     expect(h.merges.map((m) => m.prNumber)).toEqual([2, 3]);
     expect(events).toEqual(['queue.storm_started', 'queue.storm_ended']);
     expect(h.q.storm).toBeNull();
+  });
+
+  test('a storm with no run ending any more ends as its runs leave the window: the planner wakes the engine then', () => {
+    const { h, events, step } = chronicHead();
+    for (let i = 0; i < 30; i++) step(true);
+    expect(h.q.storm).not.toBeNull();
+    // Nothing ends any more (the runs in flight are long): the next wake-up is the storm's end.
+    for (const run of h.liveRuns()) h.q = { ...h.q, runs: h.q.runs.map((r) => (r.id === run.id ? { ...r, createdAt: h.now.toISOString() } : r)) };
+    const ends = h.q.stormWatch!.ends;
+    const expected = Date.parse(ends[ends.length - 10]!.at) + 30 * 60_000 + 1;
+    const wake = nextWakeUp({ queue: h.q, targets: new Map() }, h.now);
+    expect(wake?.getTime()).toBe(expected);
+    const before = h.q;
+    h.advance((expected - h.now.getTime()) / 60_000);
+    expect(h.q.storm).toBeNull();
+    expect(events).toEqual(['queue.storm_started']);
+    expect(queueEvents(before, h.q, h.now.toISOString()).map((e) => e.type)).toContain('queue.storm_ended');
   });
 
   test('stormPause: during the storm no run is started past the head', () => {
