@@ -51,7 +51,15 @@ const stateBadge = (state, label = state) => el('span', { class: `state state-${
 // Who broke what (docs/verdicts.md): the verdict's code as a badge, then its one line.
 const verdictCell = (p) => (p.verdict ? el('span', { class: 'verdict' }, stateBadge(`verdict-${p.verdict.code}`, p.verdict.code), ' ', p.verdict.message) : (p.reason?.message ?? ''));
 
+// Set while a live update (not the person's own action) redraws the page.
+let liveRedraw = false;
+
 function show(title, ...content) {
+  // A live update whose data arrived while the person started filling in a form keeps the form:
+  // the page is redrawn once they leave it (refresh checks this when the update starts, but its
+  // data may arrive after they began typing).
+  const form = liveRedraw ? document.activeElement?.closest('main form') : null;
+  if (form) return void redrawOnLeaving(form);
   document.title = `${title} · mergeq`;
   main.replaceChildren(...content.filter((c) => c !== null && c !== undefined));
 }
@@ -557,7 +565,13 @@ function refresh(afterAction = false) {
   if (!csrfToken || location.hash.startsWith('#/settings')) return rendering;
   const form = document.activeElement?.closest('main form');
   if (form && !afterAction) return redrawOnLeaving(form);
-  rendering = rendering.then(() => render(false)).then(() => {
+  rendering = rendering.then(async () => {
+    liveRedraw = !afterAction;
+    try {
+      await render(false);
+    } finally {
+      liveRedraw = false;
+    }
     live.textContent = `Updated ${new Date().toLocaleTimeString()}`;
   });
   return rendering;

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
 
@@ -184,6 +184,38 @@ describeWithBrowser('the web page in a browser', () => {
     await page.waitForSelector('input[name=reason]');
     expect(await page.$('p.notice::-p-text(Frozen)')).toBeNull();
     expect((await svc.ok('getQueue', QUEUE)).body.freeze).toBeNull();
+  });
+
+  test('a live update whose data arrives after the person began typing a freeze reason keeps what they typed', async () => {
+    await page.goto(`${base}/ui/#/queue?${new URLSearchParams({ repo: REPO_PARAM, branch: 'main' })}`);
+    await page.waitForSelector('input[name=reason]');
+    // Hold the page's next read of the queue: a live update is under way, its data not yet back.
+    let held: HTTPRequest | null = null;
+    const hold = (req: HTTPRequest) => {
+      if (!held && req.url().includes('/ui/api/queue?')) held = req;
+      else void req.continue();
+    };
+    await page.setRequestInterception(true);
+    page.on('request', hold);
+    try {
+      await svc.ok('updateQueue', { ...QUEUE, concurrency: 5 });
+      for (let i = 0; i < 500 && !held; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(held).not.toBeNull();
+      await page.locator('input[name=reason]').fill('hotfix only');
+      await held!.continue();
+      await waitForText('#live', 'Updated');
+    } finally {
+      page.off('request', hold);
+      await page.setRequestInterception(false);
+    }
+    expect(await page.$eval('input[name=reason]', (n) => (n as HTMLInputElement).value)).toBe('hotfix only');
+    await page.locator('button::-p-text(Freeze)').click();
+    await page.waitForSelector('p.notice::-p-text(Frozen until unfrozen)');
+    // Left by its own action, the page shows what the live update brought.
+    await waitForText('p', 'concurrency 5');
+    await page.locator('button::-p-text(Unfreeze)').click();
+    await page.waitForSelector('input[name=reason]');
+    await svc.ok('updateQueue', { ...QUEUE, concurrency: 4 });
   });
 
   test('queue settings are changed from the page, checked as the API checks them', async () => {
