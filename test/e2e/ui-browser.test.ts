@@ -33,6 +33,9 @@ let bad: number;
 const text = (selector: string) => page.$eval(selector, (n) => n.textContent ?? '');
 const waitForText = (selector: string, wanted: string, timeout = 5_000) =>
   page.waitForFunction((sel, w) => Array.from(document.querySelectorAll(sel)).some((n) => (n.textContent ?? '').includes(w)), { timeout }, selector, wanted);
+/** The queue's own page, after a save: the settings page's title names the queue too ("Settings of …"). */
+const queueViewShown = () =>
+  page.waitForFunction(() => location.hash.startsWith('#/queue') && document.querySelector('h1')?.textContent === 'acme/widgets · main', { timeout: 5_000 });
 async function screenshot(name: string, width = 1100) {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -234,7 +237,7 @@ describeWithBrowser('the web page in a browser', () => {
     await page.type('#setting-concurrency', '6');
     await page.select('#setting-mergeMethod', 'rebase');
     await page.locator('button::-p-text(Save)').click();
-    await waitForText('h1', 'acme/widgets · main');
+    await queueViewShown();
     await waitForText('p', 'concurrency 6');
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ concurrency: 6, mergeMethod: 'rebase' });
     await svc.ok('updateQueue', { ...QUEUE, concurrency: 4, mergeMethod: 'squash' });
@@ -274,7 +277,7 @@ describeWithBrowser('the web page in a browser', () => {
     await page.waitForFunction(() => document.querySelectorAll('.window').length === 2);
     await page.locator('button::-p-text(Remove window 2)').click();
     await page.locator('button::-p-text(Save)').click();
-    await waitForText('h1', 'acme/widgets · main');
+    await queueViewShown();
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({
       mergeWindows: { timeZone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue'], start: '09:00', end: '17:00' }] },
       enqueueLabel: 'ready to merge',
@@ -309,7 +312,7 @@ describeWithBrowser('the web page in a browser', () => {
     await typeInto('#setting-restartBudgets-bystander', '5');
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.locator('button::-p-text(Save)').click();
-    await waitForText('h1', 'acme/widgets · main');
+    await queueViewShown();
     expect((await svc.ok('getQueue', QUEUE)).body).toMatchObject({ restartBudgets: { bystander: 5, infrastructure: 2 } });
     await svc.ok('updateQueue', { ...QUEUE, restartBudgets: { bystander: 3, infrastructure: 2 } });
   });
