@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
@@ -34,4 +35,14 @@ export function launchChromium(executablePath: string): Promise<Browser> {
     // --no-sandbox: CI containers run as root, where Chromium's sandbox cannot start.
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
   });
+}
+
+/** The serious and critical accessibility violations axe-core finds on the page (`id (nodes)`). */
+export async function seriousAxeViolations(p: Page): Promise<string[]> {
+  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await p.evaluate(axeSource);
+  const result = (await p.evaluate(() => (globalThis as unknown as { axe: { run: () => Promise<unknown> } }).axe.run())) as {
+    violations: { id: string; impact: string | null; nodes: unknown[] }[];
+  };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
 }

@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
+import { chromiumPath, launchChromium, listenLocally, seriousAxeViolations, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -44,14 +43,6 @@ async function screenshot(name: string, width = 1100) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
   await page.setViewport({ width: 1100, height: 800 });
-}
-async function seriousAxeViolations(p: Page): Promise<string[]> {
-  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  await p.evaluate(axeSource);
-  const result = (await p.evaluate(() => (globalThis as unknown as { axe: { run: () => Promise<unknown> } }).axe.run())) as {
-    violations: { id: string; impact: string | null; nodes: unknown[] }[];
-  };
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
 }
 
 describeWithBrowser('the web page in a browser', () => {

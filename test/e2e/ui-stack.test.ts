@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { chromiumPath, launchChromium, listenLocally, signIn } from './browser.js';
+import { chromiumPath, launchChromium, listenLocally, seriousAxeViolations, signIn } from './browser.js';
 import { SandboxService } from './sandbox-service.js';
 
 /**
@@ -36,14 +35,6 @@ async function screenshot(name: string) {
 }
 const shown = (iso: string) => page.evaluate((t) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), iso);
 
-async function seriousAxeViolations(p: Page): Promise<string[]> {
-  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  await p.evaluate(axeSource);
-  const result = (await p.evaluate(() => (globalThis as unknown as { axe: { run: () => Promise<unknown> } }).axe.run())) as {
-    violations: { id: string; impact: string | null; nodes: unknown[] }[];
-  };
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-}
 
 describeWithBrowser('a stack on the web page', () => {
   beforeAll(async () => {
